@@ -1,0 +1,194 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The claim loop shared by {@link ProcessLock} and {@link FolderSemaphore}: publish a fresh record;
+ * when one is already there, judge its holder, reclaim it on proof of death, otherwise wait for a
+ * release until the deadline. Stateless; each call works on its own.
+ */
+final class Claim {
+
+  private static final System.Logger LOG = System.getLogger(Claim.class.getName());
+
+  private Claim() {}
+
+  /**
+   * Claims {@code file} for a new record naming {@code holder}.
+   *
+   * @param deadline a {@link System#nanoTime()} instant; one already past tries once (still
+   *     reclaiming a provably dead holder)
+   * @throws DirectoryGone when the directory does not exist (the caller decides what that means)
+   */
+  static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
+    ProcessTable table = ProcessTable.system();
+    LockRecord mine = LockRecord.fresh(table.current(), holder);
+    Path directory = file.path().getParent();
+    ReleaseWatch watch = null;
+    boolean cleaned = false;
+    try {
+      while (true) {
+        if (publish(file, mine)) {
+          return mine;
+        }
+        LockReading found = file.read();
+        Wait wait = judge(file, found, table);
+        if (wait == Wait.RETRY_NOW) {
+          if (!cleaned) {
+            cleaned = cleanSideFiles(directory, file, table);
+          }
+          continue;
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+          throw busy(file, found, table);
+        }
+        if (!cleaned) {
+          cleaned = cleanSideFiles(directory, file, table);
+        }
+        if (watch == null) {
+          // Look again right after the watch starts, so that a release in between is not missed.
+          watch = ReleaseWatch.on(directory);
+          continue;
+        }
+        long nap = remaining;
+        if (found instanceof LockReading.Malformed malformed) {
+          nap = Math.min(nap, Duration.between(Instant.now(),
+              malformed.modified().plus(ProcessLock.MALFORMED_GRACE)).toNanos() + 1_000_000);
+        } else if (wait == Wait.SHORT) {
+          nap = Math.min(nap, TimeUnit.MILLISECONDS.toNanos(2));
+        }
+        try {
+          watch.await(nap);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new LockBusyException(file.path(), recordOf(found), "the wait was interrupted");
+        }
+      }
+    } finally {
+      if (watch != null) {
+        watch.close();
+      }
+    }
+  }
+
+  /** Whether {@code bytes} are a record with the same token as {@code ours}. */
+  static boolean isOurs(byte[] bytes, LockRecord ours) {
+    try {
+      return ours != null && Objects.equals(LockRecord.parse(bytes).token(), ours.token());
+    } catch (MalformedRecordException e) {
+      return false;
+    }
+  }
+
+  /** A reading, in words, for messages. */
+  static String describe(LockReading reading) {
+    return switch (reading) {
+      case LockReading.Absent absent -> "absent";
+      case LockReading.Present present -> "held by " + present.record().describe();
+      case LockReading.Malformed malformed -> "a record that does not parse ("
+          + malformed.problem() + ")";
+      case LockReading.NotRegular notRegular -> notRegular.kind() + ", not a lockfile";
+      case LockReading.Unreadable unreadable -> "unreadable (" + unreadable.problem() + ")";
+    };
+  }
+
+  private enum Wait { RETRY_NOW, SHORT, FOR_RELEASE }
+
+  private static Wait judge(LockFile file, LockReading found, ProcessTable table)
+      throws LockException {
+    switch (found) {
+      case LockReading.Absent absent -> {
+        return Wait.RETRY_NOW;
+      }
+      case LockReading.NotRegular notRegular -> throw new LockValidationException(
+          LockException.Reason.NOT_A_REGULAR_FILE, file.path(),
+          file.path() + " is " + notRegular.kind() + ", not a lockfile; it was neither followed"
+              + " nor changed: remove it if nobody should be there, then retry");
+      case LockReading.Unreadable unreadable -> {
+        return Wait.FOR_RELEASE;
+      }
+      case LockReading.Present present -> {
+        HolderVerdict verdict = HolderVerdict.judge(present.record(), table);
+        if (verdict.liveness() != Liveness.DEAD) {
+          return Wait.FOR_RELEASE;
+        }
+        return reclaim(file, present::sameBytes, "its holder is dead: " + verdict.reason());
+      }
+      case LockReading.Malformed malformed -> {
+        if (!ProcessLock.graceOver(malformed.modified())) {
+          return Wait.FOR_RELEASE;
+        }
+        return reclaim(file, malformed::sameBytes,
+            "its record does not parse (" + malformed.problem() + ") and has not changed for "
+                + ProcessLock.MALFORMED_GRACE.toSeconds() + " s");
+      }
+    }
+  }
+
+  private static Wait reclaim(LockFile file, java.util.function.Predicate<byte[]> same, String why)
+      throws LockException {
+    LockFile.Removal outcome;
+    try {
+      outcome = file.removeIf(same, Duration.ZERO);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "could not reclaim " + file.path() + " (" + why + "): " + LockFile.describe(e)
+              + "; it was left in place: check the directory's permissions", e);
+    }
+    if (outcome == LockFile.Removal.REMOVED) {
+      LOG.log(Level.INFO, "reclaimed {0}: {1}", file.path(), why);
+    }
+    return outcome == LockFile.Removal.CONTENDED ? Wait.SHORT : Wait.RETRY_NOW;
+  }
+
+  private static boolean publish(LockFile file, LockRecord mine) throws LockException {
+    try {
+      return file.tryPublish(mine);
+    } catch (NoSuchFileException e) {
+      Path directory = file.path().getParent();
+      throw new LockValidationException(Files.isDirectory(directory)
+              ? LockException.Reason.IO_FAILURE : LockException.Reason.DIRECTORY_DISAPPEARED,
+          file.path(), "the directory " + directory + " disappeared while its lock was being"
+              + " acquired; nothing was left behind: recreate it and retry", e);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "could not publish a record at " + file.path() + ": " + LockFile.describe(e)
+              + "; nothing was left behind: check the directory's permissions and free space", e);
+    }
+  }
+
+  private static boolean cleanSideFiles(Path directory, LockFile file, ProcessTable table) {
+    try {
+      Publication.removeAbandoned(directory, file.path().getFileName().toString(), table);
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, "could not clean abandoned temporaries in {0}: {1}", directory, e);
+    }
+    return true;
+  }
+
+  private static LockException busy(LockFile file, LockReading found, ProcessTable table) {
+    String detail = switch (found) {
+      case LockReading.Present present -> HolderVerdict.judge(present.record(), table).reason();
+      case LockReading.Unreadable unreadable -> "its record cannot be read: "
+          + unreadable.problem();
+      case LockReading.Malformed malformed -> "its record does not parse (" + malformed.problem()
+          + "); it will be reclaimed " + ProcessLock.MALFORMED_GRACE.toSeconds()
+          + " s after its last change";
+      default -> "another process took it meanwhile";
+    };
+    return new LockBusyException(file.path(), recordOf(found), detail);
+  }
+
+  private static LockRecord recordOf(LockReading found) {
+    return found instanceof LockReading.Present present ? present.record() : null;
+  }
+}

@@ -1,0 +1,141 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The freezer's semaphore: a {@code .lock} file in a user's folder that names the operation holding
+ * it. It is tried once and never waited for: whoever finds it taken retries on its own schedule,
+ * without holding a thread that the disk work needs.
+ *
+ * <p>{@link #tryTake} creates the folder (0700) when needed and publishes the same record as
+ * {@link ProcessLock}, with the same publication (never half a record) and the same proof of death
+ * (a provably dead holder is reclaimed within the single try). {@link #release} refuses a holder that
+ * is not the one on disk, and removes the folder when the lock was all it had left: the folder lives
+ * as long as an operation runs in it. All methods are thread-safe and stateless; the record on disk
+ * is the only state.
+ */
+public final class FolderSemaphore {
+
+  /** The semaphore's file name inside the folder. */
+  public static final String FILE_NAME = ".lock";
+
+  private static final int ATTEMPTS = 4;
+
+  private FolderSemaphore() {}
+
+  /**
+   * Tries once to take the semaphore of {@code folder} for {@code holder}, creating the folder
+   * (mode 0700, parents included) when it is missing.
+   *
+   * @return {@code true} when the semaphore is now {@code holder}'s, {@code false} when a live (or
+   *     unprovably dead) holder has it
+   * @throws LockValidationException when something that is not a regular file sits at the lock's
+   *     path, or the file system refuses the folder or the record
+   */
+  public static boolean tryTake(Path folder, String holder) throws LockException {
+    Objects.requireNonNull(holder, "holder");
+    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      createFolder(folder, file);
+      try {
+        Claim.run(file, holder, System.nanoTime());
+        return true;
+      } catch (LockBusyException e) {
+        return false;
+      } catch (LockValidationException e) {
+        if (e.reason() != LockException.Reason.DIRECTORY_DISAPPEARED) {
+          throw e;
+        }
+        // A release removed the empty folder between our mkdir and our link: make it again.
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Gives the semaphore of {@code folder} back, and removes the folder when nothing else is in it.
+   *
+   * @throws LockValidationException with {@link LockException.Reason#HOLDER_MISMATCH} when the
+   *     semaphore is not held by {@code holder} in this process (the message names the current
+   *     holder, and the lock stays), or when the file system refuses the removal
+   */
+  public static void release(Path folder, String holder) throws LockException {
+    Objects.requireNonNull(holder, "holder");
+    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
+    LockReading reading = file.read();
+    long pid = ProcessTable.system().current().pid();
+    if (!(reading instanceof LockReading.Present present)
+        || !holder.equals(present.record().holder()) || present.record().pid() != pid) {
+      throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
+          "release of " + folder + " by '" + holder + "' refused: the semaphore is "
+              + Claim.describe(reading) + "; it was left as it is: release it as its holder");
+    }
+    LockFile.Removal outcome;
+    try {
+      outcome = file.removeIf(present::sameBytes, ProcessLock.RELEASE_PATIENCE);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
+          "the file system refused to remove " + file.path() + ": " + LockFile.describe(e)
+              + "; the semaphore is still held: fix the cause and release again", e);
+    }
+    if (outcome == LockFile.Removal.CONTENDED || outcome == LockFile.Removal.CHANGED) {
+      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
+          "the semaphore " + file.path() + " changed or stayed busy during its release ("
+              + outcome.name().toLowerCase() + "); release again");
+    }
+    try {
+      Files.delete(folder);
+    } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+      // Parcels remain, or somebody took the folder over: it stays.
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "released " + file.path() + ", but could not remove the empty folder: "
+              + LockFile.describe(e), e);
+    }
+  }
+
+  /**
+   * Who holds the semaphore of {@code folder} right now.
+   *
+   * @return the holder's record, or empty when the semaphore is free
+   * @throws LockValidationException when the lockfile cannot be read as a record (the message says
+   *     what is there)
+   */
+  public static Optional<LockRecord> holder(Path folder) throws LockException {
+    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
+    LockReading reading = file.read();
+    return switch (reading) {
+      case LockReading.Absent absent -> Optional.empty();
+      case LockReading.Present present -> Optional.of(present.record());
+      case LockReading.NotRegular notRegular -> throw new LockValidationException(
+          LockException.Reason.NOT_A_REGULAR_FILE, file.path(),
+          file.path() + " is " + notRegular.kind() + ", not a semaphore");
+      default -> throw new LockValidationException(LockException.Reason.MALFORMED_RECORD,
+          file.path(), "the semaphore " + file.path() + " is " + Claim.describe(reading));
+    };
+  }
+
+  private static void createFolder(Path folder, LockFile file) throws LockValidationException {
+    try {
+      Files.createDirectories(folder.getParent());
+      Files.createDirectory(folder,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } catch (FileAlreadyExistsException e) {
+      if (!Files.isDirectory(folder)) {
+        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+            "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+      }
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
+    }
+  }
+}

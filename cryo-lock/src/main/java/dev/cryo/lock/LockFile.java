@@ -1,0 +1,347 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
+
+/**
+ * One lockfile on disk: reading it, publishing a record there, and removing it safely.
+ *
+ * <h2>Why removal is guarded</h2>
+ *
+ * <p>Removing a lockfile by name is racy: between a remover's last look and its {@code unlink}, the
+ * file it judged may have been removed by somebody else and a live holder's fresh record put in its
+ * place, which the unlink would then delete. {@link #removeIf} closes that window. The remover
+ * hard-links the current file to a private name (so it knows exactly which file it holds), takes an
+ * operating-system lock on that file (released by the kernel if the remover dies), checks the content
+ * through its own descriptor, checks that the lockfile's name still designates the same file
+ * (device and inode, by {@code stat}, which opens nothing), and only then unlinks the name. Every
+ * remover of a lockfile (a reclaimer, an owner releasing, an operator breaking) goes through this
+ * method, so none can unlink a file another remover has already replaced: the second one finds the
+ * name pointing elsewhere and stops.
+ *
+ * <p>Within one JVM, closing any descriptor of a file drops every operating-system lock the process
+ * holds on it; a per-path JVM guard therefore serialises this class's operations on one lockfile.
+ * Instances are immutable and thread-safe.
+ */
+public final class LockFile {
+
+  /** What {@link #removeIf} did. */
+  public enum Removal {
+    /** The file was what the caller expected and is now removed. */
+    REMOVED,
+    /** Nothing was there. */
+    ABSENT,
+    /** Something else is there now: it was left alone. */
+    CHANGED,
+    /** Another remover is at work on the same file: try again later. */
+    CONTENDED
+  }
+
+  /** A test seam: called after every check of {@link #removeIf} and just before the unlink. */
+  interface RemovalProbe {
+    void beforeUnlink(Path lockFile);
+  }
+
+  static volatile RemovalProbe removalProbe = lockFile -> { };
+
+  private static final ReentrantLock[] GUARDS = new ReentrantLock[64];
+
+  static {
+    for (int i = 0; i < GUARDS.length; i++) {
+      GUARDS[i] = new ReentrantLock();
+    }
+  }
+
+  private final Path path;
+
+  private LockFile(Path path) {
+    this.path = path;
+  }
+
+  /** The lockfile at {@code path} (not touched by this call). */
+  public static LockFile at(Path path) {
+    Path name = Objects.requireNonNull(path.getFileName(), "a lockfile path needs a file name");
+    Path absolute = path.toAbsolutePath().normalize();
+    try {
+      // One spelling per file, so that aliases of a directory share one JVM guard.
+      return new LockFile(absolute.getParent().toRealPath().resolve(name));
+    } catch (IOException e) {
+      return new LockFile(absolute);
+    }
+  }
+
+  /** The lockfile's path. */
+  public Path path() {
+    return path;
+  }
+
+  /**
+   * Publishes {@code record} here unless a lockfile is already present.
+   *
+   * @return whether the record was published
+   * @throws NoSuchFileException when the directory does not exist
+   */
+  public boolean tryPublish(LockRecord record) throws IOException {
+    return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);
+  }
+
+  /** Reads what is at the lockfile's path; see {@link LockReading} for the shapes. */
+  public LockReading read() {
+    ReentrantLock guard = guard();
+    guard.lock();
+    try {
+      return readUnguarded(path);
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * Removes the lockfile if its exact content still satisfies {@code expected}, never removing a file
+   * put there after the caller's judgement (see the class documentation).
+   *
+   * @param expected a test on the exact bytes of the file, made under the guard
+   * @param patience how long to wait for another remover of the same file; zero tries once
+   */
+  public Removal removeIf(Predicate<byte[]> expected, java.time.Duration patience)
+      throws IOException {
+    return actIf(expected, patience, () -> Files.delete(path));
+  }
+
+  /**
+   * Replaces the lockfile with {@code record} in one atomic rename if its exact content still
+   * satisfies {@code expected}, with the same guard as {@link #removeIf}.
+   *
+   * @return {@link Removal#REMOVED} when the old content was replaced, else what stopped it
+   */
+  Removal replaceIf(Predicate<byte[]> expected, LockRecord record, java.time.Duration patience)
+      throws IOException {
+    byte[] content = record.toBytes();
+    return actIf(expected, patience,
+        () -> Publication.replace(path, content, Publication.Durability.VOLATILE));
+  }
+
+  private interface Action {
+    void run() throws IOException;
+  }
+
+  private Removal actIf(Predicate<byte[]> expected, java.time.Duration patience, Action action)
+      throws IOException {
+    ReentrantLock guard = guard();
+    guard.lock();
+    try {
+      return actGuarded(expected, patience.toNanos(), action);
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  private Removal actGuarded(Predicate<byte[]> expected, long patienceNanos, Action action)
+      throws IOException {
+    Path aside = Publication.sibling(path, Publication.ASIDE_MARK);
+    try {
+      Files.createLink(aside, path);
+    } catch (NoSuchFileException e) {
+      return Removal.ABSENT;
+    }
+    try {
+      BasicFileAttributes asideAttributes =
+          Files.readAttributes(aside, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (!asideAttributes.isRegularFile()) {
+        return Removal.CHANGED;
+      }
+      try (FileChannel channel = FileChannel.open(aside, StandardOpenOption.READ,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        FileLock osLock = lockWithin(channel, patienceNanos);
+        if (osLock == null) {
+          return Removal.CONTENDED;
+        }
+        byte[] bytes = readBounded(channel);
+        if (!expected.test(bytes)) {
+          return Removal.CHANGED;
+        }
+        Object current;
+        try {
+          current = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+              .fileKey();
+        } catch (NoSuchFileException e) {
+          return Removal.ABSENT;
+        }
+        if (!Objects.equals(current, asideAttributes.fileKey())) {
+          return Removal.CHANGED;
+        }
+        removalProbe.beforeUnlink(path);
+        try {
+          action.run();
+        } catch (NoSuchFileException e) {
+          return Removal.ABSENT;
+        }
+        return Removal.REMOVED;
+      }
+    } finally {
+      Files.deleteIfExists(aside);
+    }
+  }
+
+  private static FileLock lockWithin(FileChannel channel, long patienceNanos) throws IOException {
+    long deadline = System.nanoTime() + patienceNanos;
+    long pause = 1;
+    while (true) {
+      try {
+        FileLock lock = channel.tryLock();
+        if (lock != null) {
+          return lock;
+        }
+      } catch (OverlappingFileLockException e) {
+        // Another channel of this JVM holds it (only possible through another LockFile instance
+        // outside the guard's stripe, which shares no state): the same as another process.
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        return null;
+      }
+      try {
+        TimeUnit.MILLISECONDS.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+      pause = Math.min(pause * 2, 20);
+    }
+  }
+
+  static LockReading readUnguarded(Path path) {
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return new LockReading.Absent();
+    } catch (IOException e) {
+      return new LockReading.Unreadable(describe(e));
+    }
+    if (!attributes.isRegularFile()) {
+      return new LockReading.NotRegular(kindOf(path, attributes));
+    }
+    byte[] bytes;
+    try (FileChannel channel = openForReading(path)) {
+      bytes = readBounded(channel);
+    } catch (NoSuchFileException e) {
+      return new LockReading.Absent();
+    } catch (NotRegularFileException e) {
+      return new LockReading.NotRegular(e.getMessage());
+    } catch (IOException e) {
+      return new LockReading.Unreadable(describe(e));
+    }
+    Instant modified = attributes.lastModifiedTime().toInstant();
+    if (bytes.length > LockRecord.MAX_BYTES) {
+      return new LockReading.Malformed(
+          "the file is larger than " + LockRecord.MAX_BYTES + " bytes", bytes, modified);
+    }
+    try {
+      return new LockReading.Present(LockRecord.parse(bytes), bytes, modified);
+    } catch (MalformedRecordException e) {
+      return new LockReading.Malformed(e.getMessage(), bytes, modified);
+    }
+  }
+
+  /**
+   * Opens a file that was a regular file a moment ago without ever blocking: read-write first (a
+   * FIFO swapped in meanwhile then opens without waiting for a writer, and fails the seek probe),
+   * read-only when we may not write it.
+   */
+  private static FileChannel openForReading(Path path) throws IOException {
+    FileChannel channel;
+    try {
+      channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+          LinkOption.NOFOLLOW_LINKS);
+    } catch (AccessDeniedException | java.nio.file.ReadOnlyFileSystemException e) {
+      channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    } catch (FileSystemException e) {
+      if (e.getMessage() != null && e.getMessage().contains("Read-only file system")) {
+        channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+      } else {
+        throw e;
+      }
+    }
+    try {
+      channel.position(0);
+    } catch (IOException e) {
+      channel.close();
+      throw new NotRegularFileException("a FIFO or other unseekable file");
+    }
+    return channel;
+  }
+
+  private static byte[] readBounded(FileChannel channel) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
+    long position = 0;
+    while (buffer.hasRemaining()) {
+      int read = channel.read(buffer, position);
+      if (read < 0) {
+        break;
+      }
+      position += read;
+    }
+    return Arrays.copyOf(buffer.array(), buffer.position());
+  }
+
+  /** What an entry that is not a regular file is, in words. */
+  static String kindOf(Path path, BasicFileAttributes attributes) {
+    if (attributes.isSymbolicLink()) {
+      return "a symbolic link";
+    }
+    if (attributes.isDirectory()) {
+      return "a directory";
+    }
+    try {
+      Object mode = Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+      if (mode instanceof Integer bits) {
+        return switch (bits & 0170000) {
+          case 0010000 -> "a FIFO";
+          case 0140000 -> "a socket";
+          case 0020000 -> "a character device";
+          case 0060000 -> "a block device";
+          default -> "a special file";
+        };
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      // fall through
+    }
+    return "a special file";
+  }
+
+  static String describe(IOException e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    if (e instanceof AccessDeniedException) {
+      return "permission denied: " + message;
+    }
+    return message;
+  }
+
+  private ReentrantLock guard() {
+    return GUARDS[Math.floorMod(path.hashCode(), GUARDS.length)];
+  }
+
+  /** Thrown inside this class when a file turns out not to be regular once opened. */
+  private static final class NotRegularFileException extends IOException {
+    NotRegularFileException(String kind) {
+      super(kind);
+    }
+  }
+}

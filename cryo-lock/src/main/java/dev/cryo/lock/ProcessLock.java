@@ -1,0 +1,384 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An exclusive lock on a directory, shared by threads and processes, held as the file
+ * {@code <directory>/.lock}.
+ *
+ * <pre>{@code
+ * try (ProcessLock lock = ProcessLock.acquire(runDirectory, Duration.ofSeconds(5))) {
+ *   // only one thread of one process on this machine is here
+ * }
+ * }</pre>
+ *
+ * <h2>Contract</h2>
+ *
+ * <ul>
+ *   <li>{@link #acquire} waits up to the given duration; then it throws {@link LockBusyException}
+ *       naming the holder. The directory is never created; a missing directory, a path that is not
+ *       a directory and a directory that disappears during the acquisition are distinct
+ *       {@link LockValidationException}s.
+ *   <li>A holder is displaced only on proof of its death ({@link HolderVerdict}): a record from
+ *       another host, or one that cannot be read, is held; a record that does not parse is
+ *       reclaimed after a grace period of {@link #MALFORMED_GRACE} counted from its last change.
+ *   <li>The same thread re-enters: each {@code acquire} returns a new handle and the lock is released
+ *       when every handle is closed. Re-entry first checks that the record on disk is still ours.
+ *       Another thread of this JVM waits, without spinning, until the deadline. Every spelling of a
+ *       directory (relative, with {@code ..}, through a symbolic link) designates one lock.
+ *   <li>Waiting across processes wakes on a file-change notification when the holder releases,
+ *       with polling as the fallback.
+ *   <li>{@link #close} removes the file only when its record is still ours (by token); a foreign
+ *       record is left on disk. A removal the file system refuses keeps the lock registered and
+ *       throws; closing again retries. Closing is idempotent and may happen on any thread.
+ *   <li>At normal JVM exit every lock still held is released. After {@code kill -9} the record names
+ *       a dead process, and the next acquirer reclaims it.
+ * </ul>
+ *
+ * <p>Handles are thread-safe.
+ */
+public final class ProcessLock implements AutoCloseable {
+
+  /** The lockfile's name inside the locked directory. */
+  public static final String FILE_NAME = ".lock";
+
+  /** How long a record that does not parse is respected, counted from its last change. */
+  public static final Duration MALFORMED_GRACE = Duration.ofSeconds(2);
+
+  /** How long a release waits for another remover (a reclaimer judging us) to step aside. */
+  static final Duration RELEASE_PATIENCE = Duration.ofSeconds(10);
+
+  private static final System.Logger LOG = System.getLogger(ProcessLock.class.getName());
+  private static final ConcurrentHashMap<Path, Slot> SLOTS = new ConcurrentHashMap<>();
+  private static final Set<Slot> HELD = ConcurrentHashMap.newKeySet();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(ProcessLock::releaseAllAtExit,
+        "cryo-lock-release-at-exit"));
+  }
+
+  private final Slot slot;
+  private boolean closed; // guarded by slot.mutex
+
+  private ProcessLock(Slot slot) {
+    this.slot = slot;
+  }
+
+  /**
+   * Acquires the lock of {@code directory}, waiting at most {@code wait}, with a holder name derived
+   * from this thread.
+   *
+   * @see #acquire(Path, Duration, String)
+   */
+  public static ProcessLock acquire(Path directory, Duration wait) throws LockException {
+    return acquire(directory, wait, "java pid " + ProcessHandle.current().pid()
+        + " thread " + Thread.currentThread().getName());
+  }
+
+  /**
+   * Acquires the lock of {@code directory}, waiting at most {@code wait}.
+   *
+   * @param directory an existing directory; never created
+   * @param wait how long to wait for a live holder; zero or negative tries once (a provably dead
+   *     holder is still reclaimed)
+   * @param holder a free-text name written in the record for operators; bounded and sanitised
+   * @return a handle; closing it releases this acquisition
+   * @throws LockBusyException when the lock is still held at the deadline
+   * @throws LockValidationException when the directory is missing, is not a directory, disappears,
+   *     or holds something that is not a regular file at {@code .lock}
+   */
+  public static ProcessLock acquire(Path directory, Duration wait, String holder)
+      throws LockException {
+    Objects.requireNonNull(wait, "wait");
+    Objects.requireNonNull(holder, "holder");
+    long deadline = System.nanoTime() + Math.max(0, saturatedNanos(wait));
+    Path lockFile = validateDirectory(directory).resolve(FILE_NAME);
+    Slot slot = SLOTS.computeIfAbsent(lockFile, Slot::new);
+    ProcessLock reentered = enterSlot(slot, deadline);
+    if (reentered != null) {
+      return reentered;
+    }
+    boolean claimed = false;
+    try {
+      LockRecord record = Claim.run(LockFile.at(lockFile), holder, deadline);
+      slot.mutex.lock();
+      try {
+        slot.depth = 1;
+        slot.record = record;
+        HELD.add(slot);
+      } finally {
+        slot.mutex.unlock();
+      }
+      claimed = true;
+      return new ProcessLock(slot);
+    } finally {
+      if (!claimed) {
+        slot.free();
+      }
+    }
+  }
+
+  /** The lockfile, {@code <real directory>/.lock}. */
+  public Path lockFile() {
+    return slot.lockFile;
+  }
+
+  /** The record this lock published (with a companion once {@link #shareWith} was called). */
+  public LockRecord record() {
+    slot.mutex.lock();
+    try {
+      return slot.record;
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
+  /** Whether this handle is still open. */
+  public boolean isOpen() {
+    slot.mutex.lock();
+    try {
+      return !closed;
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
+  /**
+   * Makes {@code process} a companion of this lock: the lock stays held while either this JVM or
+   * that process lives, even if this JVM is killed. The record on disk is replaced atomically (same
+   * token), and only while it is still ours.
+   *
+   * @throws LockException when this handle is closed, or the record on disk is no longer ours
+   */
+  public void shareWith(ProcessHandle process) throws LockException {
+    slot.mutex.lock();
+    try {
+      if (closed) {
+        throw new IllegalStateException("this lock handle is closed");
+      }
+      long start = ProcessTable.system().startOf(process.pid()).orElse(-1);
+      LockRecord shared = slot.record.withCompanion(process.pid(), start);
+      LockFile.Removal outcome;
+      try {
+        outcome = LockFile.at(slot.lockFile).replaceIf(
+            bytes -> Claim.isOurs(bytes, slot.record), shared, RELEASE_PATIENCE);
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, slot.lockFile,
+            "could not rewrite " + slot.lockFile + " to name companion pid " + process.pid() + ": "
+                + LockFile.describe(e) + "; the lock is still held under the old record", e);
+      }
+      if (outcome != LockFile.Removal.REMOVED) {
+        throw new LockValidationException(LockException.Reason.LOCK_LOST, slot.lockFile,
+            "the record in " + slot.lockFile + " is no longer ours (" + outcome.name().toLowerCase()
+                + "); nothing was written: close this lock and acquire it again");
+      }
+      slot.record = shared;
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
+  /**
+   * Releases this acquisition; the file goes with the last one. Idempotent, callable on any thread.
+   *
+   * @throws LockValidationException when the file system refuses to remove our lockfile: the lock
+   *     then stays held and registered for release at exit, and closing again retries
+   */
+  @Override
+  public void close() throws LockException {
+    slot.mutex.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      if (slot.depth > 1) {
+        slot.depth--;
+        closed = true;
+        return;
+      }
+      LockRecord ours = slot.record;
+      LockFile.Removal outcome;
+      try {
+        outcome = LockFile.at(slot.lockFile).removeIf(bytes -> Claim.isOurs(bytes, ours),
+            RELEASE_PATIENCE);
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
+            "the file system refused to remove " + slot.lockFile + ": " + LockFile.describe(e)
+                + "; the lock is still held and registered: fix the cause and close again", e);
+      }
+      if (outcome == LockFile.Removal.CONTENDED) {
+        throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
+            "another process kept " + slot.lockFile + " busy for " + RELEASE_PATIENCE
+                + "; the lock is still held and registered: close again");
+      }
+      if (outcome == LockFile.Removal.CHANGED) {
+        LOG.log(Level.WARNING, "released {0}: the file now holds another holder''s record,"
+            + " which was left in place", slot.lockFile);
+      }
+      closed = true;
+      slot.depth = 0;
+      slot.owner = null;
+      slot.record = null;
+      HELD.remove(slot);
+      slot.changed.signalAll();
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ProcessLock[" + slot.lockFile + "]";
+  }
+
+  /** Claims the in-JVM slot; returns a handle on re-entry, or null when the file must be claimed. */
+  private static ProcessLock enterSlot(Slot slot, long deadline) throws LockException {
+    Thread me = Thread.currentThread();
+    slot.mutex.lock();
+    try {
+      while (true) {
+        if (slot.owner == null) {
+          slot.owner = me;
+          slot.depth = 0;
+          return null;
+        }
+        if (slot.owner == me) {
+          return reenter(slot);
+        }
+        long remaining = deadline - System.nanoTime();
+        if (remaining <= 0) {
+          throw new LockBusyException(slot.lockFile, slot.record,
+              "by thread '" + slot.owner.getName() + "' of this process");
+        }
+        try {
+          slot.changed.awaitNanos(remaining);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new LockBusyException(slot.lockFile, slot.record, "the wait was interrupted");
+        }
+      }
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
+  private static ProcessLock reenter(Slot slot) throws LockException {
+    if (slot.depth == 0) {
+      throw new IllegalStateException("re-entry while this thread's first acquisition is"
+          + " incomplete: " + slot.lockFile);
+    }
+    LockReading onDisk = LockFile.at(slot.lockFile).read();
+    if (onDisk instanceof LockReading.Present present) {
+      if (Objects.equals(present.record().token(), slot.record.token())) {
+        slot.depth++;
+        return new ProcessLock(slot);
+      }
+      throw new LockBusyException(slot.lockFile, present.record(),
+          "it replaced the record this thread held; re-entry refused");
+    }
+    throw new LockValidationException(LockException.Reason.LOCK_LOST, slot.lockFile,
+        "this thread holds " + slot.lockFile + " in memory, but the file now reads as "
+            + Claim.describe(onDisk) + "; re-entry refused: close every handle of this lock and"
+            + " acquire it again");
+  }
+
+  private static Path validateDirectory(Path directory) throws LockValidationException {
+    Path lockFile = directory.resolve(FILE_NAME);
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(directory, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
+      throw new LockValidationException(LockException.Reason.DIRECTORY_MISSING, lockFile,
+          "the lock directory " + directory + " does not exist; nothing was created: create it,"
+              + " or name an existing directory", e);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, lockFile,
+          "cannot examine the lock directory " + directory + ": " + LockFile.describe(e), e);
+    }
+    if (!attributes.isDirectory()) {
+      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockFile,
+          "the lock directory path " + directory + " is not a directory; nothing was changed:"
+              + " name a directory", new NotDirectoryException(directory.toString()));
+    }
+    try {
+      return directory.toRealPath();
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.DIRECTORY_DISAPPEARED, lockFile,
+          "the lock directory " + directory + " disappeared while the lock was being acquired;"
+              + " nothing was left behind: recreate it and retry", e);
+    }
+  }
+
+  private static long saturatedNanos(Duration wait) {
+    try {
+      return Math.min(wait.toNanos(), TimeUnit.DAYS.toNanos(365));
+    } catch (ArithmeticException e) {
+      return wait.isNegative() ? 0 : TimeUnit.DAYS.toNanos(365);
+    }
+  }
+
+  private static void releaseAllAtExit() {
+    for (Slot slot : HELD) {
+      LockRecord ours = slot.record;
+      if (ours == null) {
+        continue;
+      }
+      try {
+        LockFile.at(slot.lockFile).removeIf(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
+      }
+    }
+  }
+
+  /** Package view for tests: the record currently held for {@code lockFile} by this JVM, if any. */
+  static LockRecord heldRecord(Path lockFile) {
+    Slot slot = SLOTS.get(lockFile);
+    return slot == null ? null : slot.record;
+  }
+
+  /** The in-JVM state of one lockfile: which thread owns it, how deep, under which record. */
+  private static final class Slot {
+    final Path lockFile;
+    final ReentrantLock mutex = new ReentrantLock();
+    final Condition changed = mutex.newCondition();
+    Thread owner; // guarded by mutex
+    int depth; // guarded by mutex
+    volatile LockRecord record; // written under mutex
+
+    Slot(Path lockFile) {
+      this.lockFile = lockFile;
+    }
+
+    void free() {
+      mutex.lock();
+      try {
+        owner = null;
+        depth = 0;
+        record = null;
+        changed.signalAll();
+      } finally {
+        mutex.unlock();
+      }
+    }
+  }
+
+  /** Instant of a record's last change, for the grace period of malformed records. */
+  static boolean graceOver(Instant modified) {
+    return !Instant.now().isBefore(modified.plus(MALFORMED_GRACE));
+  }
+}

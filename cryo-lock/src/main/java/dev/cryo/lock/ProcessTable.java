@@ -1,0 +1,140 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * The facts about live processes that a proof of death rests on: whether a pid names a live process
+ * and when that process started, the machine's boot id and host name.
+ *
+ * <p>On Linux they come from {@code /proc}: a pid is live when {@code /proc/PID/stat} exists and its
+ * state is not zombie or dead; its start is field 22 of that file (clock ticks since boot, which
+ * never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id}.
+ * Elsewhere {@link ProcessHandle} answers, with the start in epoch milliseconds and no boot id.
+ * Instances are immutable and thread-safe.
+ */
+public final class ProcessTable {
+
+  private static final Path PROC = Path.of("/proc");
+  private static final Pattern HOST_WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
+  private static final ProcessTable SYSTEM = new ProcessTable(Files.isDirectory(PROC.resolve("self")));
+
+  private final boolean procfs;
+  private final String bootId;
+  private final String host;
+  private volatile ProcessIdentity current;
+
+  private ProcessTable(boolean procfs) {
+    this.procfs = procfs;
+    this.bootId = procfs ? readBootId() : null;
+    this.host = readHost(procfs);
+  }
+
+  /** The process table of this machine. */
+  public static ProcessTable system() {
+    return SYSTEM;
+  }
+
+  /** This JVM's identity. */
+  public ProcessIdentity current() {
+    ProcessIdentity self = current;
+    if (self == null) {
+      long pid = ProcessHandle.current().pid();
+      self = new ProcessIdentity(pid, startOf(pid).orElse(-1), bootId, host);
+      current = self;
+    }
+    return self;
+  }
+
+  /** The boot id of this machine, or {@code null} when it has none this table can read. */
+  public String bootId() {
+    return bootId;
+  }
+
+  /** The host name of this machine (printable ASCII), or {@code null} when unknown. */
+  public String host() {
+    return host;
+  }
+
+  /**
+   * The start of the live process with this pid, or empty when no live process has it. A zombie
+   * (exited, not yet reaped) is not live.
+   */
+  public OptionalLong startOf(long pid) {
+    if (pid <= 0) {
+      return OptionalLong.empty();
+    }
+    if (!procfs) {
+      return ProcessHandle.of(pid)
+          .filter(ProcessHandle::isAlive)
+          .flatMap(handle -> handle.info().startInstant())
+          .map(instant -> OptionalLong.of(instant.toEpochMilli()))
+          .orElse(OptionalLong.empty());
+    }
+    String stat;
+    try {
+      stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"),
+          StandardCharsets.ISO_8859_1);
+    } catch (NoSuchFileException e) {
+      return OptionalLong.empty();
+    } catch (IOException e) {
+      // The process vanished while we read, or procfs refused us: neither proves it alive.
+      return Files.exists(PROC.resolve(Long.toString(pid))) ? OptionalLong.of(-1)
+          : OptionalLong.empty();
+    }
+    // "pid (comm) state ppid ... starttime": comm may hold spaces and parentheses.
+    int close = stat.lastIndexOf(')');
+    if (close < 0) {
+      return OptionalLong.of(-1);
+    }
+    String[] fields = stat.substring(close + 1).trim().split(" ");
+    if (fields.length < 20) {
+      return OptionalLong.of(-1);
+    }
+    if (fields[0].equals("Z") || fields[0].equals("X") || fields[0].equals("x")) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(Long.parseLong(fields[19]));
+    } catch (NumberFormatException e) {
+      return OptionalLong.of(-1);
+    }
+  }
+
+  private static String readBootId() {
+    try {
+      String id = Files.readString(PROC.resolve("sys/kernel/random/boot_id")).strip();
+      return HOST_WORD.matcher(id).matches() ? id : null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static String readHost(boolean procfs) {
+    String name = null;
+    if (procfs) {
+      try {
+        name = Files.readString(PROC.resolve("sys/kernel/hostname")).strip();
+      } catch (IOException e) {
+        name = null;
+      }
+    }
+    if (name == null || name.isEmpty()) {
+      name = System.getenv("HOSTNAME");
+    }
+    if (name == null || name.isEmpty()) {
+      try {
+        name = InetAddress.getLocalHost().getHostName();
+      } catch (IOException e) {
+        return null;
+      }
+    }
+    return HOST_WORD.matcher(name).matches() ? name : null;
+  }
+}

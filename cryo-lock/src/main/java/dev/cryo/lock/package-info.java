@@ -1,0 +1,28 @@
+/**
+ * Lockfiles that name their holder and are reclaimed only on proof of its death.
+ *
+ * <p>A lock is a file, {@code .lock}, holding one {@link dev.cryo.lock.LockRecord}: who holds it
+ * (process id, that process's start time, boot id, host, a holder name, a random token) and since
+ * when. The file is published whole or not at all ({@link dev.cryo.lock.Publication}): a reader
+ * never sees half a record. A holder is judged dead only when that is provable
+ * ({@link dev.cryo.lock.HolderVerdict}); a lock whose holder is alive, on another host, or cannot
+ * be read is held. Every removal of a lockfile by name goes through
+ * {@link dev.cryo.lock.LockFile#removeIf}, which serialises removers with an operating-system lock
+ * that the kernel releases when its holder dies, so two reclaimers never both win and a reclaimer
+ * never removes a live holder's lock.
+ *
+ * <p>Two policies are built on that record:
+ * <ul>
+ *   <li>{@link dev.cryo.lock.ProcessLock}: waits up to a deadline, reclaims a provably dead
+ *       holder, re-enters per thread, releases at normal JVM exit;
+ *   <li>{@link dev.cryo.lock.FolderSemaphore}: the freezer's try-once semaphore, naming its holder,
+ *       taking the folder with it when it is released and nothing else is left.
+ * </ul>
+ *
+ * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a
+ * FIFO, trusts a size the file claims, or creates the directory of a {@code ProcessLock}. Every
+ * refusal is a {@link dev.cryo.lock.LockException} carrying a machine-readable
+ * {@link dev.cryo.lock.LockException.Reason}. The package has no dependencies beyond the JDK and is
+ * written for Linux; elsewhere the proof of death falls back to {@link java.lang.ProcessHandle}.
+ */
+package dev.cryo.lock;
