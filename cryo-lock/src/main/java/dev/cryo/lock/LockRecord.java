@@ -247,7 +247,8 @@ public record LockRecord(
         throw new MalformedRecordException("companion must be 'PID START'");
       }
       companionPid = positive(parts[0], "companion pid");
-      companionStart = decimal(parts[1], "companion start");
+      // toBytes() writes -1 for a companion whose start could not be read.
+      companionStart = parts[1].equals("-1") ? -1 : decimal(parts[1], "companion start");
     }
     String start = fields.get("start");
     String since = fields.get("since");
