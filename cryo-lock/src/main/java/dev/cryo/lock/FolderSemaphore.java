@@ -63,6 +63,8 @@ public final class FolderSemaphore {
   /**
    * Gives the semaphore of {@code folder} back, and removes the folder when nothing else is in it.
    *
+   * @param holder the name given to {@link #tryTake}, compared as the record keeps it (sanitised
+   *     and bounded)
    * @throws LockValidationException with {@link LockException.Reason#HOLDER_MISMATCH} when the
    *     semaphore is not held by {@code holder} in this process (the message names the current
    *     holder, and the lock stays), or when the file system refuses the removal
@@ -73,7 +75,8 @@ public final class FolderSemaphore {
     LockReading reading = file.read();
     long pid = ProcessTable.system().current().pid();
     if (!(reading instanceof LockReading.Present present)
-        || !holder.equals(present.record().holder()) || present.record().pid() != pid) {
+        || !LockRecord.sanitize(holder).equals(present.record().holder())
+        || present.record().pid() != pid) {
       throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
           "release of " + folder + " by '" + holder + "' refused: the semaphore is "
               + Claim.describe(reading) + "; it was left as it is: release it as its holder");

@@ -160,6 +160,12 @@ public final class LockFile {
       Files.createLink(aside, path);
     } catch (NoSuchFileException e) {
       return Removal.ABSENT;
+    } catch (FileSystemException e) {
+      // link(2) refuses a directory: whatever sits there is not a lockfile, and it stays.
+      if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+        return Removal.CHANGED;
+      }
+      throw e;
     }
     try {
       BasicFileAttributes asideAttributes =

@@ -82,6 +82,9 @@ public record LockRecord(
     if (start < -1 || companionStart < -1 || companionPid < 0) {
       throw new IllegalArgumentException("start times are -1 or more, a companion pid 0 or more");
     }
+    if (companionPid == 0 && companionStart != -1) {
+      throw new IllegalArgumentException("a companion start needs a companion pid");
+    }
     if (bootId != null && !WORD.matcher(bootId).matches()) {
       throw new IllegalArgumentException("boot id must be printable ASCII without spaces");
     }
@@ -244,7 +247,8 @@ public record LockRecord(
         throw new MalformedRecordException("companion must be 'PID START'");
       }
       companionPid = positive(parts[0], "companion pid");
-      companionStart = decimal(parts[1], "companion start");
+      // toBytes() writes -1 for a companion whose start could not be read.
+      companionStart = parts[1].equals("-1") ? -1 : decimal(parts[1], "companion start");
     }
     String start = fields.get("start");
     String since = fields.get("since");
@@ -289,10 +293,16 @@ public record LockRecord(
     return text.length() <= 40 ? text : text.substring(0, 40) + "…";
   }
 
-  private static String sanitize(String holder) {
+  /**
+   * The holder name as a record keeps it: control characters, line separators and unpaired
+   * surrogates (which UTF-8 cannot encode) become {@code ?}, cut to {@link #MAX_HOLDER_LENGTH}
+   * code points.
+   */
+  static String sanitize(String holder) {
     StringBuilder clean = new StringBuilder(Math.min(holder.length(), MAX_HOLDER_LENGTH));
     holder.codePoints().limit(MAX_HOLDER_LENGTH).forEach(point ->
         clean.appendCodePoint(Character.isISOControl(point) || point == 0x2028 || point == 0x2029
+            || (point >= Character.MIN_SURROGATE && point <= Character.MAX_SURROGATE)
             ? '?' : point));
     return clean.toString();
   }
