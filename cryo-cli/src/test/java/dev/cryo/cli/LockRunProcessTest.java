@@ -163,7 +163,7 @@ class LockRunProcessTest {
       // cryo installs its handlers before it waits; it waits with a file-change watch.
       Poll.until("cryo waits on a file-change watch", () -> watching(cryo.pid()));
       ChildCryo.kill("TERM", cryo.pid());
-      assertThat(cryo.exitCode()).isEqualTo(128 + 15);
+      assertThat(cryo.exitCode()).as(cryo.err()).isEqualTo(128 + 15);
       assertThat(cryo.err()).contains("interrupted: SIGTERM arrived before COMMAND started");
       assertThat(marker).doesNotExist();
       assertThat(LockRecord.parse(Files.readAllBytes(lock()))).isEqualTo(held.record());
