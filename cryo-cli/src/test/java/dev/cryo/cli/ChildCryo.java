@@ -37,17 +37,22 @@ final class ChildCryo implements AutoCloseable {
   static ChildCryo start(Path scratch, String... args) throws IOException {
     Path out = Files.createTempFile(scratch, "cryo-out", ".txt");
     Path err = Files.createTempFile(scratch, "cryo-err", ".txt");
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", classpath(), Cryo.class.getName()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command)
+    Process process = new ProcessBuilder(command(args))
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectOutput(out.toFile())
         .redirectError(err.toFile())
         .start();
     return new ChildCryo(process, out, err);
+  }
+
+  /** The command line that runs {@code cryo args...} in a child JVM. */
+  static List<String> command(String... args) {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", classpath(), Cryo.class.getName()));
+    command.addAll(List.of(args));
+    return command;
   }
 
   Process process() {

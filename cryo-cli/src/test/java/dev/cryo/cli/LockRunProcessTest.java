@@ -154,6 +154,46 @@ class LockRunProcessTest {
     }
   }
 
+  /**
+   * Ctrl-C in a terminal signals the whole foreground process group, cryo and its command alike:
+   * cryo must not send the command a second SIGINT. The terminal is a pseudo-terminal of script(1).
+   */
+  @Test
+  void ctrlCInATerminalReachesTheCommandOnlyOnce() throws Exception {
+    assumeThat(ignoredByThisJvm(2)).as("SIGINT is ignored here (a background job)").isFalse();
+    assumeThat(Stream.of("/usr/bin/script", "/bin/script").anyMatch(p -> Files.isExecutable(
+        Path.of(p)))).as("script(1) provides the pseudo-terminal").isTrue();
+    Path started = dir.resolve("started");
+    Path interrupts = dir.resolve("interrupts");
+    // Each SIGINT appends a line; the pause lets a second one arrive before the shell exits.
+    String script = "trap 'echo int >> \"" + interrupts + "\"; sleep 0.5; exit 4' INT; echo $$ > '"
+        + started + "'; while :; do sleep 0.02; done";
+    String commandLine = String.join(" ", ChildCryo.command("lock", "run", dir.toString(), "--",
+        "sh", "-c", script).stream().map(LockRunProcessTest::shellQuoted).toList());
+    Process terminal = new ProcessBuilder("script", "-qefc", commandLine, "/dev/null")
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    try {
+      Poll.until("the command started", () -> Files.exists(started)
+          && readQuietly(started).endsWith("\n"));
+      long commandPid = Long.parseLong(readQuietly(started).strip());
+      Poll.until("the record names the command as companion", () ->
+          LockFile.at(lock()).read() instanceof LockReading.Present present
+              && present.record().companionPid() == commandPid);
+      terminal.getOutputStream().write(3); // Ctrl-C, typed on the terminal
+      terminal.getOutputStream().flush();
+      assertThat(terminal.waitFor(Poll.PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS))
+          .as("cryo ended").isTrue();
+      assertThat(terminal.exitValue()).isEqualTo(4);
+      assertThat(interrupts).hasContent("int\n");
+      assertThat(lock()).doesNotExist();
+    } finally {
+      terminal.descendants().forEach(ProcessHandle::destroyForcibly);
+      terminal.destroyForcibly();
+    }
+  }
+
   @Test
   void aSignalWhileWaitingForTheLockStopsCryoWithoutRunningTheCommand() throws Exception {
     Path marker = dir.resolve("ran");
@@ -187,6 +227,10 @@ class LockRunProcessTest {
     Result result = InProcess.cryo("lock", "status", "--json", dir.toString());
     assertThat(result.exitCode()).as(result.out() + result.err()).isEqualTo(expectedExit);
     return JSON.readTree(result.out());
+  }
+
+  private static String shellQuoted(String word) {
+    return "'" + word.replace("'", "'\\''") + "'";
   }
 
   private static String readQuietly(Path file) {
