@@ -29,6 +29,20 @@ final class Claim {
    * @throws DirectoryGone when the directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
+    try {
+      return claim(file, holder, deadline);
+    } catch (LockValidationException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        // An interrupt closes the channel a read or write was using (ClosedByInterruptException),
+        // which would otherwise surface as a FIFO, an unreadable file or an I/O failure.
+        throw new LockBusyException(file.path(), null, "the wait was interrupted");
+      }
+      throw e;
+    }
+  }
+
+  private static LockRecord claim(LockFile file, String holder, long deadline)
+      throws LockException {
     ProcessTable table = ProcessTable.system();
     LockRecord mine = LockRecord.fresh(table.current(), holder);
     Path directory = file.path().getParent();

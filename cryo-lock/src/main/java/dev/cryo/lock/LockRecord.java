@@ -34,7 +34,8 @@ import java.util.regex.Pattern;
  * <p>{@code start} is the process's start time in clock ticks since boot (Linux
  * {@code /proc/PID/stat}, field 22), which together with {@code boot} tells a live holder from a
  * reused pid. {@code companion} is optional: a second process (pid and start) whose life also keeps
- * the lock held, used by {@code cryo lock run} for the command it runs. A file holding only a
+ * the lock held, used by {@code cryo lock run} for the command it runs; its start is left out when
+ * unknown, as {@code start} is. A file holding only a
  * decimal pid (what older lockfiles contain) reads as a record with just a pid.
  *
  * <p>Parsing is strict: an unknown or repeated key, a missing required key, a value out of range,
@@ -152,7 +153,11 @@ public record LockRecord(
       text.append("since ").append(since).append('\n');
     }
     if (companionPid > 0) {
-      text.append("companion ").append(companionPid).append(' ').append(companionStart).append('\n');
+      text.append("companion ").append(companionPid);
+      if (companionStart >= 0) {
+        text.append(' ').append(companionStart);
+      }
+      text.append('\n');
     }
     return text.toString().getBytes(StandardCharsets.UTF_8);
   }
@@ -243,12 +248,13 @@ public record LockRecord(
     String companion = fields.get("companion");
     if (companion != null) {
       String[] parts = companion.split(" ", -1);
-      if (parts.length != 2) {
-        throw new MalformedRecordException("companion must be 'PID START'");
+      if (parts.length != 1 && parts.length != 2) {
+        throw new MalformedRecordException("companion must be 'PID START', or 'PID' alone");
       }
       companionPid = positive(parts[0], "companion pid");
-      // toBytes() writes -1 for a companion whose start could not be read.
-      companionStart = parts[1].equals("-1") ? -1 : decimal(parts[1], "companion start");
+      if (parts.length == 2) {
+        companionStart = decimal(parts[1], "companion start");
+      }
     }
     String start = fields.get("start");
     String since = fields.get("since");

@@ -160,7 +160,8 @@ public final class ProcessLock implements AutoCloseable {
   /**
    * Makes {@code process} a companion of this lock: the lock stays held while either this JVM or
    * that process lives, even if this JVM is killed. The record on disk is replaced atomically (same
-   * token), and only while it is still ours.
+   * token), and only while it is still ours. A process that is already gone is not named (it can keep
+   * nothing held, and its pid could be reused): the record is then left as it is.
    *
    * @throws LockException when this handle is closed, or the record on disk is no longer ours
    */
@@ -170,8 +171,11 @@ public final class ProcessLock implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("this lock handle is closed");
       }
-      long start = ProcessTable.system().startOf(process.pid()).orElse(-1);
-      LockRecord shared = slot.record.withCompanion(process.pid(), start);
+      java.util.OptionalLong started = ProcessTable.system().startOf(process.pid());
+      if (started.isEmpty()) {
+        return;
+      }
+      LockRecord shared = slot.record.withCompanion(process.pid(), started.getAsLong());
       LockFile.Removal outcome;
       try {
         outcome = LockFile.at(slot.lockFile).replaceIf(

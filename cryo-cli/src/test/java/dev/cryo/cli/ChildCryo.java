@@ -1,0 +1,122 @@
+package dev.cryo.cli;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.lock.ProcessLock;
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+
+/**
+ * The {@code cryo} command in a child JVM ({@code java -cp <test classpath> dev.cryo.cli.Cryo ...}),
+ * with its standard output and error in files. {@link #close} kills it and whatever it started.
+ */
+final class ChildCryo implements AutoCloseable {
+
+  private final Process process;
+  private final Path out;
+  private final Path err;
+  private final List<ProcessHandle> descendants = new ArrayList<>();
+
+  private ChildCryo(Process process, Path out, Path err) {
+    this.process = process;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Starts {@code cryo args...} in a child JVM whose output goes to files in {@code scratch}. */
+  static ChildCryo start(Path scratch, String... args) throws IOException {
+    Path out = Files.createTempFile(scratch, "cryo-out", ".txt");
+    Path err = Files.createTempFile(scratch, "cryo-err", ".txt");
+    Process process = new ProcessBuilder(command(args))
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile())
+        .start();
+    return new ChildCryo(process, out, err);
+  }
+
+  /** The command line that runs {@code cryo args...} in a child JVM. */
+  static List<String> command(String... args) {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", classpath(), Cryo.class.getName()));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  Process process() {
+    return process;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Waits for the child to exit (bounded) and returns its exit code. */
+  int exitCode() throws InterruptedException, IOException {
+    if (!process.waitFor(Poll.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("cryo (pid " + pid() + ") did not exit within " + Poll.PATIENCE
+          + "; stderr: " + err());
+    }
+    return process.exitValue();
+  }
+
+  String out() throws IOException {
+    return Files.readString(out);
+  }
+
+  String err() throws IOException {
+    return Files.readString(err);
+  }
+
+  /** Remembers a process the child started, so that {@link #close} kills it too. */
+  void adopt(long pid) {
+    ProcessHandle.of(pid).ifPresent(descendants::add);
+  }
+
+  @Override
+  public void close() {
+    descendants.addAll(process.descendants().toList());
+    process.destroyForcibly();
+    for (ProcessHandle handle : descendants) {
+      handle.descendants().forEach(ProcessHandle::destroyForcibly);
+      handle.destroyForcibly();
+    }
+  }
+
+  /** Sends {@code signal} (a name such as TERM, KILL) to {@code pid} with kill(1). */
+  static void kill(String signal, long pid) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(pid))
+        .redirectErrorStream(true).start();
+    String output = new String(kill.getInputStream().readAllBytes());
+    if (kill.waitFor() != 0) {
+      throw new AssertionError("kill -s " + signal + " " + pid + " failed: " + output);
+    }
+  }
+
+  /** The directories and jars the CLI needs: its own classes, cryo-lock, picocli, Jackson. */
+  private static String classpath() {
+    Set<String> entries = new LinkedHashSet<>();
+    for (Class<?> type : List.of(Cryo.class, ProcessLock.class, CommandLine.class,
+        ObjectMapper.class, JsonFactory.class, JsonProperty.class)) {
+      try {
+        entries.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
+            .toString());
+      } catch (URISyntaxException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return String.join(File.pathSeparator, entries);
+  }
+}
