@@ -131,7 +131,7 @@ class LockRecordTest {
         arguments("bad start", "cryo-lock 1\npid 1\nstart soon\n", "start"),
         arguments("bad since", "cryo-lock 1\npid 1\nsince yesterday\n", "yesterday"),
         arguments("host with a space", "cryo-lock 1\npid 1\nhost a b\n", "host"),
-        arguments("companion without start", "cryo-lock 1\npid 1\ncompanion 5\n", "companion"),
+        arguments("companion with three parts", "cryo-lock 1\npid 1\ncompanion 5 6 7\n", "companion"),
         arguments("companion pid zero", "cryo-lock 1\npid 1\ncompanion 0 5\n", "companion pid"),
         arguments("no magic line", "pid 4242\n", "first line"),
         arguments("other version", "cryo-lock 2\npid 4242\n", "first line"),
