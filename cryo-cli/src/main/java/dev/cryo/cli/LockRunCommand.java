@@ -5,6 +5,7 @@ import dev.cryo.lock.LockException;
 import dev.cryo.lock.ProcessLock;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +27,7 @@ import sun.misc.Signal;
  * <p>The lock is taken with {@link ProcessLock}; COMMAND starts with cryo's standard input, output and
  * error; right after it starts, the record is rewritten to name COMMAND's process as a companion
  * ({@link ProcessLock#shareWith}), so the lock stays held while COMMAND runs even if cryo itself is
- * killed with SIGKILL. SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND ({@link SignalForwarding});
+ * killed with SIGKILL. COMMAND waits behind a {@link CommandGate} until the record names it. SIGINT, SIGTERM and SIGHUP are forwarded to COMMAND ({@link SignalForwarding});
  * cryo waits for it, releases the lock and exits with its status.
  */
 @Command(
@@ -53,9 +54,9 @@ import sun.misc.Signal;
             + " and exits with its status.",
         "",
         "The record names COMMAND's process as a companion: if cryo is killed with SIGKILL, the"
-            + " lock stays held while COMMAND runs and becomes reclaimable when it ends. In the"
-            + " few milliseconds between COMMAND's start and that rewrite, a SIGKILL of cryo"
-            + " leaves COMMAND running unprotected."
+            + " lock stays held while COMMAND runs and becomes reclaimable when it ends. COMMAND"
+            + " starts behind a gate and runs only once the record names it, so there is no"
+            + " moment in which it runs unprotected."
     },
     parameterListHeading = "%nArguments:%n",
     optionListHeading = "%nOptions:%n",
@@ -142,32 +143,75 @@ public final class LockRunCommand implements Callable<Integer> {
   }
 
   private int runHolding(ProcessLock lock, List<String> argv, SignalForwarding signals) {
+    checkRunnable(argv.get(0));
+    CommandGate gate;
     Process process;
     try {
-      process = signals.start(new ProcessBuilder(argv).inheritIO());
+      gate = CommandGate.close();
     } catch (IOException e) {
-      throw cannotStart(argv.get(0), e);
-    }
-    if (process == null) {
-      return interrupted(signals.pending());
+      throw new CommandFailure(ExitCodes.IO, "io_failure", "cannot create the gate file that holds"
+          + " COMMAND back until the lock names it: " + e.getMessage() + "; the lock was released",
+          e);
     }
     try {
-      lock.shareWith(process.toHandle());
-    } catch (LockException e) {
-      if (e.reason() != LockException.Reason.LOCK_LOST) {
+      try {
+        process = signals.start(new ProcessBuilder(gate.wrap(argv)).inheritIO());
+      } catch (IOException e) {
+        throw cannotStart("/bin/sh", e);
+      }
+      if (process == null) {
+        return interrupted(signals.pending());
+      }
+      try {
+        lock.shareWith(process.toHandle());
+      } catch (LockException e) {
+        if (e.reason() == LockException.Reason.LOCK_LOST) {
+          process.destroy();
+          waitFor(process);
+          throw new CommandFailure(ExitCodes.IO, e.reason().code(), Cryo.oneLine(e.getMessage())
+              + "; COMMAND was not started, since it would have run without the lock", e);
+        }
         spec.commandLine().getErr().println(spec.qualifiedName() + ": warning: "
             + e.reason().code() + ": " + Cryo.oneLine(e.getMessage()) + "; COMMAND runs, but if"
             + " cryo is killed with SIGKILL the lock no longer covers it");
         spec.commandLine().getErr().flush();
-      } else {
+      }
+      try {
+        gate.open();
+      } catch (IOException e) {
         process.destroy();
         waitFor(process);
-        throw new CommandFailure(ExitCodes.IO, e.reason().code(), Cryo.oneLine(e.getMessage())
-            + "; COMMAND (pid " + process.pid() + ") had just started and was stopped, since it"
-            + " would have run without the lock", e);
+        throw new CommandFailure(ExitCodes.IO, "io_failure", "cannot open the gate that holds"
+            + " COMMAND back: " + e.getMessage() + "; COMMAND was not started", e);
       }
+    } finally {
+      gate.openQuietly();
     }
     return waitFor(process);
+  }
+
+  /** Refuses, before anything starts, a COMMAND that a shell could not find or execute. */
+  private void checkRunnable(String program) {
+    Path found = null;
+    if (program.contains("/")) {
+      found = Path.of(program);
+    } else {
+      for (String entry : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":", -1)) {
+        Path candidate = Path.of(entry.isEmpty() ? "." : entry, program);
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          found = candidate;
+          break;
+        }
+      }
+    }
+    if (found == null || !Files.exists(found)) {
+      throw new CommandFailure(ExitCodes.NOT_FOUND, "command_not_found",
+          "cannot run '" + program + "': No such file or directory; the lock was released", null);
+    }
+    if (!Files.isRegularFile(found) || !Files.isExecutable(found)) {
+      throw new CommandFailure(ExitCodes.CANNOT_EXECUTE, "command_not_executable",
+          "cannot run '" + program + "': Permission denied; the lock was released", null);
+    }
   }
 
   private int release(ProcessLock lock, int status, PrintWriter err) {
