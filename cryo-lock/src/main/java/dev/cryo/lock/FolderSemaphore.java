@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -124,18 +125,25 @@ public final class FolderSemaphore {
   }
 
   private static void createFolder(Path folder, LockFile file) throws LockValidationException {
-    try {
-      Files.createDirectories(folder.getParent());
-      Files.createDirectory(folder,
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (FileAlreadyExistsException e) {
-      if (!Files.isDirectory(folder)) {
-        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
-            "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        Files.createDirectories(folder.getParent());
+        Files.createDirectory(folder,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        return;
+      } catch (FileAlreadyExistsException e) {
+        if (Files.isDirectory(folder)) {
+          return;
+        }
+        if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS) || attempt == ATTEMPTS) {
+          throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+              "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+        }
+        // It was there, and a release removed it before we looked: make it again.
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+            "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
-    } catch (IOException e) {
-      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
-          "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
     }
   }
 }
