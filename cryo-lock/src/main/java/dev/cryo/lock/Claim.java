@@ -2,7 +2,6 @@ package dev.cryo.lock;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -154,9 +153,10 @@ final class Claim {
     try {
       return file.tryPublish(mine);
     } catch (NoSuchFileException e) {
+      // The directory was missing when we wrote or linked in it, even if somebody (a semaphore
+      // taker) has made it again since: judging by a second look would race with them.
       Path directory = file.path().getParent();
-      throw new LockValidationException(Files.isDirectory(directory)
-              ? LockException.Reason.IO_FAILURE : LockException.Reason.DIRECTORY_DISAPPEARED,
+      throw new LockValidationException(LockException.Reason.DIRECTORY_DISAPPEARED,
           file.path(), "the directory " + directory + " disappeared while its lock was being"
               + " acquired; nothing was left behind: recreate it and retry", e);
     } catch (IOException e) {
