@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
 import java.util.Optional;
@@ -125,25 +125,34 @@ public final class FolderSemaphore {
   }
 
   private static void createFolder(Path folder, LockFile file) throws LockValidationException {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        Files.createDirectories(folder.getParent());
-        Files.createDirectory(folder,
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        return;
-      } catch (FileAlreadyExistsException e) {
-        if (Files.isDirectory(folder)) {
+        try {
+          Files.createDirectories(folder.getParent());
+          Files.createDirectory(folder,
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+          return;
+        } catch (FileAlreadyExistsException e) {
+          // One look, following links as before: two looks would race with releases and takers.
+          if (!Files.readAttributes(folder, BasicFileAttributes.class).isDirectory()) {
+            throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+                "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+          }
           return;
         }
-        if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS) || attempt == ATTEMPTS) {
-          throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
-              "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
-        }
+      } catch (NoSuchFileException e) {
         // It was there, and a release removed it before we looked: make it again.
+      } catch (LockValidationException e) {
+        throw e;
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
             "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
     }
+    if (Files.isSymbolicLink(folder) && !Files.isDirectory(folder)) {
+      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+          "the semaphore folder " + folder + " is a dangling symbolic link; nothing was changed");
+    }
+    // Otherwise it keeps coming and going: the claim finds out, and the take is retried.
   }
 }
