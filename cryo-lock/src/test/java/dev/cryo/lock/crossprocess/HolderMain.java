@@ -34,6 +34,8 @@ import java.util.concurrent.locks.LockSupport;
  *   <li>{@code hold DIR}: acquire and say {@code @HELD <token>}; then obey {@code release} (close the
  *       lock, say {@code @RELEASED}), {@code exit} ({@code System.exit(0)}, lock still open), {@code
  *       return} (return from {@code main}, lock still open), {@code halt} (no shutdown hooks).
+ *   <li>{@code take FOLDER}: take the folder's semaphore (retrying for up to a minute) and say {@code
+ *       @TAKEN}; then obey {@code exit}, {@code return} and {@code halt}.
  *   <li>{@code wait-acquire DIR WAIT_MILLIS}: say {@code @WAITING}, acquire with that wait, say
  *       {@code @ACQUIRED <millis waited>} (or {@code @BUSY}); then obey the same commands.
  * </ul>
@@ -48,6 +50,7 @@ public final class HolderMain {
         case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length));
         case "semaphore" -> semaphore(Arrays.copyOfRange(args, 1, args.length));
         case "hold" -> hold(Path.of(args[1]));
+        case "take" -> take(Path.of(args[1]));
         case "wait-acquire" -> waitAcquire(Path.of(args[1]), Long.parseLong(args[2]));
         default -> throw new IllegalArgumentException("unknown mode " + args[0]);
       }
@@ -157,6 +160,18 @@ public final class HolderMain {
     ProcessLock lock = ProcessLock.acquire(directory, Duration.ofSeconds(60), "held by a child");
     say("@HELD " + lock.record().token());
     obey(lock);
+  }
+
+  private static void take(Path folder) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+    while (!FolderSemaphore.tryTake(folder, "taken by a child")) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("the semaphore of " + folder + " stayed busy for a minute");
+      }
+      Thread.sleep(1);
+    }
+    say("@TAKEN");
+    obey(null);
   }
 
   private static void waitAcquire(Path directory, long waitMillis) throws Exception {
