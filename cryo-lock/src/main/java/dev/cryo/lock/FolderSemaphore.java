@@ -93,7 +93,15 @@ public final class FolderSemaphore {
               + outcome.name().toLowerCase() + "); release again");
     }
     try {
-      Files.delete(folder);
+      try {
+        Files.delete(folder);
+      } catch (DirectoryNotEmptyException e) {
+        // Parcels remain, or only the temporaries of a crashed process (no later claim met any
+        // contention to clean them): clean those, and the folder goes if that was all.
+        if (Publication.removeAbandoned(folder, FILE_NAME, ProcessTable.system()) > 0) {
+          Files.delete(folder);
+        }
+      }
     } catch (DirectoryNotEmptyException | NoSuchFileException e) {
       // Parcels remain, or somebody took the folder over: it stays.
     } catch (IOException e) {
