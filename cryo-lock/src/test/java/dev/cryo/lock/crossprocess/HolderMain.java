@@ -2,7 +2,9 @@ package dev.cryo.lock.crossprocess;
 
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockBusyException;
+import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.ProcessLock;
+import dev.cryo.lock.Publication;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,6 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  *       when negative), pick one of the directories, {@link ProcessLock#acquire} it, report {@code
  *       ENTER} to the {@link LockVerifier}, hold it a random while, report {@code LEAVE}, release,
  *       pause. One round in ten also checks that another thread of this JVM is refused the lock.
+ *   <li>{@code abandon PORT ID SEED ROUNDS MAX_HOLD_MICROS WAIT_MILLIS DIR...}: the same, but every
+ *       other round (at random) the holder abandons the lock instead of releasing it: it replaces
+ *       its record with one naming a dead holder (its own pid with another start, as after a pid
+ *       reuse), as if it had died holding, and the others must race to reclaim it.
  *   <li>{@code semaphore PORT ID SEED ROUNDS MAX_HOLD_MICROS FOLDER...}: the same with {@link
  *       FolderSemaphore#tryTake} retried until it succeeds, and {@link FolderSemaphore#release}.
  *   <li>{@code hold DIR}: acquire and say {@code @HELD <token>}; then obey {@code release} (close the
@@ -47,7 +53,8 @@ public final class HolderMain {
   public static void main(String[] args) throws Exception {
     try {
       switch (args[0]) {
-        case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length));
+        case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length), false);
+        case "abandon" -> contend(Arrays.copyOfRange(args, 1, args.length), true);
         case "semaphore" -> semaphore(Arrays.copyOfRange(args, 1, args.length));
         case "hold" -> hold(Path.of(args[1]));
         case "take" -> take(Path.of(args[1]));
@@ -61,7 +68,7 @@ public final class HolderMain {
     }
   }
 
-  private static void contend(String[] args) throws Exception {
+  private static void contend(String[] args, boolean abandon) throws Exception {
     int port = Integer.parseInt(args[0]);
     int id = Integer.parseInt(args[1]);
     SplittableRandom random = new SplittableRandom(Long.parseLong(args[2]));
@@ -97,14 +104,25 @@ public final class HolderMain {
           }
           pause(random, maxHoldMicros);
           verifier.leave(index);
+          if (abandon && random.nextBoolean()) {
+            abandon(lock);
+          }
         } finally {
-          lock.close();
+          lock.close(); // an abandoned lock's foreign record is left in place
         }
         pause(random, maxHoldMicros);
       }
       verifier.done();
     }
     say("@DONE busy=" + busy);
+  }
+
+  /** Replaces our record by one whose holder is provably dead: our pid, another start. */
+  private static void abandon(ProcessLock lock) throws IOException {
+    LockRecord ours = lock.record();
+    LockRecord dead = new LockRecord(ours.pid(), ours.start() + 1_000_000, ours.bootId(),
+        ours.host(), "abandoned", "0".repeat(32), ours.since(), 0, -1);
+    Publication.replace(lock.lockFile(), dead.toBytes(), Publication.Durability.VOLATILE);
   }
 
   /** Lucene's second obtain: while this thread holds the lock, another thread must be refused. */

@@ -46,6 +46,23 @@ class MutualExclusionCrossProcessTest {
     assertThat(Stress.sideFiles(directory)).isEmpty();
   }
 
+  /**
+   * Every other round the holder abandons the lock as if it had died holding it (its record then
+   * names a provably dead holder), and the waiting processes race to reclaim it: two reclaimers of
+   * one dead holder must never both win, nor one remove the other's fresh lock.
+   */
+  @Test
+  void racingReclaimersOfDeadHoldersAdmitOneProcessAtATime() throws Exception {
+    Path directory = Files.createDirectory(temporary.resolve("locked"));
+    long seed = Stress.seed("reclaim races");
+    run("abandon", seed, List.of("60000", directory.toString()));
+    // The last round may have abandoned the lock: a fresh acquirer reclaims it without waiting.
+    try (ProcessLock lock = ProcessLock.acquire(directory, Duration.ZERO, "after the races")) {
+      assertThat(Stress.sideFiles(directory)).isEmpty();
+    }
+    assertThat(directory).isEmptyDirectory();
+  }
+
   @Test
   void folderSemaphoreAdmitsOneProcessAtATime() throws Exception {
     Path folder = temporary.resolve("users").resolve("u-1");
