@@ -37,7 +37,8 @@ import java.util.concurrent.locks.LockSupport;
  *       reuse), as if it had died holding, and the others must race to reclaim it.
  *   <li>{@code semaphore PORT ID SEED ROUNDS MAX_HOLD_MICROS FOLDER...}: the same with {@link
  *       FolderSemaphore#tryTake} retried until it succeeds, and {@link FolderSemaphore#release}.
- *   <li>{@code hold DIR}: acquire and say {@code @HELD <token>}; then obey {@code release} (close the
+ *   <li>{@code hold DIR [COMPANION_PID]}: acquire (sharing the lock with the companion process when
+ *       given, see {@link ProcessLock#shareWith}) and say {@code @HELD <token>}; then obey {@code release} (close the
  *       lock, say {@code @RELEASED}), {@code exit} ({@code System.exit(0)}, lock still open), {@code
  *       return} (return from {@code main}, lock still open), {@code halt} (no shutdown hooks).
  *   <li>{@code take FOLDER}: take the folder's semaphore (retrying for up to a minute) and say {@code
@@ -56,7 +57,7 @@ public final class HolderMain {
         case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length), false);
         case "abandon" -> contend(Arrays.copyOfRange(args, 1, args.length), true);
         case "semaphore" -> semaphore(Arrays.copyOfRange(args, 1, args.length));
-        case "hold" -> hold(Path.of(args[1]));
+        case "hold" -> hold(Path.of(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
         case "take" -> take(Path.of(args[1]));
         case "wait-acquire" -> waitAcquire(Path.of(args[1]), Long.parseLong(args[2]));
         default -> throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -174,8 +175,11 @@ public final class HolderMain {
     say("@DONE refusals=" + refusals);
   }
 
-  private static void hold(Path directory) throws Exception {
+  private static void hold(Path directory, long companion) throws Exception {
     ProcessLock lock = ProcessLock.acquire(directory, Duration.ofSeconds(60), "held by a child");
+    if (companion > 0) {
+      lock.shareWith(ProcessHandle.of(companion).orElseThrow());
+    }
     say("@HELD " + lock.record().token());
     obey(lock);
   }

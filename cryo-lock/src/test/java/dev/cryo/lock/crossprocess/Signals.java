@@ -9,7 +9,8 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Stopping and continuing processes ({@code SIGSTOP}, {@code SIGCONT}), and reading their start
+ * Stopping, continuing and terminating processes ({@code SIGSTOP}, {@code SIGCONT}, {@code
+ * SIGTERM}), and reading their start
  * time, straight from the operating system ({@code kill(1)} and {@code /proc}), independently of the
  * code under test. Linux only.
  */
@@ -27,6 +28,14 @@ public final class Signals {
       }
       Thread.sleep(1);
     }
+  }
+
+  /**
+   * Sends {@code SIGTERM}. Unlike {@link Process#destroy()}, this leaves the pipes to the process
+   * open, so that the process sees the signal alone.
+   */
+  public static void terminate(long pid) throws IOException, InterruptedException {
+    signal("-TERM", pid);
   }
 
   /** Sends {@code SIGCONT}. */
