@@ -98,6 +98,7 @@ class KillCrossProcessTest {
 
   @TempDir Path temporary;
   private final List<ChildJvm> children = new ArrayList<>();
+  private final List<String> events = new ArrayList<>();
   private Path lockA;
   private Path lockB;
   private Path folder;
@@ -149,6 +150,8 @@ class KillCrossProcessTest {
       long pid = slot.child.pid();
       Point point = killAt(slot, TARGETS.get(kill % TARGETS.size()), random);
       landed.merge(point, 1, Integer::sum);
+      events.add(String.format("%.3f s: killed %s (client %d) at: %s", (System.nanoTime() - begun)
+          / 1e9, slot.child, slot.clientId, point.words));
       sideFilesLeft += sideFilesOf(pid, slot.directories()).size();
       startChild(slot);
     }
@@ -159,8 +162,7 @@ class KillCrossProcessTest {
       Thread.sleep(random.nextInt(5));
       slot.child.kill();
     }
-    locks.assertNoViolations();
-    semaphores.assertNoViolations();
+    assertNoViolations();
     System.out.printf("%d kills, landed: %s; %d entries (%d inside when killed), %d side files"
             + " left by the dead, %.1f s%n", KILLS, describe(landed),
         locks.enters() + semaphores.enters(), locks.diedInside() + semaphores.diedInside(),
@@ -256,8 +258,7 @@ class KillCrossProcessTest {
     long deadline = System.nanoTime() + RECOVERY.toNanos();
     while (locks.connected() + semaphores.connected() < started
         || locks.enters() < lockTarget || semaphores.enters() < semaphoreTarget) {
-      locks.assertNoViolations();
-      semaphores.assertNoViolations();
+      assertNoViolations();
       for (Slot slot : slots) {
         if (!slot.child.process().isAlive()) {
           throw new AssertionError(slot.child + " ended by itself with status "
@@ -272,8 +273,26 @@ class KillCrossProcessTest {
       }
       Thread.sleep(5);
     }
-    locks.assertNoViolations();
-    semaphores.assertNoViolations();
+    assertNoViolations();
+  }
+
+  /** Both verifiers' verdicts; a failure tells what the children involved said and the kills. */
+  private void assertNoViolations() {
+    for (LockVerifier verifier : List.of(locks, semaphores)) {
+      try {
+        verifier.assertNoViolations();
+      } catch (AssertionError violation) {
+        StringBuilder story = new StringBuilder(verifier == locks ? "process locks: "
+            : "semaphores: ").append(violation.getMessage()).append("\nkills:\n  ")
+            .append(String.join("\n  ", events));
+        for (ChildJvm child : children) {
+          if (violation.getMessage().contains("(pid " + child.pid() + ")")) {
+            story.append('\n').append(child.tail());
+          }
+        }
+        throw new AssertionError(story.toString(), violation);
+      }
+    }
   }
 
   /** Stops the child at random moments until it is at a point {@code target} wants, then kills it. */

@@ -38,8 +38,9 @@ import java.util.concurrent.TimeUnit;
  * order that respects real time, and any {@code ENTER} that finds another holder is an overlap.
  *
  * <p>A holder killed inside its critical section never says {@code LEAVE}. Its death closes its
- * connection: the kernel closes a process's sockets before the process becomes a zombie, and a lock
- * acquirer can only reclaim the lock after that. So when an {@code ENTER} finds a holder, the
+ * connection: the kernel closes a process's sockets when its last thread exits, before that thread
+ * is gone from the process table, and a lock acquirer can only reclaim the lock after that (a
+ * process whose main thread is a zombie while other threads remain counts as alive). So when an {@code ENTER} finds a holder, the
  * verifier reads that holder's connection without blocking: end of stream (or a reset) means the
  * holder died before the newcomer acquired, and its hold ends there; pending data or silence means it
  * is alive inside its critical section: an overlap. Loopback delivers the end of stream within the
