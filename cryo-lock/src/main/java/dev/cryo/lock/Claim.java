@@ -2,7 +2,6 @@ package dev.cryo.lock;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,7 +69,7 @@ final class Claim {
         }
         if (watch == null) {
           // Look again right after the watch starts, so that a release in between is not missed.
-          watch = ReleaseWatch.on(directory);
+          watch = ReleaseWatch.on(file.path());
           continue;
         }
         long nap = remaining;
@@ -168,9 +167,10 @@ final class Claim {
     try {
       return file.tryPublish(mine);
     } catch (NoSuchFileException e) {
+      // The directory was missing when we wrote or linked in it, even if somebody (a semaphore
+      // taker) has made it again since: judging by a second look would race with them.
       Path directory = file.path().getParent();
-      throw new LockValidationException(Files.isDirectory(directory)
-              ? LockException.Reason.IO_FAILURE : LockException.Reason.DIRECTORY_DISAPPEARED,
+      throw new LockValidationException(LockException.Reason.DIRECTORY_DISAPPEARED,
           file.path(), "the directory " + directory + " disappeared while its lock was being"
               + " acquired; nothing was left behind: recreate it and retry", e);
     } catch (IOException e) {

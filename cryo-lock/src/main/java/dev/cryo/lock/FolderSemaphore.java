@@ -6,6 +6,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
 import java.util.Optional;
@@ -95,7 +96,15 @@ public final class FolderSemaphore {
               + outcome.name().toLowerCase() + "); release again");
     }
     try {
-      Files.delete(folder);
+      try {
+        Files.delete(folder);
+      } catch (DirectoryNotEmptyException e) {
+        // Parcels remain, or only the temporaries of a crashed process (no later claim met any
+        // contention to clean them): clean those, and the folder goes if that was all.
+        if (Publication.removeAbandoned(folder, FILE_NAME, ProcessTable.system()) > 0) {
+          Files.delete(folder);
+        }
+      }
     } catch (DirectoryNotEmptyException | NoSuchFileException e) {
       // Parcels remain, or somebody took the folder over: it stays.
     } catch (IOException e) {
@@ -127,18 +136,34 @@ public final class FolderSemaphore {
   }
 
   private static void createFolder(Path folder, LockFile file) throws LockValidationException {
-    try {
-      Files.createDirectories(folder.getParent());
-      Files.createDirectory(folder,
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (FileAlreadyExistsException e) {
-      if (!Files.isDirectory(folder)) {
-        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
-            "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      try {
+        try {
+          Files.createDirectories(folder.getParent());
+          Files.createDirectory(folder,
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+          return;
+        } catch (FileAlreadyExistsException e) {
+          // One look, following links as before: two looks would race with releases and takers.
+          if (!Files.readAttributes(folder, BasicFileAttributes.class).isDirectory()) {
+            throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+                "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+          }
+          return;
+        }
+      } catch (NoSuchFileException e) {
+        // It was there, and a release removed it before we looked: make it again.
+      } catch (LockValidationException e) {
+        throw e;
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+            "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
-    } catch (IOException e) {
-      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
-          "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
     }
+    if (Files.isSymbolicLink(folder) && !Files.isDirectory(folder)) {
+      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+          "the semaphore folder " + folder + " is a dangling symbolic link; nothing was changed");
+    }
+    // Otherwise it keeps coming and going: the claim finds out, and the take is retried.
   }
 }

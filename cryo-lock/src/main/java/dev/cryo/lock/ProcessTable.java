@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * and when that process started, the machine's boot id and host name.
  *
  * <p>On Linux they come from {@code /proc}: a pid is live when {@code /proc/PID/stat} exists and its
- * state is not zombie or dead; its start is field 22 of that file (clock ticks since boot, which
- * never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id}.
+ * state is not dead, nor zombie with no other thread left; its start is field 22 of that file
+ * (clock ticks since boot, which never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id}.
  * Elsewhere {@link ProcessHandle} answers, with the start in epoch milliseconds and no boot id.
  * Instances are immutable and thread-safe.
  */
@@ -64,7 +64,8 @@ public final class ProcessTable {
 
   /**
    * The start of the live process with this pid, or empty when no live process has it. A zombie
-   * (exited, not yet reaped) is not live.
+   * (exited, not yet reaped) is not live; a process whose main thread is a zombie while other
+   * threads remain is.
    */
   public OptionalLong startOf(long pid) {
     if (pid <= 0) {
@@ -97,7 +98,8 @@ public final class ProcessTable {
     if (fields.length < 20) {
       return OptionalLong.of(-1);
     }
-    if (fields[0].equals("Z") || fields[0].equals("X") || fields[0].equals("x")) {
+    if (fields[0].equals("X") || fields[0].equals("x")
+        || fields[0].equals("Z") && !hasOtherThreads(pid)) {
       return OptionalLong.empty();
     }
     try {
@@ -105,6 +107,26 @@ public final class ProcessTable {
     } catch (NumberFormatException e) {
       return OptionalLong.of(-1);
     }
+  }
+
+  /**
+   * Whether the process of a zombie main thread still has other threads. The main thread of a
+   * process can end before the others (pthread_exit), and the process runs on; and when a process
+   * is killed, its main thread can be a zombie while the other threads are still on their way out,
+   * its files (and sockets) not yet closed. Either way it is not gone yet.
+   */
+  private static boolean hasOtherThreads(long pid) {
+    try {
+      for (String line : Files.readAllLines(PROC.resolve(Long.toString(pid)).resolve("status"),
+          StandardCharsets.ISO_8859_1)) {
+        if (line.startsWith("Threads:")) {
+          return Long.parseLong(line.substring("Threads:".length()).strip()) > 1;
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      // Gone meanwhile, or unreadable: judged by the main thread alone, as before.
+    }
+    return false;
   }
 
   private static String readBootId() {
