@@ -308,8 +308,6 @@ public class RegisterRegistry {
     Objects.requireNonNull(connectionId, "connectionId");
     Objects.requireNonNull(fields, "fields");
     String owner = user != null ? user : GUEST_PREFIX + connectionId;
-    Map<String, Object> managed = births(fields);
-    managed.put(ConnectionRow.USER, owner);
     while (true) {
       boolean ownerSeen;
       read.lock();
@@ -323,6 +321,8 @@ public class RegisterRegistry {
       } finally {
         read.unlock();
       }
+      Map<String, Object> managed = births(fields);
+      managed.put(ConnectionRow.USER, owner);
       ConnectionRow row = connections.build(connectionId, fields, managed);
       UserRow newOwner = ownerSeen ? null : users.build(owner, Map.of(), births(Map.of()));
       write.lock();
@@ -387,7 +387,7 @@ public class RegisterRegistry {
               + "') but no " + PageRow.ROOT_PAGE_ID + "; nothing was created: pass the root of "
               + "the parent's tree");
     }
-    Map<String, Object> managed = births(fields);
+    Map<String, Object> managed = new HashMap<>(8);
     managed.put(PageRow.CONNECTION_ID, connectionId);
     if (fields.get(PageRow.ROOT_PAGE_ID) == null) {
       managed.put(PageRow.ROOT_PAGE_ID, pageId);
@@ -408,7 +408,9 @@ public class RegisterRegistry {
       } finally {
         read.unlock();
       }
-      PageRow page = pages.build(pageId, fields, managed);
+      Map<String, Object> pageManaged = births(fields);
+      pageManaged.putAll(managed);
+      PageRow page = pages.build(pageId, fields, pageManaged);
       ConnectionRow newConnection = null;
       UserRow newUser = null;
       if (!connectionSeen) {
