@@ -116,6 +116,7 @@ public class RegisterRegistry {
    *
    * @param clock the server's clock, read for {@value ChainRow#LAST_REFRESH_TS} at every birth
    */
+  @SuppressWarnings("this-escape") // the row factories are only called after construction
   public RegisterRegistry(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
@@ -129,7 +130,7 @@ public class RegisterRegistry {
     hosted.put(USER_ITEMS, users);
     hosted.put(CONNECTION_ITEMS, connections);
     hosted.put(PAGE_ITEMS, pages);
-    this.detaches = overrides("detachPage", PageRow.class);
+    this.detaches = overrides(getClass(), "detachPage", PageRow.class);
   }
 
   // ---- registers ------------------------------------------------------------------------------
@@ -935,8 +936,8 @@ public class RegisterRegistry {
     return name.equals(USER_ITEMS) || name.equals(CONNECTION_ITEMS) || name.equals(PAGE_ITEMS);
   }
 
-  private boolean overrides(String method, Class<?>... parameters) {
-    for (Class<?> type = getClass(); type != RegisterRegistry.class; type = type.getSuperclass()) {
+  private static boolean overrides(Class<?> subclass, String method, Class<?>... parameters) {
+    for (Class<?> type = subclass; type != RegisterRegistry.class; type = type.getSuperclass()) {
       try {
         type.getDeclaredMethod(method, parameters);
         return true;

@@ -501,6 +501,38 @@ class RegisterRegistryTest {
   }
 
   @Test
+  void nobodyReachesANewPagesStoreBeforeItsSubscriptionIsAttached() throws Exception {
+    CountDownLatch subscribing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    RegisterRegistry slow = new RegisterRegistry() {
+      @Override
+      protected void subscribePageStore(PageRow page) {
+        subscribing.countDown();
+        try {
+          release.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<PageRow> birth = pool.submit(() -> slow.newPage("p1", "anna", "c1"));
+      assertThat(subscribing.await(10, TimeUnit.SECONDS)).isTrue();
+      PageRow visible = slow.pageItems().get("p1").orElseThrow(); // born and visible...
+      assertThat(slow.pageUser("p1")).isEqualTo("anna");
+      assertThat(visible.lock().tryLock()).isFalse(); // ...but its store is not reachable yet
+      release.countDown();
+      assertThat(birth.get(10, TimeUnit.SECONDS)).isSameAs(visible);
+      assertThat(visible.lock().tryLock(10, TimeUnit.SECONDS)).isTrue();
+      visible.lock().unlock();
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void droppingWhileHoldingALockAboveThePagesIsRefused() {
     registry.newPage("p1", "anna", "c1");
     UserRow anna = registry.userItems().get("anna").orElseThrow();
