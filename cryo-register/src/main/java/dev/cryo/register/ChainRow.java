@@ -2,7 +2,6 @@ package dev.cryo.register;
 
 import java.time.Instant;
 import java.util.Set;
-import java.util.concurrent.locks.Lock;
 
 /**
  * What the three rows of the ownership chain share: a live store and the clock of the last
@@ -80,12 +79,6 @@ abstract class ChainRow extends Row {
     if (owner == null) { // not yet born (only its creator sees it) or dropped (frozen)
       return set.snapshot();
     }
-    Lock read = owner.structure().readLock();
-    read.lock();
-    try {
-      return set.snapshot();
-    } finally {
-      read.unlock();
-    }
+    return owner.structure().read(set::snapshot);
   }
 }

@@ -26,6 +26,7 @@ public class ConnectionRow extends ChainRow {
   public static final String PAGES = "pages";
 
   final KeySet pages = new KeySet(); // guarded by the registry's structure lock
+  private volatile String user; // a copy of the field, rewritten with it
 
   /**
    * Creates an unregistered row; only the registry's row factory calls this.
@@ -43,7 +44,7 @@ public class ConnectionRow extends ChainRow {
 
   /** The key of the user owning this connection. */
   public final String user() {
-    return (String) find(USER);
+    return user;
   }
 
   /** The ids of the connection's pages, as an immutable snapshot. */
@@ -79,5 +80,10 @@ public class ConnectionRow extends ChainRow {
   @Override
   final boolean isChainField(String field) {
     return field.equals(USER) || field.equals(PAGES);
+  }
+
+  @Override
+  final void cache() {
+    user = (String) find(USER);
   }
 }

@@ -1,18 +1,17 @@
 package dev.cryo.register;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
 
 /**
- * One secondary index of a register: field value to the keys of the rows holding it. A bucket is a
- * bare key while it holds one and a {@link KeySet} from two on; an emptied bucket is removed. A row
- * that lacks the field, or holds {@code null} in it, is filed under "no value".
+ * One secondary index of a register: field value to the keys of the rows holding it. Either kept by
+ * the register itself ({@link ValueIndex}), or derived from an edge of the ownership chain
+ * ({@link EdgeIndex}): the pages filed under a connection id are that connection's own set of
+ * pages, one structure seen two ways, which therefore cannot disagree.
  *
- * <p>Not thread-safe: guarded by the structure lock of its register.
+ * <p>Not thread-safe: written under the structure lock of its register, read optimistically.
  */
-final class Index {
+abstract class Index {
 
   /** The bucket of the rows without a value for the field; a value no caller can pass. */
   static final Object NO_VALUE = new Object() {
@@ -22,73 +21,33 @@ final class Index {
     }
   };
 
-  private final HashMap<Object, Object> buckets = new HashMap<>();
-
   static Object bucketOf(Object value) {
     return value == null ? NO_VALUE : value;
   }
 
-  void add(Object value, String key) {
-    Object bucketKey = bucketOf(value);
-    Object bucket = buckets.get(bucketKey);
-    if (bucket == null) {
-      buckets.put(bucketKey, key);
-    } else if (bucket instanceof KeySet keys) {
-      keys.add(key);
-    } else if (!bucket.equals(key)) {
-      buckets.put(bucketKey, new KeySet((String) bucket, key));
-    }
+  /** Whether the index is derived from elsewhere, and filing and unfiling do nothing. */
+  boolean derived() {
+    return false;
   }
 
-  void remove(Object value, String key) {
-    Object bucketKey = bucketOf(value);
-    Object bucket = buckets.get(bucketKey);
-    if (bucket instanceof KeySet keys) {
-      keys.remove(key);
-      if (keys.size() == 1) {
-        buckets.put(bucketKey, keys.single());
-      } else if (keys.isEmpty()) {
-        buckets.remove(bucketKey);
-      }
-    } else if (bucket != null && bucket.equals(key)) {
-      buckets.remove(bucketKey);
-    }
-  }
+  /** Files {@code key} under {@code value}; the key is not filed in this index yet. */
+  abstract void add(Object value, String key);
 
-  Set<String> keys(Object value) {
-    Object bucket = buckets.get(bucketOf(value));
-    if (bucket == null) {
-      return Set.of();
-    }
-    if (bucket instanceof KeySet keys) {
-      return keys.snapshot();
-    }
-    return Set.of((String) bucket);
-  }
+  /** Unfiles {@code key} from under {@code value}; an emptied bucket goes. */
+  abstract void remove(Object value, String key);
 
-  boolean contains(Object value, String key) {
-    Object bucket = buckets.get(bucketOf(value));
-    return bucket instanceof KeySet keys ? keys.contains(key) : bucket != null && bucket.equals(key);
-  }
+  /** The keys filed under {@code value}, as an immutable snapshot. */
+  abstract Set<String> keys(Object value);
 
-  void clear() {
-    buckets.clear();
-  }
+  /** Whether {@code key} is filed under {@code value}. */
+  abstract boolean contains(Object value, String key);
+
+  /** Unfiles everything (before a rebuild). */
+  abstract void clear();
 
   /** Every (value, key) pair, for verification; "no value" is reported as {@code null}. */
-  void forEachEntry(BiConsumer<Object, String> action) {
-    for (Map.Entry<Object, Object> entry : buckets.entrySet()) {
-      Object value = entry.getKey() == NO_VALUE ? null : entry.getKey();
-      if (entry.getValue() instanceof KeySet keys) {
-        keys.forEach(key -> action.accept(value, key));
-      } else {
-        action.accept(value, (String) entry.getValue());
-      }
-    }
-  }
+  abstract void forEachEntry(BiConsumer<Object, String> action);
 
-  /** How many distinct values have a bucket. */
-  int bucketCount() {
-    return buckets.size();
-  }
+  /** How many distinct values have a non-empty bucket. */
+  abstract int bucketCount();
 }

@@ -64,6 +64,27 @@ final class KeySet {
     return true;
   }
 
+  /** Adds a key the caller knows is absent, without looking for it first. */
+  void addNew(String key) {
+    if (large != null) {
+      large.add(key);
+      return;
+    }
+    if (size == SMALL) {
+      large = new HashSet<>(Arrays.asList(small));
+      small = null;
+      size = 0;
+      large.add(key);
+      return;
+    }
+    if (small == null) {
+      small = new String[2];
+    } else if (size == small.length) {
+      small = Arrays.copyOf(small, Math.min(SMALL, size * 2));
+    }
+    small[size++] = key;
+  }
+
   boolean remove(String key) {
     if (large != null) {
       return large.remove(key);

@@ -33,6 +33,8 @@ public class PageRow extends ChainRow {
   /** The page's payload, uninterpreted; null unless given. */
   public static final String DATA = "data";
 
+  private String connectionId; // a copy of the field, written once, before the row is published
+
   /**
    * Creates an unregistered row; only the registry's row factory calls this.
    *
@@ -49,7 +51,7 @@ public class PageRow extends ChainRow {
 
   /** The id of the connection the page hangs from. */
   public final String connectionId() {
-    return (String) find(CONNECTION_ID);
+    return connectionId;
   }
 
   /** The id of the root of the page's tree (its own id for a root). */
@@ -93,5 +95,10 @@ public class PageRow extends ChainRow {
   @Override
   final boolean isChainField(String field) {
     return field.equals(CONNECTION_ID);
+  }
+
+  @Override
+  final void cache() {
+    connectionId = (String) find(CONNECTION_ID);
   }
 }

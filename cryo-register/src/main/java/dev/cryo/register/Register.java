@@ -2,9 +2,11 @@ package dev.cryo.register;
 
 import dev.cryo.register.RegisterException.Reason;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +14,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 
 /**
@@ -66,27 +67,25 @@ public final class Register<R extends Row> {
 
   private final String name;
   private final Function<String, ? extends R> rowFactory;
-  private final ReentrantReadWriteLock structure;
-  private final Lock read;
+  private final StructureLock structure;
   private final Lock write;
   private final boolean chainManaged;
-  private final HashMap<String, R> rows = new HashMap<>();
-  private final LinkedHashMap<String, Index> indexes = new LinkedHashMap<>(); // under structure
-  private volatile Set<String> indexedFields = Set.of(); // snapshot of indexes.keySet()
+  private final HashMap<String, R> rows = new HashMap<>(); // written under the structure lock
+  private volatile Map<String, Index> indexes; // replaced whole, under the structure lock
+  private volatile Set<String> indexedFields; // indexes.keySet()
 
   Register(String name, Function<String, ? extends R> rowFactory, Collection<String> indexedFields,
-      ReentrantReadWriteLock structure, boolean chainManaged) {
+      StructureLock structure, boolean chainManaged) {
     this.name = Objects.requireNonNull(name, "name");
     this.rowFactory = Objects.requireNonNull(rowFactory, "rowFactory");
     this.structure = structure;
-    this.read = structure.readLock();
-    this.write = structure.writeLock();
+    this.write = structure.write();
     this.chainManaged = chainManaged;
+    LinkedHashMap<String, Index> initial = new LinkedHashMap<>();
     for (String field : indexedFields) {
-      Objects.requireNonNull(field, "indexed field");
-      indexes.putIfAbsent(field, new Index());
+      initial.putIfAbsent(Objects.requireNonNull(field, "indexed field"), new ValueIndex());
     }
-    this.indexedFields = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(indexes.keySet()));
+    publish(initial);
   }
 
   /**
@@ -109,8 +108,7 @@ public final class Register<R extends Row> {
    */
   public static <R extends Row> Register<R> of(String name, Function<String, ? extends R> rowFactory,
       String... indexedFields) {
-    return new Register<>(name, rowFactory, List.of(indexedFields), new ReentrantReadWriteLock(),
-        false);
+    return new Register<>(name, rowFactory, List.of(indexedFields), new StructureLock(), false);
   }
 
   /** The register's name. */
@@ -125,42 +123,35 @@ public final class Register<R extends Row> {
 
   /** How many rows are registered. */
   public int size() {
-    read.lock();
-    try {
-      return rows.size();
-    } finally {
-      read.unlock();
-    }
+    return structure.read(rows::size);
   }
 
   /** Whether a row with {@code key} is registered. */
   public boolean contains(String key) {
-    read.lock();
-    try {
-      return rows.containsKey(key);
-    } finally {
-      read.unlock();
-    }
+    Objects.requireNonNull(key, "key");
+    return structure.read(() -> rows.containsKey(key));
   }
 
-  /** The keys of every registered row, as an immutable snapshot. */
+  /** The keys of every registered row, as an immutable snapshot of one moment. */
   public Set<String> keys() {
-    read.lock();
-    try {
-      return Set.copyOf(rows.keySet());
-    } finally {
-      read.unlock();
-    }
+    return structure.read(() -> Set.copyOf(rows.keySet()));
   }
 
   /** The live row of {@code key}, or nothing. */
   public Optional<R> get(String key) {
-    read.lock();
-    try {
-      return Optional.ofNullable(rows.get(key));
-    } finally {
-      read.unlock();
+    Objects.requireNonNull(key, "key");
+    long stamp = structure.optimistic();
+    if (stamp != 0L) {
+      try {
+        R row = rows.get(key);
+        if (structure.valid(stamp)) {
+          return Optional.ofNullable(row);
+        }
+      } catch (RuntimeException torn) {
+        // overtaken by a writer: read again below
+      }
     }
+    return Optional.ofNullable(structure.read(() -> rows.get(key)));
   }
 
   /**
@@ -187,7 +178,7 @@ public final class Register<R extends Row> {
     if (chainManaged) {
       throw chainManaged("create", key);
     }
-    R row = build(key, fields, null);
+    R row = build(key, fields);
     write.lock();
     try {
       if (rows.containsKey(key)) {
@@ -256,16 +247,13 @@ public final class Register<R extends Row> {
    */
   public Set<String> keysBy(String field, Object value) {
     Objects.requireNonNull(field, "field");
-    read.lock();
-    try {
+    return structure.read(() -> {
       Index index = indexes.get(field);
       if (index == null) {
         throw notIndexed(field);
       }
       return index.keys(value);
-    } finally {
-      read.unlock();
-    }
+    });
   }
 
   /**
@@ -289,12 +277,13 @@ public final class Register<R extends Row> {
       if (indexes.containsKey(field)) {
         return;
       }
-      Index index = new Index();
+      Index index = new ValueIndex();
       for (R row : rows.values()) {
         index.add(row.find(field), row.key());
       }
-      indexes.put(field, index);
-      indexedFields = Collections.unmodifiableSet(new java.util.LinkedHashSet<>(indexes.keySet()));
+      LinkedHashMap<String, Index> grown = new LinkedHashMap<>(indexes);
+      grown.put(field, index);
+      publish(grown);
     } finally {
       write.unlock();
     }
@@ -324,15 +313,35 @@ public final class Register<R extends Row> {
 
   // ---- package-private machinery, for the registry ------------------------------------------
 
-  ReentrantReadWriteLock structure() {
+  StructureLock structure() {
     return structure;
   }
 
+  /** Installs an index derived from elsewhere; only while the register is empty and unshared. */
+  void deriveIndex(String field, Index index) {
+    LinkedHashMap<String, Index> grown = new LinkedHashMap<>(indexes);
+    grown.put(field, index);
+    publish(grown);
+  }
+
+  private void publish(LinkedHashMap<String, Index> next) {
+    indexes = Collections.unmodifiableMap(next);
+    indexedFields = Collections.unmodifiableSet(new LinkedHashSet<>(next.keySet()));
+  }
+
   /**
-   * Builds a row not yet visible to anybody: factory, defaults, then {@code fields}, then
-   * {@code managed} (fields the registry sets itself). Checks the caller's fields. No lock held.
+   * Builds a row not yet visible to anybody: the factory's row, then {@code managed} (name, value
+   * pairs the registry sets itself), then the caller's {@code fields}, then the row class's defaults
+   * — each winning over the ones after it. Refuses and checks the caller's fields. No lock held.
+   * {@code managed} may end with free slots (null names), which the row then uses: the registry
+   * sizes it so that a birth allocates one array of fields. The registry vouches for the types of
+   * what it manages; only the caller's fields and the defaults are checked here.
    */
-  R build(String key, Map<String, ?> fields, Map<String, ?> managed) {
+  R build(String key, Map<String, ?> fields, Object... managed) {
+    int managedLength = 0;
+    while (managedLength < managed.length && managed[managedLength] != null) {
+      managedLength += 2;
+    }
     R row = rowFactory.apply(key);
     if (row == null || !key.equals(row.key()) || row.state != Row.NEW) {
       throw new IllegalStateException("the row factory of register " + name
@@ -340,28 +349,36 @@ public final class Register<R extends Row> {
           + row);
     }
     Map<String, ?> defaults = row.defaultFields();
-    LinkedHashMap<String, Object> all = new LinkedHashMap<>(
-        (defaults.size() + fields.size() + (managed == null ? 0 : managed.size())) * 2);
-    for (Map.Entry<String, ?> field : defaults.entrySet()) {
-      refuseCallerField(name, key, row, field.getKey());
-      all.put(field.getKey(), field.getValue());
+    int capacity = managedLength + 2 * (fields.size() + defaults.size());
+    Object[] pairs = managed.length >= capacity ? managed : Arrays.copyOf(managed, capacity);
+    int length = managedLength;
+    if (!fields.isEmpty()) {
+      for (Map.Entry<String, ?> field : fields.entrySet()) {
+        refuseCallerField(name, key, row, field.getKey());
+        row.check(field.getKey(), field.getValue());
+        length = putIfAbsent(pairs, length, field.getKey(), field.getValue());
+      }
     }
-    for (Map.Entry<String, ?> field : fields.entrySet()) {
-      refuseCallerField(name, key, row, field.getKey());
-      all.put(field.getKey(), field.getValue());
+    if (!defaults.isEmpty()) {
+      for (Map.Entry<String, ?> field : defaults.entrySet()) {
+        refuseCallerField(name, key, row, field.getKey());
+        row.check(field.getKey(), field.getValue());
+        length = putIfAbsent(pairs, length, field.getKey(), field.getValue());
+      }
     }
-    if (managed != null) {
-      all.putAll(managed);
-    }
-    Object[] pairs = new Object[all.size() * 2];
-    int i = 0;
-    for (Map.Entry<String, Object> field : all.entrySet()) {
-      row.check(field.getKey(), field.getValue());
-      pairs[i++] = field.getKey();
-      pairs[i++] = field.getValue();
-    }
-    row.initialise(pairs);
+    row.initialise(length == pairs.length ? pairs : Arrays.copyOf(pairs, length));
     return row;
+  }
+
+  private static int putIfAbsent(Object[] pairs, int length, String field, Object value) {
+    for (int i = 0; i < length; i += 2) {
+      if (pairs[i] == field || pairs[i].equals(field)) {
+        return length;
+      }
+    }
+    pairs[length] = field;
+    pairs[length + 1] = value;
+    return length + 2;
   }
 
   /** The index of {@code field}, or null; for verification. Caller holds the structure lock. */
@@ -384,10 +401,31 @@ public final class Register<R extends Row> {
     String key = row.key();
     rows.put(key, row);
     for (Map.Entry<String, Index> entry : indexes.entrySet()) {
-      entry.getValue().add(row.find(entry.getKey()), key);
+      Index index = entry.getValue();
+      if (!index.derived()) {
+        index.add(row.find(entry.getKey()), key);
+      }
     }
-    row.register = this;
-    row.state = Row.LIVE;
+    row.enter(this, Row.LIVE);
+  }
+
+  /**
+   * Publishes a built row unless its key is taken; returns whether it did. Caller holds the
+   * structure lock exclusively.
+   */
+  boolean insertIfAbsentLocked(R row) {
+    String key = row.key();
+    if (rows.putIfAbsent(key, row) != null) {
+      return false;
+    }
+    for (Map.Entry<String, Index> entry : indexes.entrySet()) {
+      Index index = entry.getValue();
+      if (!index.derived()) {
+        index.add(row.find(entry.getKey()), key);
+      }
+    }
+    row.enter(this, Row.LIVE);
+    return true;
   }
 
   /** Unpublishes a row. Caller holds the structure lock exclusively. */
@@ -395,10 +433,12 @@ public final class Register<R extends Row> {
     String key = row.key();
     rows.remove(key);
     for (Map.Entry<String, Index> entry : indexes.entrySet()) {
-      entry.getValue().remove(row.find(entry.getKey()), key);
+      Index index = entry.getValue();
+      if (!index.derived()) {
+        index.remove(row.find(entry.getKey()), key);
+      }
     }
-    row.state = Row.GONE;
-    row.register = null;
+    row.enter(null, Row.GONE);
   }
 
   /** Moves a row to a new key. Caller holds the row's lock and the structure lock exclusively. */
@@ -455,7 +495,7 @@ public final class Register<R extends Row> {
     try {
       boolean exclusive = touchesIndex(changes);
       while (true) {
-        Lock lock = exclusive ? write : read;
+        Lock lock = exclusive ? write : structure.read();
         lock.lock();
         try {
           if (!exclusive && touchesIndex(changes)) {

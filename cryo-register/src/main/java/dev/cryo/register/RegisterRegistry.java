@@ -3,13 +3,13 @@ package dev.cryo.register;
 import dev.cryo.register.RegisterException.Reason;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 
 /**
@@ -98,13 +98,14 @@ public class RegisterRegistry {
   public static final String PAGE_ITEMS = "page_items";
 
   private final Clock clock;
-  private final Lock read;
-  private final Lock write;
+  private final StructureLock structure = new StructureLock();
+  private final Lock write = structure.write();
   private final Register<UserRow> users;
   private final Register<ConnectionRow> connections;
   private final Register<PageRow> pages;
   private final ConcurrentHashMap<String, Register<?>> hosted = new ConcurrentHashMap<>();
   private final boolean detaches;
+  private final boolean subscribes;
 
   /** Creates a registry stamping rows with the system clock (UTC). */
   public RegisterRegistry() {
@@ -119,18 +120,20 @@ public class RegisterRegistry {
   @SuppressWarnings("this-escape") // the row factories are only called after construction
   public RegisterRegistry(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
-    ReentrantReadWriteLock structure = new ReentrantReadWriteLock();
-    this.read = structure.readLock();
-    this.write = structure.writeLock();
     this.users = new Register<>(USER_ITEMS, this::newUserRow, List.of(), structure, true);
     this.connections =
         new Register<>(CONNECTION_ITEMS, this::newConnectionRow, List.of(), structure, true);
-    this.pages = new Register<>(PAGE_ITEMS, this::newPageRow,
-        List.of(PageRow.CONNECTION_ID, PageRow.ROOT_PAGE_ID), structure, true);
+    this.pages = new Register<>(PAGE_ITEMS, this::newPageRow, List.of(), structure, true);
+    // The pages of a connection are filed once, in the connection's own set: the index on
+    // connection_id reads that set, so the index and the edge are one structure.
+    pages.deriveIndex(PageRow.CONNECTION_ID,
+        new EdgeIndex(connections, connection -> ((ConnectionRow) connection).pages));
+    pages.addIndex(PageRow.ROOT_PAGE_ID);
     hosted.put(USER_ITEMS, users);
     hosted.put(CONNECTION_ITEMS, connections);
     hosted.put(PAGE_ITEMS, pages);
     this.detaches = overrides(getClass(), "detachPage", PageRow.class);
+    this.subscribes = overrides(getClass(), "subscribePageStore", PageRow.class);
   }
 
   // ---- registers ------------------------------------------------------------------------------
@@ -310,21 +313,16 @@ public class RegisterRegistry {
     Objects.requireNonNull(fields, "fields");
     String owner = user != null ? user : GUEST_PREFIX + connectionId;
     while (true) {
-      boolean ownerSeen;
-      read.lock();
-      try {
+      boolean ownerSeen = structure.read(() -> {
         if (connections.rowLocked(connectionId) != null) {
           throw connections.duplicate(connectionId);
         }
         UserRow ownerRow = users.rowLocked(owner);
         refuseIfLeaving(ownerRow, "newConnection", connectionId);
-        ownerSeen = ownerRow != null;
-      } finally {
-        read.unlock();
-      }
-      Map<String, Object> managed = births(fields);
-      managed.put(ConnectionRow.USER, owner);
-      ConnectionRow row = connections.build(connectionId, fields, managed);
+        return ownerRow != null;
+      });
+      ConnectionRow row =
+          connections.build(connectionId, fields, births(fields, ConnectionRow.USER, owner));
       UserRow newOwner = ownerSeen ? null : users.build(owner, Map.of(), births(Map.of()));
       write.lock();
       try {
@@ -341,7 +339,7 @@ public class RegisterRegistry {
           ownerRow = newOwner;
         }
         connections.insertLocked(row);
-        ownerRow.connections.add(connectionId);
+        ownerRow.connections.addNew(connectionId);
         return row;
       } finally {
         write.unlock();
@@ -382,88 +380,156 @@ public class RegisterRegistry {
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(connectionId, "connectionId");
     Objects.requireNonNull(fields, "fields");
-    if (fields.get(PageRow.PARENT_PAGE_ID) != null && fields.get(PageRow.ROOT_PAGE_ID) == null) {
-      throw new RegisterException(Reason.CHILD_WITHOUT_ROOT, PAGE_ITEMS, pageId,
-          "page '" + pageId + "' has a parent ('" + fields.get(PageRow.PARENT_PAGE_ID)
-              + "') but no " + PageRow.ROOT_PAGE_ID + "; nothing was created: pass the root of "
-              + "the parent's tree");
-    }
-    Map<String, Object> managed = new HashMap<>(8);
-    managed.put(PageRow.CONNECTION_ID, connectionId);
-    if (fields.get(PageRow.ROOT_PAGE_ID) == null) {
-      managed.put(PageRow.ROOT_PAGE_ID, pageId);
-    }
-    if (!fields.containsKey(PageRow.AVATAR_KEY)) {
-      managed.put(PageRow.AVATAR_KEY, PageRow.ROOT_AVATAR_KEY);
-    }
-    if (!fields.containsKey(PageRow.DATA)) {
-      managed.put(PageRow.DATA, null);
-    }
-    while (true) {
-      boolean connectionSeen;
-      boolean userSeen;
-      read.lock();
-      try {
-        connectionSeen = checkPageBirth(pageId, user, connectionId);
-        userSeen = connectionSeen || users.rowLocked(user) != null;
-      } finally {
-        read.unlock();
+    Object root = null;
+    Object parent = null;
+    boolean avatar = false;
+    boolean data = false;
+    boolean store = false;
+    boolean stamp = false;
+    for (Map.Entry<String, ?> field : fields.entrySet()) { // one pass over the caller's fields
+      switch (field.getKey()) {
+        case PageRow.ROOT_PAGE_ID -> root = field.getValue();
+        case PageRow.PARENT_PAGE_ID -> parent = field.getValue();
+        case PageRow.AVATAR_KEY -> avatar = true;
+        case PageRow.DATA -> data = true;
+        case ChainRow.STORE -> store = true;
+        case ChainRow.LAST_REFRESH_TS -> stamp = true;
+        default -> { }
       }
-      Map<String, Object> pageManaged = births(fields);
-      pageManaged.putAll(managed);
-      PageRow page = pages.build(pageId, fields, pageManaged);
+    }
+    if (parent != null && root == null) {
+      throw new RegisterException(Reason.CHILD_WITHOUT_ROOT, PAGE_ITEMS, pageId,
+          "page '" + pageId + "' has a parent ('" + parent + "') but no " + PageRow.ROOT_PAGE_ID
+              + "; nothing was created: pass the root of the parent's tree");
+    }
+    boolean ownRoot = root == null;
+    boolean defaultAvatar = !avatar;
+    boolean noData = !data;
+    boolean needStore = !store;
+    boolean needStamp = !stamp;
+    int size = 2 * (1 + fields.size() + (ownRoot ? 1 : 0) + (defaultAvatar ? 1 : 0)
+        + (noData ? 1 : 0) + (needStore ? 1 : 0) + (needStamp ? 1 : 0));
+    while (true) {
+      // A first, optimistic look: refuse early, and learn which rows this birth must build.
+      Object seen = lookBeforePageBirth(pageId, user, connectionId);
+      ConnectionRow seenConnection = seen instanceof ConnectionRow row ? row : null;
+      boolean userSeen = seenConnection != null || seen == Boolean.TRUE;
+      Object[] pairs = new Object[size]; // the page's fields: one array, filled by build
+      int length = 0;
+      pairs[length++] = PageRow.CONNECTION_ID;
+      pairs[length++] = connectionId;
+      if (ownRoot) {
+        pairs[length++] = PageRow.ROOT_PAGE_ID;
+        pairs[length++] = pageId;
+      }
+      if (defaultAvatar) {
+        pairs[length++] = PageRow.AVATAR_KEY;
+        pairs[length++] = PageRow.ROOT_AVATAR_KEY;
+      }
+      if (noData) {
+        pairs[length++] = PageRow.DATA;
+        pairs[length++] = null;
+      }
+      if (needStore) {
+        pairs[length++] = ChainRow.STORE;
+        pairs[length++] = store();
+      }
+      if (needStamp) {
+        pairs[length++] = ChainRow.LAST_REFRESH_TS;
+        pairs[length] = clock.instant();
+      }
+      PageRow page = pages.build(pageId, fields, pairs);
       ConnectionRow newConnection = null;
       UserRow newUser = null;
-      if (!connectionSeen) {
-        Map<String, Object> connectionFields = births(Map.of());
-        connectionFields.put(ConnectionRow.USER, user);
-        newConnection = connections.build(connectionId, Map.of(), connectionFields);
+      if (seenConnection == null) {
+        newConnection = connections.build(connectionId, Map.of(),
+            births(Map.of(), ConnectionRow.USER, user));
         if (!userSeen) {
           newUser = users.build(user, Map.of(), births(Map.of()));
         }
       }
-      page.lock().lock(); // nobody else can reach it yet: never waits
+      if (subscribes) {
+        page.lock().lock(); // nobody else can reach it yet: never waits
+      }
       try {
         write.lock();
         try {
-          boolean connectionNow = checkPageBirth(pageId, user, connectionId);
-          ConnectionRow connection;
-          if (connectionNow) {
-            connection = connections.rowLocked(connectionId);
+          ConnectionRow connection = seenConnection;
+          if (connection != null && connection.state == Row.LIVE
+              && connection.register == connections) {
+            // The common case: the connection seen is still there. Only its label may have moved.
+            if (!connection.user().equals(user)) {
+              throw userMismatch(pageId, connection, user);
+            }
+            if (!pages.insertIfAbsentLocked(page)) {
+              throw pages.duplicate(pageId);
+            }
           } else {
-            if (newConnection == null) {
-              continue; // the connection left meanwhile: build it
-            }
-            UserRow owner = users.rowLocked(user);
-            if (owner == null) {
-              if (newUser == null) {
-                continue; // the user left meanwhile: build it
+            connection = checkPageBirth(pageId, user, connectionId);
+            if (connection == null) {
+              if (newConnection == null) {
+                continue; // the connection left meanwhile: build it
               }
-              users.insertLocked(newUser);
-              owner = newUser;
+              UserRow owner = users.rowLocked(user);
+              if (owner == null) {
+                if (newUser == null) {
+                  continue; // the user left meanwhile: build it
+                }
+                users.insertLocked(newUser);
+                owner = newUser;
+              }
+              connections.insertLocked(newConnection);
+              owner.connections.addNew(connectionId);
+              connection = newConnection;
             }
-            connections.insertLocked(newConnection);
-            owner.connections.add(connectionId);
-            connection = newConnection;
+            pages.insertLocked(page);
           }
-          pages.insertLocked(page);
-          connection.pages.add(pageId);
+          connection.pages.addNew(pageId);
         } finally {
           write.unlock();
         }
-        subscribePageStore(page);
+        if (subscribes) {
+          subscribePageStore(page);
+        }
         return page;
       } finally {
-        page.lock().unlock();
+        if (subscribes) {
+          page.lock().unlock();
+        }
       }
     }
   }
 
   /**
-   * Refuses a page birth that cannot happen; returns whether the connection exists. Caller holds the
-   * structure lock.
+   * The first look of a page birth, without locking in the common case: refuses what cannot
+   * happen, and returns the connection when it exists, else whether the user does.
    */
-  private boolean checkPageBirth(String pageId, String user, String connectionId) {
+  private Object lookBeforePageBirth(String pageId, String user, String connectionId) {
+    long stamp = structure.optimistic();
+    if (stamp != 0L) {
+      try {
+        ConnectionRow found = checkPageBirth(pageId, user, connectionId);
+        Object seen = found != null ? found : Boolean.valueOf(users.rowLocked(user) != null);
+        if (structure.valid(stamp)) {
+          return seen;
+        }
+      } catch (RuntimeException refusedOrTorn) {
+        if (structure.valid(stamp)) {
+          throw refusedOrTorn;
+        }
+      }
+    }
+    return structure.read(() -> {
+      ConnectionRow found = checkPageBirth(pageId, user, connectionId);
+      return found != null ? found : Boolean.valueOf(users.rowLocked(user) != null);
+    });
+  }
+
+  /**
+   * Refuses a page birth that cannot happen; returns the connection when it exists, else null.
+   * Caller reads under the structure lock (optimistically or not).
+   */
+  private ConnectionRow checkPageBirth(String pageId, String user, String connectionId) {
     if (pages.rowLocked(pageId) != null) {
       throw pages.duplicate(pageId);
     }
@@ -471,15 +537,20 @@ public class RegisterRegistry {
     if (connection != null) {
       refuseIfLeaving(connection, "newPage", pageId);
       if (!connection.user().equals(user)) {
-        throw new RegisterException(Reason.USER_MISMATCH, PAGE_ITEMS, pageId,
-            "newPage '" + pageId + "': connection '" + connectionId + "' belongs to '"
-                + connection.user() + "', not to '" + user + "'; nothing was created: pass '"
-                + connection.user() + "' (a page's owner is its connection's)");
+        throw userMismatch(pageId, connection, user);
       }
-      return true;
+      return connection;
     }
     refuseIfLeaving(users.rowLocked(user), "newPage", pageId);
-    return false;
+    return null;
+  }
+
+  private static RegisterException userMismatch(String pageId, ConnectionRow connection,
+      String user) {
+    return new RegisterException(Reason.USER_MISMATCH, PAGE_ITEMS, pageId,
+        "newPage '" + pageId + "': connection '" + connection.key() + "' belongs to '"
+            + connection.user() + "', not to '" + user + "'; nothing was created: pass '"
+            + connection.user() + "' (a page's owner is its connection's)");
   }
 
   // ---- lifecycle: reads and updates ---------------------------------------------------------
@@ -491,16 +562,22 @@ public class RegisterRegistry {
    * @throws RegisterException {@link Reason#UNKNOWN_KEY} when the page is not registered
    */
   public final String pageUser(String pageId) {
-    read.lock();
-    try {
+    long stamp = structure.optimistic(); // the hot path: no write to shared memory, no lambda
+    if (stamp != 0L) {
+      PageRow page = pages.rowLocked(pageId);
+      ConnectionRow connection = page == null ? null : connections.rowLocked(page.connectionId());
+      String user = connection == null ? null : connection.user();
+      if (user != null && structure.valid(stamp)) {
+        return user;
+      }
+    }
+    return structure.read(() -> {
       PageRow page = pages.rowLocked(pageId);
       if (page == null) {
         throw pages.unknown(pageId, "pageUser");
       }
       return connections.rowLocked(page.connectionId()).user();
-    } finally {
-      read.unlock();
-    }
+    });
   }
 
   /**
@@ -552,24 +629,22 @@ public class RegisterRegistry {
               + "' is reserved, nobody logs in as a guest; nothing was changed: pass a real user");
     }
     while (true) {
-      ConnectionRow connection;
-      UserRow previous;
-      UserRow target;
-      boolean transfer;
-      read.lock();
-      try {
-        connection = connections.rowLocked(connectionId);
-        if (connection == null) {
+      LoginView view = structure.read(() -> {
+        ConnectionRow found = connections.rowLocked(connectionId);
+        if (found == null) {
           throw connections.unknown(connectionId, "changeConnectionUser");
         }
-        refuseIfLeaving(connection, "changeConnectionUser", connectionId);
-        previous = users.rowLocked(connection.user());
-        target = users.rowLocked(user);
-        refuseIfLeaving(target, "changeConnectionUser", connectionId);
-        transfer = target == null && previous.isGuest() && previous.connections.size() == 1;
-      } finally {
-        read.unlock();
-      }
+        refuseIfLeaving(found, "changeConnectionUser", connectionId);
+        UserRow owner = users.rowLocked(found.user());
+        UserRow resident = users.rowLocked(user);
+        refuseIfLeaving(resident, "changeConnectionUser", connectionId);
+        return new LoginView(found, owner, resident,
+            resident == null && owner.isGuest() && owner.connections.size() == 1);
+      });
+      ConnectionRow connection = view.connection();
+      UserRow previous = view.previous();
+      UserRow target = view.target();
+      boolean transfer = view.transfer();
       checkFields(connection, fields);
       if (previous.lock().isHeldByCurrentThread() && !connection.lock().isHeldByCurrentThread()) {
         throw lockOrder("changeConnectionUser", connectionId, previous);
@@ -612,7 +687,7 @@ public class RegisterRegistry {
             connections.applyLocked(connection, connectionChanges);
             if (destination != previous) {
               previous.connections.remove(connectionId);
-              destination.connections.add(connectionId);
+              destination.connections.addNew(connectionId);
               if (previous.connections.isEmpty()) {
                 users.removeLocked(previous);
               }
@@ -631,6 +706,10 @@ public class RegisterRegistry {
       }
     }
   }
+
+  /** What a login saw of the chain before locking anything; checked again under the lock. */
+  private record LoginView(ConnectionRow connection, UserRow previous, UserRow target,
+      boolean transfer) {}
 
   // ---- lifecycle: demolitions ---------------------------------------------------------------
 
@@ -816,13 +895,13 @@ public class RegisterRegistry {
 
     void mark(int state) {
       for (PageRow row : pageRows) {
-        row.state = state;
+        row.mark(state);
       }
       for (ConnectionRow row : connectionRows) {
-        row.state = state;
+        row.mark(state);
       }
       if (droppedUser != null) {
-        droppedUser.state = state;
+        droppedUser.mark(state);
       }
     }
 
@@ -891,16 +970,38 @@ public class RegisterRegistry {
 
   // ---- helpers ------------------------------------------------------------------------------
 
-  /** The store and the stamp a birth receives unless {@code fields} supplies them. */
-  private Map<String, Object> births(Map<String, ?> fields) {
-    Map<String, Object> managed = new HashMap<>(8);
-    if (!fields.containsKey(ChainRow.STORE)) {
-      managed.put(ChainRow.STORE, newStore());
+  /**
+   * The pairs the registry sets at a birth — {@code first}, then a new store and the clock's instant
+   * unless {@code fields} supplies them — followed by free slots for the caller's fields.
+   */
+  private Object[] births(Map<String, ?> fields, Object... first) {
+    return births(fields.size(), !fields.containsKey(ChainRow.STORE),
+        !fields.containsKey(ChainRow.LAST_REFRESH_TS), first);
+  }
+
+  private Object[] births(int fieldCount, boolean store, boolean stamp, Object... first) {
+    Object[] pairs = Arrays.copyOf(first,
+        first.length + (store ? 2 : 0) + (stamp ? 2 : 0) + 2 * fieldCount);
+    int length = first.length;
+    if (store) {
+      pairs[length++] = ChainRow.STORE;
+      pairs[length++] = store();
     }
-    if (!fields.containsKey(ChainRow.LAST_REFRESH_TS)) {
-      managed.put(ChainRow.LAST_REFRESH_TS, clock.instant());
+    if (stamp) {
+      pairs[length++] = ChainRow.LAST_REFRESH_TS;
+      pairs[length] = clock.instant();
     }
-    return managed;
+    return pairs;
+  }
+
+  /** A store from the factory, which must make one. */
+  private Object store() {
+    Object store = newStore();
+    if (store == null) {
+      throw new IllegalStateException(getClass().getName()
+          + ".newStore() returned null; a row needs a live store: return one");
+    }
+    return store;
   }
 
   private void refuseIfRegistered(Register<?> register, String key) {

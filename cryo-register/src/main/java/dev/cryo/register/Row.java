@@ -1,5 +1,7 @@
 package dev.cryo.register;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -57,8 +59,27 @@ public class Row {
 
   private static final Object[] NO_FIELDS = {};
 
+  private static final VarHandle LOCK;
+  private static final VarHandle FIELDS;
+  private static final VarHandle REGISTER;
+  private static final VarHandle STATE;
+
+  static {
+    try {
+      MethodHandles.Lookup lookup = MethodHandles.lookup();
+      LOCK = lookup.findVarHandle(Row.class, "lock", ReentrantLock.class);
+      FIELDS = lookup.findVarHandle(Row.class, "fields", Object[].class);
+      REGISTER = lookup.findVarHandle(Row.class, "register", Register.class);
+      STATE = lookup.findVarHandle(Row.class, "state", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private volatile String key;
-  private final ReentrantLock lock = new ReentrantLock();
+  private volatile ReentrantLock lock; // made on first use: a row never locked costs no lock
+  // Read as volatile (a plain load on common hardware); written with release semantics, which is
+  // all a reader needs to see a whole snapshot, without the full fence of a volatile write.
   private volatile Object[] fields = NO_FIELDS; // name, value, name, value ...; never mutated
   volatile Register<?> register; // the register holding this row, while it is held
   volatile int state = NEW;
@@ -84,10 +105,19 @@ public class Row {
 
   /**
    * The row's own exclusive, re-entrant lock: take it around a sequence of accesses to the row and
-   * around every access to its store.
+   * around every access to its store. Always the same lock for a row; it is made on the first call,
+   * so a row nobody ever locks carries none.
    */
   public final ReentrantLock lock() {
-    return lock;
+    ReentrantLock current = lock;
+    if (current == null) {
+      ReentrantLock fresh = new ReentrantLock();
+      current = (ReentrantLock) LOCK.compareAndExchange(this, null, fresh);
+      if (current == null) {
+        current = fresh;
+      }
+    }
+    return current;
   }
 
   /**
@@ -250,13 +280,32 @@ public class Row {
       }
       length = kept;
     }
-    fields = length == next.length ? next : java.util.Arrays.copyOf(next, length);
+    FIELDS.setRelease(this, length == next.length ? next : java.util.Arrays.copyOf(next, length));
+    cache();
   }
 
   /** Sets the fields of a row not yet visible to anybody, from pairs. */
   final void initialise(Object[] pairs) {
-    fields = pairs;
+    FIELDS.set(this, pairs); // nobody else sees the row yet: its publication orders this write
+    cache();
   }
+
+  /** Publishes membership: the register holding the row (or null) and its state. */
+  final void enter(Register<?> owner, int newState) {
+    REGISTER.setRelease(this, owner);
+    STATE.setRelease(this, newState);
+  }
+
+  /** Publishes a new state (under the structure lock). */
+  final void mark(int newState) {
+    STATE.setRelease(this, newState);
+  }
+
+  /**
+   * Called after every write of the fields, by the writer: a row of the chain copies the field its
+   * hot paths read into a plain Java field, one pointer closer than the field array.
+   */
+  void cache() {}
 
   final void rekey(String newKey) {
     key = newKey;
@@ -278,11 +327,12 @@ public class Row {
     if (value != REMOVED) {
       check(field, value);
     }
-    lock.lock();
+    ReentrantLock own = lock();
+    own.lock();
     try {
       apply(Collections.singletonMap(field, value));
     } finally {
-      lock.unlock();
+      own.unlock();
     }
   }
 

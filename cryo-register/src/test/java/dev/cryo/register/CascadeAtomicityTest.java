@@ -129,7 +129,7 @@ class CascadeAtomicityTest {
   }
 
   private static int[] counts(RegisterRegistry registry) {
-    Lock read = registry.pageItems().structure().readLock();
+    Lock read = registry.pageItems().structure().read();
     read.lock();
     try {
       return new int[] {registry.userItems().rowsLocked().size(),

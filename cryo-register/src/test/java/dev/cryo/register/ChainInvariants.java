@@ -29,7 +29,7 @@ final class ChainInvariants {
     Register<UserRow> users = registry.userItems();
     Register<ConnectionRow> connections = registry.connectionItems();
     Register<PageRow> pages = registry.pageItems();
-    Lock read = pages.structure().readLock();
+    Lock read = pages.structure().read();
     read.lock();
     try {
       for (Register<? extends Row> register : List.of(users, connections, pages)) {
@@ -47,7 +47,7 @@ final class ChainInvariants {
           }
         }
         try {
-          IndexProbe.assertAgrees(register);
+          IndexProbe.assertAgreesLocked(register);
         } catch (AssertionError e) {
           out.add(e.getMessage());
         }
@@ -115,7 +115,7 @@ final class ChainInvariants {
    */
   static Map<String, Object> picture(RegisterRegistry registry) {
     Map<String, Object> out = new LinkedHashMap<>();
-    Lock read = registry.pageItems().structure().readLock();
+    Lock read = registry.pageItems().structure().read();
     read.lock();
     try {
       for (Register<? extends Row> register : List.of(registry.userItems(),

@@ -177,7 +177,7 @@ class ChainPropertiesTest {
         });
       }
       List<PageRow> registered;
-      java.util.concurrent.locks.Lock read = pageItems().structure().readLock();
+      java.util.concurrent.locks.Lock read = pageItems().structure().read();
       read.lock();
       try {
         registered = List.copyOf(pageItems().rowsLocked());

@@ -12,9 +12,18 @@ final class IndexProbe {
 
   /** Every row is filed under its value of every indexed field, and nothing else is filed. */
   static void assertAgrees(Register<?> register) {
-    Lock read = register.structure().readLock();
+    Lock read = register.structure().read();
     read.lock();
     try {
+      assertAgreesLocked(register);
+    } finally {
+      read.unlock();
+    }
+  }
+
+  /** As {@link #assertAgrees}, for a caller holding the structure lock (it is not re-entrant). */
+  static void assertAgreesLocked(Register<?> register) {
+    {
       for (String field : register.indexedFields()) {
         Index index = register.indexLocked(field);
         for (Row row : register.rowsLocked()) {
@@ -28,13 +37,11 @@ final class IndexProbe {
         assertThat(filed.get()).as("%s: entries of index %s", register.name(), field)
             .isEqualTo(register.rowsLocked().size());
       }
-    } finally {
-      read.unlock();
     }
   }
 
   static int bucketCount(Register<?> register, String field) {
-    Lock read = register.structure().readLock();
+    Lock read = register.structure().read();
     read.lock();
     try {
       return register.indexLocked(field).bucketCount();
