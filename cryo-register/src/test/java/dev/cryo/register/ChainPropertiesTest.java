@@ -240,12 +240,46 @@ class ChainPropertiesTest {
     }
     Thread checker = Thread.ofPlatform().start(() -> {
       await(start);
+      java.util.Set<String> names = new java.util.HashSet<>(USERS);
+      names.addAll(TARGETS);
+      CONNECTIONS.forEach(connection -> names.add(RegisterRegistry.GUEST_PREFIX + connection));
+      int turn = 0;
       while (running.get()) {
         // Every consistent view is whole: no half-built or half-demolished tree is visible.
         List<String> violations = ChainInvariants.violations(registry, withSeams);
         if (!violations.isEmpty()) {
           failures.add("mid-run: " + violations);
           return;
+        }
+        // The public reads, optimistic under racing writers: a refusal or a sound answer.
+        for (int i = 0; i < 20; i++, turn++) {
+          String page = PAGES.get(turn % PAGES.size());
+          String connection = CONNECTIONS.get(turn % CONNECTIONS.size());
+          try {
+            String user = registry.pageUser(page);
+            if (!names.contains(user)) {
+              failures.add("pageUser(" + page + ") = " + user);
+            }
+          } catch (RegisterException refused) {
+            // the page is not there
+          } catch (RuntimeException wrong) {
+            failures.add("pageUser(" + page + ") threw " + wrong);
+          }
+          try {
+            java.util.Set<String> keys = registry.pageItems().keysBy(PageRow.CONNECTION_ID, connection);
+            if (!PAGES.containsAll(keys)) {
+              failures.add("keysBy(connection_id, " + connection + ") = " + keys);
+            }
+            registry.pageItems().get(page).ifPresent(row -> {
+              if (!row.key().equals(page)) {
+                failures.add("get(" + page + ") returned row " + row.key());
+              }
+            });
+            registry.userItems().keys();
+            registry.connectionItems().contains(connection);
+          } catch (RuntimeException wrong) {
+            failures.add("a read threw " + wrong);
+          }
         }
       }
     });
