@@ -54,10 +54,11 @@ import java.util.function.Function;
  *
  * <h2>Concurrency</h2>
  *
- * <p>Thread-safe. Membership and indexes are guarded by one read-write structure lock (shared by the
- * three primary registers of a registry, so that a lifecycle operation touching several of them is
- * one atomic step); reads take it shared, writes exclusively. The structure lock is innermost: it is
- * held only for in-memory bookkeeping, never while running a caller's code or waiting for a row
+ * <p>Thread-safe. Membership and indexes are guarded by one structure lock (shared by the three
+ * primary registers of a registry, so that a lifecycle operation touching several of them is one
+ * atomic step). Writes hold it exclusively; each read is one consistent view, read optimistically
+ * and read again under the lock shared if a writer overtook it. The structure lock is innermost: it
+ * is held only for in-memory bookkeeping, never while running a caller's code or waiting for a row
  * lock, so taking it — while holding row locks or not — always completes. A write to a row's fields
  * takes the row's lock first, then the structure lock.
  *

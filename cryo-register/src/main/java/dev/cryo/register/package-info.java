@@ -32,14 +32,16 @@
  * <p>Every public operation is safe under concurrent use. Two kinds of lock exist.
  *
  * <ol>
- *   <li><b>The structure lock</b>, a read-write lock: one per registry, shared by its three primary
- *       registers; one per other register. It guards which rows exist, the indexes, and the edges of
- *       the chain. Reads take it shared, lifecycle operations and index changes exclusively. It is
- *       <em>innermost</em>: it is held only for in-memory bookkeeping — never while a factory, a
- *       seam or any other caller code runs, and never while waiting for a row lock. Taking it
- *       therefore always completes, whatever row locks the caller holds.
+ *   <li><b>The structure lock</b>, a stamped read-write lock: one per registry, shared by its three
+ *       primary registers; one per other register. It guards which rows exist, the indexes, and the
+ *       edges of the chain. Lifecycle operations and index changes hold it exclusively. Reads first
+ *       read optimistically — no write to shared memory, so readers on many threads never contend —
+ *       and validate that no writer came in between; an overtaken read reads again holding it
+ *       shared. It is <em>innermost</em>: it is held only for in-memory bookkeeping — never while a
+ *       factory, a seam or any other caller code runs, and never while waiting for a row lock.
+ *       Taking it therefore always completes, whatever row locks the caller holds.
  *   <li><b>The row lock</b> ({@link dev.cryo.register.Row#lock()}), exclusive and re-entrant, one per
- *       row: one access at a time per row and its store, rows in parallel. A row's fields are an
+ *       row (made on first use): one access at a time per row and its store, rows in parallel. A row's fields are an
  *       immutable snapshot replaced whole by each write, so a single read needs no lock; writes take
  *       it themselves. A caller takes it around a sequence of accesses that must not interleave with
  *       another thread's, and around <em>every</em> access to the row's store (a store is not
@@ -79,7 +81,8 @@
  *       {@code BEING_DROPPED}; reads and field updates proceed. The seam runs exactly once per page
  *       that leaves. If it throws, the claim is released and every row stays.
  *   <li>Downward edges ({@code connections}, {@code pages}) read as immutable snapshots; the
- *       upward ones are plain fields.
+ *       upward ones are plain fields. The index of {@code page_items} on {@code connection_id} is
+ *       the connections' own sets of pages, read as an index: the two cannot disagree.
  * </ul>
  */
 package dev.cryo.register;
