@@ -27,4 +27,10 @@ interface Chain {
 
   /** How many pages are registered. */
   int pageCount();
+
+  /**
+   * Takes and releases the lock of every row once, as a worker whose every page has been called
+   * would have; a chain without row locks does nothing.
+   */
+  default void lockEveryRowOnce() {}
 }

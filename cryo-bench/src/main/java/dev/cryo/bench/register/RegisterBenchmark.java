@@ -36,8 +36,8 @@ import java.util.SplittableRandom;
  */
 public final class RegisterBenchmark {
 
-  private static final String[] OPERATIONS =
-      {"newPage", "pageUser", "keysByConnection", "dropUser", "bytesPerPage"};
+  private static final String[] OPERATIONS = {"newPage", "pageUser", "keysByConnection",
+      "dropUser", "bytesPerPage", "bytesPerPageEveryRowLocked"};
 
   static volatile long sink;
 
@@ -120,7 +120,7 @@ public final class RegisterBenchmark {
     for (String operation : OPERATIONS) {
       double registry = median(results.get("registry"), operation);
       double plain = median(results.get("plain"), operation);
-      boolean memory = operation.equals("bytesPerPage");
+      boolean memory = operation.startsWith("bytesPerPage");
       String unit = memory ? " B/page" : " ops/s";
       String target = memory ? "<= 2.00" : ">= 0.50";
       double ratio = registry / plain;
@@ -217,6 +217,8 @@ public final class RegisterBenchmark {
       figures.put("bytesPerPage", (after - before) / (double) pages);
       figures.put("heapUsedMb", after / 1048576.0);
       check(chain.pageCount() == pages, "pages registered");
+      chain.lockEveryRowOnce();
+      figures.put("bytesPerPageEveryRowLocked", (usedHeap() - before) / (double) pages);
       check(chain.pageUser(pageKeys[pages - 1])
           .equals(userKeys[((pages - 1) % connections) / perUser]), "page user");
 

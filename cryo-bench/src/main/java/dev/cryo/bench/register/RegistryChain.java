@@ -1,7 +1,10 @@
 package dev.cryo.bench.register;
 
 import dev.cryo.register.PageRow;
+import dev.cryo.register.Register;
 import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.Row;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -33,6 +36,19 @@ final class RegistryChain implements Chain {
   @Override
   public void dropUser(String user) {
     registry.dropUser(user);
+  }
+
+  @Override
+  public void lockEveryRowOnce() {
+    for (Register<? extends Row> register : List.of(registry.userItems(),
+        registry.connectionItems(), registry.pageItems())) {
+      for (String key : register.keys()) {
+        register.get(key).ifPresent(row -> {
+          row.lock().lock();
+          row.lock().unlock();
+        });
+      }
+    }
   }
 
   @Override
