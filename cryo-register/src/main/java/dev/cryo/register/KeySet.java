@@ -42,28 +42,6 @@ final class KeySet {
     return indexOf(key) >= 0;
   }
 
-  boolean add(String key) {
-    if (large != null) {
-      return large.add(key);
-    }
-    if (indexOf(key) >= 0) {
-      return false;
-    }
-    if (size == SMALL) {
-      large = new HashSet<>(Arrays.asList(small));
-      small = null;
-      size = 0;
-      return large.add(key);
-    }
-    if (small == null) {
-      small = new String[2];
-    } else if (size == small.length) {
-      small = Arrays.copyOf(small, Math.min(SMALL, size * 2));
-    }
-    small[size++] = key;
-    return true;
-  }
-
   /** Adds a key the caller knows is absent, without looking for it first. */
   void addNew(String key) {
     if (large != null) {
