@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CascadeAtomicityTest {
 
-  private static final int USERS = 60;
+  private static final int USERS = 200;
   private static final int CONNECTIONS_PER_USER = 2;
   private static final int PAGES_PER_CONNECTION = 5;
 
@@ -66,7 +66,7 @@ class CascadeAtomicityTest {
           for (int t = 0; t < 2; t++) {
             int first = t;
             builders.add(Thread.ofPlatform().start(() -> {
-              for (int i = first; i < 600; i += 2) {
+              for (int i = first; i < 1000; i += 2) {
                 registry.newPage("p" + i, "u" + i, "c" + i, Map.of());
               }
             }));
@@ -74,14 +74,14 @@ class CascadeAtomicityTest {
           join(builders);
         });
     assertThat(seen).isEmpty();
-    assertThat(registry.pageItems().size()).isEqualTo(600);
+    assertThat(registry.pageItems().size()).isEqualTo(1000);
   }
 
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void dropPageTakesItsEmptiedParentsInOneStep(boolean withSeams) throws Exception {
     RegisterRegistry registry = withSeams ? new ChainPropertiesTest.SeamRegistry() : new RegisterRegistry();
-    for (int i = 0; i < 600; i++) {
+    for (int i = 0; i < 1000; i++) {
       registry.newPage("p" + i, "u" + i, "c" + i);
     }
     List<String> seen = watch(registry,
@@ -91,7 +91,7 @@ class CascadeAtomicityTest {
           for (int t = 0; t < 2; t++) {
             int first = t;
             droppers.add(Thread.ofPlatform().start(() -> {
-              for (int i = first; i < 600; i += 2) {
+              for (int i = first; i < 1000; i += 2) {
                 registry.dropPage("p" + i);
               }
             }));
@@ -112,15 +112,18 @@ class CascadeAtomicityTest {
     AtomicBoolean running = new AtomicBoolean(true);
     ConcurrentLinkedQueue<String> bad = new ConcurrentLinkedQueue<>();
     int[] views = new int[1];
+    java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
     Thread reader = Thread.ofPlatform().start(() -> {
-      while (running.get() && bad.size() < 5) {
+      do { // the reader is reading before the work starts, and until it is over
         int[] counts = counts(registry);
         views[0]++;
+        reading.countDown();
         if (!shape.whole(counts)) {
           bad.add("users " + counts[0] + ", connections " + counts[1] + ", pages " + counts[2]);
         }
-      }
+      } while (running.get() && bad.size() < 5);
     });
+    reading.await();
     work.run();
     running.set(false);
     reader.join();
