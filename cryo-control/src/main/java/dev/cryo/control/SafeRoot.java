@@ -302,6 +302,16 @@ public final class SafeRoot implements Closeable {
     if (entry.get().kind() != EntryKind.REGULAR_FILE) {
       throw notRegular(shown, entry.get().kind());
     }
+    return readOpened(name, limit);
+  }
+
+  /**
+   * Opens and reads {@code name} without looking at it first: what {@link #read} does once the
+   * lookup said "regular file", and all that stands between a FIFO swapped in at that moment and a
+   * blocked reader. Package-private so that tests can take that path directly.
+   */
+  Optional<byte[]> readOpened(String name, int limit) throws IOException {
+    Path shown = path.resolve(name);
     try (SeekableByteChannel channel = openForReading(name, shown)) {
       try {
         channel.position();
@@ -351,6 +361,13 @@ public final class SafeRoot implements Closeable {
       EntryKind kind = lookupHere(name).map(Entry::kind).orElse(EntryKind.SPECIAL_FILE);
       if (kind != EntryKind.REGULAR_FILE) {
         throw notRegular(shown, kind);
+      }
+      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
+          + e.getMessage() + "; nothing was read", e);
+    } catch (IOException e) {
+      // The JDK reports ELOOP under NOFOLLOW_LINKS as a plain IOException.
+      if (e.getMessage() != null && e.getMessage().contains("symbolic links")) {
+        throw notRegular(shown, EntryKind.SYMBOLIC_LINK);
       }
       throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
           + e.getMessage() + "; nothing was read", e);

@@ -294,6 +294,46 @@ class SafeRootTest {
     }
   }
 
+  @Test
+  void aFifoSwappedInAfterTheLookupNeitherBlocksNorIsRead() throws Exception {
+    mkfifo(base.resolve("fifo"));
+    try (SafeRoot root = SafeRoot.open(base)) {
+      Throwable thrown = notBlockedBy(base.resolve("fifo"), () -> root.readOpened("fifo", 100));
+      assertThat(thrown).isInstanceOfSatisfying(ControlException.class,
+              e -> assertThat(e.reason()).isEqualTo(Reason.NOT_A_REGULAR_FILE))
+          .hasMessageContaining("a FIFO");
+      Files.createDirectory(base.resolve("dir"));
+      assertThatThrownBy(() -> root.readOpened("dir", 100))
+          .hasMessageContaining("a directory");
+      Files.createSymbolicLink(base.resolve("link"), base.resolve("fifo"));
+      assertThatThrownBy(() -> root.readOpened("link", 100))
+          .hasMessageContaining("a symbolic link");
+    }
+  }
+
+  /**
+   * Runs {@code action} and returns what it threw (null when it returned). Should it block on
+   * {@code fifo} for 5 s, a writer is opened to release it and the test fails, instead of leaving a
+   * blocked thread that holds the directory stream and hangs the build.
+   */
+  static Throwable notBlockedBy(Path fifo, java.util.concurrent.Callable<?> action)
+      throws Exception {
+    java.util.concurrent.FutureTask<?> task = new java.util.concurrent.FutureTask<>(action);
+    Thread thread = Thread.ofPlatform().daemon().start(task);
+    try {
+      task.get(5, java.util.concurrent.TimeUnit.SECONDS);
+      return null;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      try (var writer = java.nio.channels.FileChannel.open(fifo,
+          java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+        thread.join(5_000);
+      }
+      throw new AssertionError("blocked on the FIFO " + fifo + " for 5 s");
+    }
+  }
+
   // ---------------------------------------------------------------- removing, publishing
 
   @Test

@@ -305,6 +305,17 @@ class StopRequestTest {
   }
 
   @Test
+  void aWatcherFailsClosedWhenTheRunDirectoryBecomesALink() throws IOException {
+    StopWatcher watcher = directory.watch(run.invocationId());
+    assertThat(watcher.tick()).isEmpty();
+    Files.move(home, base.resolve("moved"));
+    Files.createSymbolicLink(home, base.resolve("moved"));
+    assertThatThrownBy(watcher::tick)
+        .isInstanceOfSatisfying(ControlException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.UNSAFE_PATH));
+  }
+
+  @Test
   void theOwnRequestIsNeverCleaned() throws IOException {
     directory.requestStop(StopMode.NOW);
     assertThat(directory.removeStaleStopRequests(run.invocationId(), true)).isEmpty();
