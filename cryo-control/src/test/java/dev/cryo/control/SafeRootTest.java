@@ -67,7 +67,13 @@ class SafeRootTest {
           root.replace(relative, "replaced\n".getBytes());
           yield null;
         }
-        case SUBROOT -> root.subroot(relative).map(SafeRoot::path);
+        case SUBROOT -> {
+          Optional<SafeRoot> sub = root.subroot(relative);
+          if (sub.isPresent()) {
+            sub.get().close();
+          }
+          yield sub.map(SafeRoot::path);
+        }
         case SUBROOT_READ -> {
           Optional<SafeRoot> sub = root.subroot(parentOf(relative));
           if (sub.isEmpty()) {
@@ -185,6 +191,45 @@ class SafeRootTest {
       }
     }
     return parent == Parent.TOP ? NAME : "d/" + NAME;
+  }
+
+  private static long openDescriptors() throws IOException {
+    try (Stream<Path> descriptors = Files.list(Path.of("/proc/self/fd"))) {
+      return descriptors.count();
+    }
+  }
+
+  @Test
+  void noDescriptorIsLeftOpenWhateverTheOutcome() throws Exception {
+    Path outside = Files.createDirectory(base.resolve("outside"));
+    Path rootPath = Files.createDirectory(base.resolve("root"));
+    Files.createDirectories(rootPath.resolve("a/b"));
+    Files.createSymbolicLink(rootPath.resolve("a/link"), outside);
+    mkfifo(rootPath.resolve("a/fifo"));
+    Files.write(rootPath.resolve("a/b/big"), new byte[10_000]);
+    long before = openDescriptors();
+    for (int round = 0; round < 20; round++) {
+      try (SafeRoot root = SafeRoot.open(rootPath)) {
+        for (String relative : List.of("a/b/big", "a/link/x", "a/fifo", "a/fifo/x", "a/missing/x",
+            "a/b")) {
+          for (Operation operation : List.of(Operation.LOOKUP, Operation.READ, Operation.SUBROOT,
+              Operation.PUBLISH)) {
+            try {
+              Object result = operation.apply(root, relative);
+              if (result instanceof Optional<?> optional && optional.isPresent()
+                  && optional.get() instanceof AutoCloseable closeable) {
+                closeable.close();
+              }
+            } catch (IOException expected) {
+              // refusals are fine here; only descriptors count
+            }
+          }
+        }
+        root.remove("a/b/sentinel.txt");
+        assertThatThrownBy(() -> root.remove("a/fifo/x")).isInstanceOf(ControlException.class);
+      }
+    }
+    assertThat(openDescriptors()).isEqualTo(before);
   }
 
   // ---------------------------------------------------------------- paths
