@@ -105,10 +105,14 @@ final class ChildCryo implements AutoCloseable {
     }
   }
 
-  /** The directories and jars the CLI needs: its own classes, cryo-lock, picocli, Jackson. */
+  /**
+   * The directories and jars the CLI needs: its own classes, cryo-lock, cryo-control, picocli,
+   * Jackson.
+   */
   private static String classpath() {
     Set<String> entries = new LinkedHashSet<>();
-    for (Class<?> type : List.of(Cryo.class, ProcessLock.class, CommandLine.class,
+    for (Class<?> type : List.of(Cryo.class, ProcessLock.class,
+        dev.cryo.control.RunDirectory.class, CommandLine.class,
         ObjectMapper.class, JsonFactory.class, JsonProperty.class)) {
       try {
         entries.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
