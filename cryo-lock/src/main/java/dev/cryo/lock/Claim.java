@@ -56,7 +56,7 @@ final class Claim {
         }
         if (watch == null) {
           // Look again right after the watch starts, so that a release in between is not missed.
-          watch = ReleaseWatch.on(directory);
+          watch = ReleaseWatch.onRemovalOf(file.path());
           continue;
         }
         long nap = remaining;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Path;
 import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,11 @@ import java.util.concurrent.TimeUnit;
  * Waits for a change in a lock's directory: a file-change notification when the file system gives
  * one (inotify on Linux), polling with a growing interval when it does not. A waiter therefore wakes
  * within a fraction of a millisecond of a release, instead of on a fixed poll.
+ *
+ * <p>A watch made {@linkplain #onRemovalOf(Path) for one file} wakes only when that file is removed
+ * (or the queue overflowed, or the directory can no longer be watched): the temporaries that every
+ * contender creates and removes beside a lockfile must not wake the waiters, or each failed attempt
+ * of one waiter would wake all the others, and itself, into another attempt.
  *
  * <p>Even with notifications, no single wait lasts longer than {@link #MAX_NAP_MILLIS}: a missed
  * event (a network file system, an overflowing queue) costs at most that much. Not thread-safe: one
@@ -24,14 +30,35 @@ final class ReleaseWatch implements AutoCloseable {
   private static final long MAX_POLL_MILLIS = 50;
 
   private final WatchService service;
+  private final Path fileName;
   private long pollMillis = FIRST_POLL_MILLIS;
 
-  private ReleaseWatch(WatchService service) {
+  private ReleaseWatch(WatchService service, Path fileName) {
     this.service = service;
+    this.fileName = fileName;
   }
 
-  /** Starts watching {@code directory}; falls back to polling when it cannot be watched. */
+  /**
+   * Starts watching {@code directory} for the removal of any entry; falls back to polling when it
+   * cannot be watched.
+   */
   static ReleaseWatch on(Path directory) {
+    return on(directory, null);
+  }
+
+  /**
+   * Starts watching the removal of {@code file} from its directory; falls back to polling when the
+   * directory cannot be watched.
+   */
+  static ReleaseWatch onRemovalOf(Path file) {
+    return on(file.getParent(), file.getFileName().toString());
+  }
+
+  /**
+   * Starts watching {@code directory} for the removal of the entry {@code fileName}, or of any
+   * entry when {@code fileName} is {@code null}; falls back to polling when it cannot be watched.
+   */
+  static ReleaseWatch on(Path directory, String fileName) {
     WatchService service = null;
     try {
       service = directory.getFileSystem().newWatchService();
@@ -40,7 +67,7 @@ final class ReleaseWatch implements AutoCloseable {
       closeQuietly(service);
       service = null;
     }
-    return new ReleaseWatch(service);
+    return new ReleaseWatch(service, fileName == null ? null : Path.of(fileName));
   }
 
   /** Whether a file-change notification backs this watch (else it polls). */
@@ -49,7 +76,8 @@ final class ReleaseWatch implements AutoCloseable {
   }
 
   /**
-   * Waits until something in the directory is removed, or for at most {@code nanos}.
+   * Waits until the watched file (or, without one, anything in the directory) is removed, or for at
+   * most {@code nanos}.
    *
    * @throws InterruptedException when the waiting thread is interrupted
    */
@@ -63,12 +91,26 @@ final class ReleaseWatch implements AutoCloseable {
       pollMillis = Math.min(pollMillis * 2, MAX_POLL_MILLIS);
       return;
     }
-    long wait = Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(MAX_NAP_MILLIS));
+    long deadline =
+        System.nanoTime() + Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(MAX_NAP_MILLIS));
     try {
-      WatchKey key = service.poll(wait, TimeUnit.NANOSECONDS);
-      if (key != null) {
-        key.pollEvents();
-        key.reset();
+      while (true) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        WatchKey key = service.poll(left, TimeUnit.NANOSECONDS);
+        if (key == null) {
+          return;
+        }
+        boolean removed = false;
+        for (WatchEvent<?> event : key.pollEvents()) {
+          removed |= event.kind() == StandardWatchEventKinds.OVERFLOW || fileName == null
+              || fileName.equals(event.context());
+        }
+        if (!key.reset() || removed) {
+          return;
+        }
       }
     } catch (ClosedWatchServiceException e) {
       Thread.sleep(1);
