@@ -19,8 +19,12 @@ import org.apache.lucene.store.LockVerifyServer;
  * all from Lucene's jar, unchanged.
  *
  * <pre>
- * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.lock.LockStressRun CLIENTS ROUNDS [SLEEP_MS [DIR]]
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.lock.LockStressRun CLIENTS ROUNDS [SLEEP_MS [DIR [FACTORY]]]
  * </pre>
+ *
+ * <p>{@code FACTORY} is the class name of the {@code FSLockFactory} checked, {@link CryoLockFactory}
+ * by default; give {@code org.apache.lucene.store.NativeFSLockFactory} to run the anchor the same
+ * way.
  *
  * <p>Each client, in each round: obtains the lock (trying once); one time in ten tries a second
  * obtain (sometimes through a fresh factory), which must fail; sleeps {@code SLEEP_MS}; releases;
@@ -80,8 +84,8 @@ public final class LockStressRun {
    * with 0 when it passed, 1 otherwise.
    */
   public static void main(String[] args) throws Exception {
-    if (args.length < 2 || args.length > 4) {
-      System.err.println("usage: LockStressRun CLIENTS ROUNDS [SLEEP_MS [DIR]]");
+    if (args.length < 2 || args.length > 5) {
+      System.err.println("usage: LockStressRun CLIENTS ROUNDS [SLEEP_MS [DIR [FACTORY]]]");
       System.exit(2);
     }
     int clients = Integer.parseInt(args[0]);
@@ -89,7 +93,9 @@ public final class LockStressRun {
     int sleepMillis = args.length > 2 ? Integer.parseInt(args[2]) : 1;
     Path directory = args.length > 3 ? Files.createDirectories(Path.of(args[3]))
         : Files.createTempDirectory("cryo-lock-stress-");
-    Result result = run(CryoLockFactory.class, clients, rounds, sleepMillis, directory);
+    Class<? extends FSLockFactory> factory = args.length > 4
+        ? Class.forName(args[4]).asSubclass(FSLockFactory.class) : CryoLockFactory.class;
+    Result result = run(factory, clients, rounds, sleepMillis, directory);
     System.out.println(result.summary());
     System.out.println("outputs of the processes: " + result.directory());
     System.exit(result.passed() ? 0 : 1);
