@@ -7,6 +7,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -82,6 +83,9 @@ final class Claim {
 
   /** Whether {@code bytes} are a record with the same token as {@code ours}. */
   static boolean isOurs(byte[] bytes, LockRecord ours) {
+    if (ours != null && Arrays.equals(bytes, ours.toBytes())) {
+      return true; // our own record, unchanged: it parses back to our token, no need to parse it
+    }
     try {
       return ours != null && Objects.equals(LockRecord.parse(bytes).token(), ours.token());
     } catch (MalformedRecordException e) {
