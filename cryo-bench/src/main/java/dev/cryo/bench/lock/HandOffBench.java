@@ -76,7 +76,8 @@ public final class HandOffBench {
   private HandOffBench() {}
 
   /** The outcome of one lock's run. */
-  record Result(String lock, int processes, int measured, double[] sortedMillis, int overlaps) {
+  record Result(String lock, int processes, int measured, double[] sortedMillis, int overlaps,
+      double medianCloseMillis) {
 
     double percentile(double p) {
       if (sortedMillis.length == 0) {
@@ -128,14 +129,16 @@ public final class HandOffBench {
     System.out.println();
     System.out.printf(Locale.ROOT, "hand-off latency, %d processes, hold %d us%n", processes,
         holdMicros);
-    System.out.printf(Locale.ROOT, "%-28s %9s %10s %10s %10s %10s %9s%n", "lock", "hand-offs",
-        "median ms", "p90 ms", "p99 ms", "max ms", "overlaps");
+    System.out.printf(Locale.ROOT, "%-26s %9s %10s %9s %9s %9s %9s %11s%n", "lock",
+        "hand-offs", "median ms", "p90 ms", "p99 ms", "max ms", "overlaps", "close() ms");
     for (Result result : results) {
-      System.out.printf(Locale.ROOT, "%-28s %9d %10.3f %10.3f %10.3f %10.3f %9d%n",
+      System.out.printf(Locale.ROOT, "%-26s %9d %10.3f %9.3f %9.3f %9.3f %9d %11.3f%n",
           describe(result.lock()), result.measured(), result.percentile(50),
           result.percentile(90), result.percentile(99), result.percentile(100),
-          result.overlaps());
+          result.overlaps(), result.medianCloseMillis());
     }
+    System.out.println("(close() ms: the median time the releasing holder spent in close(),"
+        + " which is part of each hand-off)");
     boolean failed = results.stream().anyMatch(r -> r.lock().equals("cryo") && r.overlaps() > 0);
     System.exit(failed ? 1 : 0);
   }
@@ -231,27 +234,36 @@ public final class HandOffBench {
       for (String line : Files.readAllLines(work.resolve("out-" + i))) {
         String[] fields = line.split(" ");
         holds.add(new long[] {Long.parseLong(fields[0]), Long.parseLong(fields[1]),
-            Long.parseLong(fields[2]), i});
+            Long.parseLong(fields[2]), Long.parseLong(fields[3])});
       }
     }
     holds.sort(Comparator.comparingLong(hold -> hold[1]));
     int overlaps = 0;
     List<Double> latencies = new ArrayList<>();
+    List<Double> closes = new ArrayList<>();
     for (int k = 1; k < holds.size(); k++) {
       long[] previous = holds.get(k - 1);
       long[] next = holds.get(k);
       long gap = next[1] - previous[2];
       if (gap <= 0 || next[0] != previous[0] + 1) {
-        overlaps++;
+        if (overlaps++ < 3) {
+          System.out.printf(Locale.ROOT, "%s: overlap: acquisition %d held from %d to %d ns,"
+                  + " acquisition %d from %d to %d ns%n", lock, previous[0], previous[1],
+              previous[2], next[0], next[1], next[2]);
+        }
         continue;
       }
       if (next[0] > warmup + 1) {
         latencies.add(gap / 1e6);
+        closes.add((previous[3] - previous[2]) / 1e6);
       }
     }
     double[] sorted = latencies.stream().mapToDouble(Double::doubleValue).toArray();
     Arrays.sort(sorted);
-    return new Result(lock, processes, sorted.length, sorted, overlaps);
+    double[] sortedCloses = closes.stream().mapToDouble(Double::doubleValue).toArray();
+    Arrays.sort(sortedCloses);
+    return new Result(lock, processes, sorted.length, sorted, overlaps,
+        sortedCloses.length == 0 ? Double.NaN : sortedCloses[sortedCloses.length / 2]);
   }
 
   private static void child(String[] args) throws Exception {
@@ -286,10 +298,11 @@ public final class HandOffBench {
         }
         long release = System.nanoTime();
         close(held);
+        long closed = System.nanoTime();
         if (sequence > acquisitions) {
           break;
         }
-        records.add(new long[] {sequence, acquired, release});
+        records.add(new long[] {sequence, acquired, release, closed});
         if (sequence == acquisitions) {
           break;
         }
@@ -300,7 +313,7 @@ public final class HandOffBench {
     }
     try (BufferedWriter writer = Files.newBufferedWriter(out)) {
       for (long[] record : records) {
-        writer.write(record[0] + " " + record[1] + " " + record[2] + "\n");
+        writer.write(record[0] + " " + record[1] + " " + record[2] + " " + record[3] + "\n");
       }
     }
   }
