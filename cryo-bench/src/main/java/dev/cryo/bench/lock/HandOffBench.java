@@ -30,7 +30,7 @@ import java.util.stream.Stream;
  * <pre>
  * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.lock.HandOffBench
  *     [--processes 4] [--handoffs 2000] [--warmup 200] [--hold-micros 1000]
- *     [--seed-handoffs 100] [--locks cryo,seed]
+ *     [--seed-handoffs 100] [--jit-warmup 5000] [--locks cryo,seed]
  * </pre>
  *
  * <h2>The clock</h2>
@@ -43,10 +43,10 @@ import java.util.stream.Stream;
  *
  * <h2>The protocol of a child</h2>
  *
- * <p>Before the start, each child acquires and releases the lock of a private directory 5,000 times
- * (so that the JIT has compiled the uncontended path). Then, in a loop: acquire (waiting up to a
- * minute); read the clock; take the next sequence number from a
- * memory-mapped file shared by all children (only the holder writes it); hold for
+ * <p>Before the start, each child acquires and releases the lock of a private directory
+ * {@code --jit-warmup} times (5,000 by default), so that the JIT has compiled the uncontended
+ * path. Then, in a loop: acquire (waiting up to a minute); read the clock; take the next sequence
+ * number from a memory-mapped file shared by all children (only the holder writes it); hold for
  * {@code --hold-micros} (so that the others are all waiting when it releases); read the clock;
  * release. Then it waits until another process has taken the lock before it contends again: every
  * measured hand-off goes to a process that was already waiting, never back to the releaser. The
@@ -71,7 +71,6 @@ public final class HandOffBench {
   private static final int READY = 8;
   private static final int SLOTS = 8 + 64;
   private static final Duration LONG_WAIT = Duration.ofMinutes(1);
-  private static final int JIT_WARMUP = 5000;
 
   private HandOffBench() {}
 
@@ -103,6 +102,7 @@ public final class HandOffBench {
     int warmup = 200;
     int holdMicros = 1000;
     int seedHandoffs = 100;
+    int jitWarmup = 5000;
     List<String> locks = List.of("cryo", "seed");
     for (int i = 0; i < args.length; i += 2) {
       String value = i + 1 < args.length ? args[i + 1] : "";
@@ -112,6 +112,7 @@ public final class HandOffBench {
         case "--warmup" -> warmup = Integer.parseInt(value);
         case "--hold-micros" -> holdMicros = Integer.parseInt(value);
         case "--seed-handoffs" -> seedHandoffs = Integer.parseInt(value);
+        case "--jit-warmup" -> jitWarmup = Integer.parseInt(value);
         case "--locks" -> locks = List.of(value.split(","));
         default -> {
           System.err.println("unknown option " + args[i] + "; see the class documentation of "
@@ -124,7 +125,7 @@ public final class HandOffBench {
     for (String lock : locks) {
       boolean seed = lock.equals("seed");
       results.add(run(lock, processes, seed ? seedHandoffs : handoffs,
-          seed ? Math.min(warmup, 10) : warmup, holdMicros));
+          seed ? Math.min(warmup, 10) : warmup, holdMicros, jitWarmup));
     }
     System.out.println();
     System.out.printf(Locale.ROOT, "hand-off latency, %d processes, hold %d us%n", processes,
@@ -152,10 +153,11 @@ public final class HandOffBench {
   }
 
   /**
-   * Runs one lock with {@code processes} children until {@code warmup + handoffs} hand-offs.
+   * Runs one lock with {@code processes} children until {@code warmup + handoffs} hand-offs, each
+   * child first taking and releasing a private lock {@code jitWarmup} times.
    */
-  static Result run(String lock, int processes, int handoffs, int warmup, int holdMicros)
-      throws IOException, InterruptedException {
+  static Result run(String lock, int processes, int handoffs, int warmup, int holdMicros,
+      int jitWarmup) throws IOException, InterruptedException {
     if (processes < 2 || processes > 64) {
       throw new IllegalArgumentException("between 2 and 64 processes");
     }
@@ -171,7 +173,7 @@ public final class HandOffBench {
         long before = System.nanoTime();
         for (int i = 0; i < processes; i++) {
           children.add(new ProcessBuilder(javaCommand(lock, lockDirectory, shared, i, acquisitions,
-              holdMicros, work.resolve("out-" + i))).inheritIO().start());
+              holdMicros, jitWarmup, work.resolve("out-" + i))).inheritIO().start());
         }
         awaitReady(map, processes, before, children);
         System.out.printf(Locale.ROOT, "%s: %d children ready, their clocks agree with this"
@@ -196,12 +198,12 @@ public final class HandOffBench {
   }
 
   private static List<String> javaCommand(String lock, Path lockDirectory, Path shared, int index,
-      int acquisitions, int holdMicros, Path out) {
+      int acquisitions, int holdMicros, int jitWarmup, Path out) {
     return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx64m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
         HandOffBench.class.getName(), "child", lock, lockDirectory.toString(), shared.toString(),
         Integer.toString(index), Integer.toString(acquisitions), Integer.toString(holdMicros),
-        out.toString());
+        Integer.toString(jitWarmup), out.toString());
   }
 
   private static void awaitReady(MappedByteBuffer map, int processes, long before,
@@ -273,7 +275,8 @@ public final class HandOffBench {
     int index = Integer.parseInt(args[4]);
     long acquisitions = Long.parseLong(args[5]);
     long holdNanos = TimeUnit.MICROSECONDS.toNanos(Long.parseLong(args[6]));
-    Path out = Path.of(args[7]);
+    int jitWarmup = Integer.parseInt(args[7]);
+    Path out = Path.of(args[8]);
     List<long[]> records = new ArrayList<>();
     try (FileChannel channel = FileChannel.open(shared, StandardOpenOption.READ,
         StandardOpenOption.WRITE)) {
@@ -281,7 +284,7 @@ public final class HandOffBench {
       // Compile the lock's uncontended path before the start, on a private directory, so that the
       // hand-offs measure the lock rather than the interpreter.
       Path warm = Files.createDirectories(out.resolveSibling("warm-" + index));
-      for (int i = 0; i < JIT_WARMUP; i++) {
+      for (int i = 0; i < jitWarmup; i++) {
         close(open(lock, warm));
       }
       LONGS.setVolatile(map, (READY + index) * 8, System.nanoTime());

@@ -12,7 +12,7 @@ class HandOffBenchTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void everyHandOffOfCryosLockGoesFromOneHolderToTheNextWithoutOverlap() throws Exception {
-    HandOffBench.Result result = HandOffBench.run("cryo", 3, 60, 10, 200);
+    HandOffBench.Result result = HandOffBench.run("cryo", 3, 60, 10, 200, 100);
 
     assertThat(result.overlaps()).isZero();
     assertThat(result.measured()).isEqualTo(60);
