@@ -7,6 +7,8 @@ import java.nio.file.StandardWatchEventKinds;
 import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,6 +30,23 @@ final class ReleaseWatch implements AutoCloseable {
   static final long MAX_NAP_MILLIS = 250;
   private static final long FIRST_POLL_MILLIS = 1;
   private static final long MAX_POLL_MILLIS = 50;
+
+  /**
+   * Closes watch services in the background: closing an inotify instance waits for the kernel to
+   * retire its watches (an RCU grace period: up to about 10 ms on an idle machine), which must not
+   * delay the acquisition that has just succeeded. A few threads, so that a burst of contended
+   * acquisitions does not queue behind one another's closes; idle threads go away.
+   */
+  private static final ThreadPoolExecutor CLOSER = new ThreadPoolExecutor(4, 4, 10,
+      TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {
+        Thread thread = new Thread(task, "cryo-lock-watch-closer");
+        thread.setDaemon(true);
+        return thread;
+      });
+
+  static {
+    CLOSER.allowCoreThreadTimeOut(true);
+  }
 
   private final WatchService service;
   private final Path fileName;
@@ -117,9 +136,16 @@ final class ReleaseWatch implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops watching. The watch service is released in the background (see {@link #CLOSER}); this
+   * call does not wait for it.
+   */
   @Override
   public void close() {
-    closeQuietly(service);
+    if (service != null) {
+      WatchService closing = service;
+      CLOSER.execute(() -> closeQuietly(closing));
+    }
   }
 
   private static void closeQuietly(WatchService service) {
