@@ -46,8 +46,9 @@ import java.util.Set;
  * ({@code stat}, {@code toRealPath}), canonicalising the lockfile's directory, the in-JVM slot and
  * guard, making a fresh record (random token, clock), formatting and parsing it, comparing tokens.
  * The record written is a real cryo record of the same size, made once. The temporary and aside
- * names are fixed (they never coexist across calls), where cryo draws random ones. Not
- * thread-safe: one instance per thread and directory.
+ * names are new for every call, as cryo's are (a file system does not treat a name it has just
+ * seen removed like a fresh one), but counted instead of drawn at random. Not thread-safe: one
+ * instance per thread and directory.
  */
 public final class ProtocolFloor {
 
@@ -57,8 +58,9 @@ public final class ProtocolFloor {
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
 
   private final Path lockFile;
-  private final Path temporary;
-  private final Path aside;
+  private final String temporaryPrefix;
+  private final String asidePrefix;
+  private long serial;
   private final byte[] record;
   private final ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
 
@@ -70,10 +72,16 @@ public final class ProtocolFloor {
   public ProtocolFloor(Path directory) {
     this.lockFile = directory.resolve(ProcessLock.FILE_NAME);
     long pid = ProcessHandle.current().pid();
-    this.temporary = directory.resolve(ProcessLock.FILE_NAME + ".cryo-tmp." + pid + ".0123456789abcdef");
-    this.aside = directory.resolve(ProcessLock.FILE_NAME + ".cryo-aside." + pid + ".0123456789abcdef");
+    this.temporaryPrefix = ProcessLock.FILE_NAME + ".cryo-tmp." + pid + ".";
+    this.asidePrefix = ProcessLock.FILE_NAME + ".cryo-aside." + pid + ".";
     this.record = LockRecord.fresh(ProcessIdentity.current(),
         "java pid " + pid + " thread " + Thread.currentThread().getName()).toBytes();
+  }
+
+  /** A name never used before by this floor: 16 hex digits, as long as cryo's random ones. */
+  private String uniqueSuffix() {
+    String hex = Long.toHexString(++serial);
+    return "0000000000000000".substring(hex.length()) + hex;
   }
 
   /** The lockfile this floor publishes and removes. */
@@ -87,6 +95,7 @@ public final class ProtocolFloor {
    * @return whether it was published (false: something was already there)
    */
   public boolean acquire() throws IOException {
+    Path temporary = lockFile.resolveSibling(temporaryPrefix + uniqueSuffix());
     try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
       ByteBuffer content = ByteBuffer.wrap(record);
       while (content.hasRemaining()) {
@@ -113,6 +122,7 @@ public final class ProtocolFloor {
    * @return whether it was removed
    */
   public boolean release() throws IOException {
+    Path aside = lockFile.resolveSibling(asidePrefix + uniqueSuffix());
     Files.createLink(aside, lockFile);
     try {
       BasicFileAttributes asideAttributes =
