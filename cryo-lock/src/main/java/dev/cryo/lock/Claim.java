@@ -6,6 +6,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -69,7 +70,7 @@ final class Claim {
         }
         if (watch == null) {
           // Look again right after the watch starts, so that a release in between is not missed.
-          watch = ReleaseWatch.on(file.path());
+          watch = ReleaseWatch.onRemovalOf(file.path());
           continue;
         }
         long nap = remaining;
@@ -95,6 +96,9 @@ final class Claim {
 
   /** Whether {@code bytes} are a record with the same token as {@code ours}. */
   static boolean isOurs(byte[] bytes, LockRecord ours) {
+    if (ours != null && Arrays.equals(bytes, ours.toBytes())) {
+      return true; // our own record, unchanged: it parses back to our token, no need to parse it
+    }
     try {
       return ours != null && Objects.equals(LockRecord.parse(bytes).token(), ours.token());
     } catch (MalformedRecordException e) {

@@ -87,6 +87,14 @@ public final class LockFile {
     }
   }
 
+  /**
+   * The lockfile at {@code path}, which is already canonical (absolute, its directory a real path):
+   * the same as {@link #at} without resolving the directory again.
+   */
+  static LockFile ofCanonical(Path path) {
+    return new LockFile(path);
+  }
+
   /** The lockfile's path. */
   public Path path() {
     return path;

@@ -114,7 +114,7 @@ public final class ProcessLock implements AutoCloseable {
     }
     boolean claimed = false;
     try {
-      LockRecord record = Claim.run(LockFile.at(lockFile), holder, deadline);
+      LockRecord record = Claim.run(slot.file, holder, deadline);
       slot.mutex.lock();
       try {
         slot.depth = 1;
@@ -178,7 +178,7 @@ public final class ProcessLock implements AutoCloseable {
       LockRecord shared = slot.record.withCompanion(process.pid(), started.getAsLong());
       LockFile.Removal outcome;
       try {
-        outcome = LockFile.at(slot.lockFile).replaceIf(
+        outcome = slot.file.replaceIf(
             bytes -> Claim.isOurs(bytes, slot.record), shared, RELEASE_PATIENCE);
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.IO_FAILURE, slot.lockFile,
@@ -217,7 +217,7 @@ public final class ProcessLock implements AutoCloseable {
       LockRecord ours = slot.record;
       LockFile.Removal outcome;
       try {
-        outcome = LockFile.at(slot.lockFile).removeIf(bytes -> Claim.isOurs(bytes, ours),
+        outcome = slot.file.removeIf(bytes -> Claim.isOurs(bytes, ours),
             RELEASE_PATIENCE);
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
@@ -285,7 +285,7 @@ public final class ProcessLock implements AutoCloseable {
       throw new IllegalStateException("re-entry while this thread's first acquisition is"
           + " incomplete: " + slot.lockFile);
     }
-    LockReading onDisk = LockFile.at(slot.lockFile).read();
+    LockReading onDisk = slot.file.read();
     if (onDisk instanceof LockReading.Present present) {
       if (Objects.equals(present.record().token(), slot.record.token())) {
         slot.depth++;
@@ -342,7 +342,7 @@ public final class ProcessLock implements AutoCloseable {
         continue;
       }
       try {
-        LockFile.at(slot.lockFile).removeIf(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
+        slot.file.removeIf(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
       }
@@ -358,6 +358,7 @@ public final class ProcessLock implements AutoCloseable {
   /** The in-JVM state of one lockfile: which thread owns it, how deep, under which record. */
   private static final class Slot {
     final Path lockFile;
+    final LockFile file; // lockFile is canonical already: no need to resolve it on every use
     final ReentrantLock mutex = new ReentrantLock();
     final Condition changed = mutex.newCondition();
     Thread owner; // guarded by mutex
@@ -366,6 +367,7 @@ public final class ProcessLock implements AutoCloseable {
 
     Slot(Path lockFile) {
       this.lockFile = lockFile;
+      this.file = LockFile.ofCanonical(lockFile);
     }
 
     void free() {

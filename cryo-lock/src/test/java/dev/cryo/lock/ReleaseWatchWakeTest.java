@@ -24,7 +24,7 @@ class ReleaseWatchWakeTest {
   void theRemovalOfAnotherEntryDoesNotEndTheWait() throws Exception {
     Path lockFile = Files.writeString(directory.resolve(".lock"), "1\n");
     Path temporary = Files.writeString(directory.resolve(".lock.cryo-tmp.1.0123456789abcdef"), "");
-    try (ReleaseWatch watch = ReleaseWatch.on(lockFile)) {
+    try (ReleaseWatch watch = ReleaseWatch.onRemovalOf(lockFile)) {
       assumeTrue(watch.isNotified(), "no file-change notification here");
       Files.delete(temporary);
       long start = System.nanoTime();

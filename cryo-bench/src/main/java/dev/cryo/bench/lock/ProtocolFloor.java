@@ -1,0 +1,160 @@
+package dev.cryo.bench.lock;
+
+import dev.cryo.lock.LockRecord;
+import dev.cryo.lock.ProcessIdentity;
+import dev.cryo.lock.ProcessLock;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The floor of an uncontended {@link ProcessLock} acquire + release: the file-system calls of cryo's
+ * own protocol, in the same order and through the same JDK calls, and nothing else.
+ *
+ * <p>Acquire (what {@code Publication.publishExclusive} does):
+ * <ol>
+ *   <li>open a temporary beside {@code .lock} with {@code CREATE_NEW, WRITE, NOFOLLOW_LINKS} and
+ *       mode 0600; write the record; read its link count ({@code unix:nlink}, one {@code lstat});
+ *       close;
+ *   <li>{@code link(temporary, .lock)};
+ *   <li>delete the temporary.
+ * </ol>
+ *
+ * <p>Release (what {@code LockFile.removeIf} does):
+ * <ol>
+ *   <li>{@code link(.lock, aside)}; {@code lstat(aside)};
+ *   <li>open the aside name {@code READ, WRITE, NOFOLLOW_LINKS}; {@code tryLock()} (an
+ *       {@code fcntl} lock); read the content to end of file with positional reads into a
+ *       4097-byte buffer;
+ *   <li>{@code lstat(.lock)} and compare its file key with the aside's; delete {@code .lock};
+ *   <li>close the channel (which drops the {@code fcntl} lock); delete the aside name.
+ * </ol>
+ *
+ * <p>Left out, because they are not calls of the protocol: validating the directory
+ * ({@code stat}, {@code toRealPath}), canonicalising the lockfile's directory, the in-JVM slot and
+ * guard, making a fresh record (random token, clock), formatting and parsing it, comparing tokens.
+ * The record written is a real cryo record of the same size, made once. The temporary and aside
+ * names are new for every call, as cryo's are (a file system does not treat a name it has just
+ * seen removed like a fresh one), but counted instead of drawn at random. Not thread-safe: one
+ * instance per thread and directory.
+ */
+public final class ProtocolFloor {
+
+  private static final FileAttribute<?> PRIVATE_FILE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+  private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
+      StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+
+  private final Path lockFile;
+  private final String temporaryPrefix;
+  private final String asidePrefix;
+  private long serial;
+  private final byte[] record;
+  private final ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
+
+  /**
+   * A floor working in {@code directory} (which must exist), on {@code <directory>/.lock}.
+   *
+   * @param directory the directory; the same file names as {@link ProcessLock} are used
+   */
+  public ProtocolFloor(Path directory) {
+    this.lockFile = directory.resolve(ProcessLock.FILE_NAME);
+    long pid = ProcessHandle.current().pid();
+    this.temporaryPrefix = ProcessLock.FILE_NAME + ".cryo-tmp." + pid + ".";
+    this.asidePrefix = ProcessLock.FILE_NAME + ".cryo-aside." + pid + ".";
+    this.record = LockRecord.fresh(ProcessIdentity.current(),
+        "java pid " + pid + " thread " + Thread.currentThread().getName()).toBytes();
+  }
+
+  /** A name never used before by this floor: 16 hex digits, as long as cryo's random ones. */
+  private String uniqueSuffix() {
+    String hex = Long.toHexString(++serial);
+    return "0000000000000000".substring(hex.length()) + hex;
+  }
+
+  /** The lockfile this floor publishes and removes. */
+  public Path lockFile() {
+    return lockFile;
+  }
+
+  /**
+   * Publishes the record at {@code .lock}, as an uncontended acquire does.
+   *
+   * @return whether it was published (false: something was already there)
+   */
+  public boolean acquire() throws IOException {
+    Path temporary = lockFile.resolveSibling(temporaryPrefix + uniqueSuffix());
+    try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
+      ByteBuffer content = ByteBuffer.wrap(record);
+      while (content.hasRemaining()) {
+        channel.write(content);
+      }
+      Object links = Files.getAttribute(temporary, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+      if (!(links instanceof Integer count) || count != 1) {
+        throw new IOException("unexpected link count " + links + " of " + temporary);
+      }
+    }
+    try {
+      Files.createLink(lockFile, temporary);
+      return true;
+    } catch (FileAlreadyExistsException e) {
+      return false;
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
+  }
+
+  /**
+   * Removes {@code .lock} through the guarded sequence of a release.
+   *
+   * @return whether it was removed
+   */
+  public boolean release() throws IOException {
+    Path aside = lockFile.resolveSibling(asidePrefix + uniqueSuffix());
+    Files.createLink(aside, lockFile);
+    try {
+      BasicFileAttributes asideAttributes =
+          Files.readAttributes(aside, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      try (FileChannel channel = FileChannel.open(aside, StandardOpenOption.READ,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        FileLock osLock = channel.tryLock();
+        if (osLock == null) {
+          return false;
+        }
+        readBuffer.clear();
+        long position = 0;
+        while (readBuffer.hasRemaining()) {
+          int read = channel.read(readBuffer, position);
+          if (read < 0) {
+            break;
+          }
+          position += read;
+        }
+        if (position != record.length) {
+          return false;
+        }
+        Object current = Files.readAttributes(lockFile, BasicFileAttributes.class,
+            LinkOption.NOFOLLOW_LINKS).fileKey();
+        if (!Objects.equals(current, asideAttributes.fileKey())) {
+          return false;
+        }
+        Files.delete(lockFile);
+        return true;
+      }
+    } finally {
+      Files.deleteIfExists(aside);
+    }
+  }
+}
