@@ -73,7 +73,8 @@ public record LockRecord(
   private static final Pattern TOKEN = Pattern.compile("[0-9a-f]{32}");
   private static final Pattern WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
   private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,19}");
-  private static final SecureRandom RANDOM = new SecureRandom();
+  /** Tokens only need to be unique; a DRBG draws them without a system call each. */
+  private static final SecureRandom RANDOM = tokenSource();
 
   /** Validates the components; see the class documentation for their meaning. */
   public LockRecord {
@@ -120,6 +121,14 @@ public record LockRecord(
         Instant.now().truncatedTo(ChronoUnit.MILLIS),
         0,
         -1);
+  }
+
+  private static SecureRandom tokenSource() {
+    try {
+      return SecureRandom.getInstance("DRBG");
+    } catch (java.security.NoSuchAlgorithmException e) {
+      return new SecureRandom();
+    }
   }
 
   /** This record with a companion process whose life also keeps the lock held. */

@@ -14,9 +14,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,7 +55,6 @@ public final class Publication {
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-  private static final SecureRandom RANDOM = new SecureRandom();
   private static final long PID = ProcessHandle.current().pid();
 
   private Publication() {}
@@ -135,10 +134,10 @@ public final class Publication {
 
   /** A fresh, unused name beside {@code target}, marked with {@code mark} and this pid. */
   static Path sibling(Path target, String mark) {
-    byte[] random = new byte[8];
-    RANDOM.nextBytes(random);
-    return target.resolveSibling(
-        target.getFileName() + mark + PID + "." + HexFormat.of().formatHex(random));
+    // Unique, not secret: the pid tells processes apart, 64 random bits the calls of one process.
+    // A name somebody else planted only makes the exclusive create fail; it is never followed.
+    return target.resolveSibling(target.getFileName() + mark + PID + "."
+        + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
   }
 
   private static Path writeTemporary(Path target, byte[] content, Durability durability)
