@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * The claim loop shared by {@link ProcessLock} and {@link FolderSemaphore}: publish a fresh record;
@@ -151,7 +152,7 @@ final class Claim {
     }
   }
 
-  private static Wait reclaim(LockFile file, java.util.function.Predicate<byte[]> same, String why)
+  private static Wait reclaim(LockFile file, Predicate<byte[]> same, String why)
       throws LockException {
     LockFile.Removal outcome;
     try {

@@ -1,5 +1,7 @@
 package dev.cryo.lock;
 
+import java.util.Locale;
+
 /** What can be proved about a lock holder. */
 public enum Liveness {
   /** The holder runs, or nothing proves it does not: the lock is held. */
@@ -11,6 +13,6 @@ public enum Liveness {
 
   /** The liveness in lower case, as printed by the CLI and written in its JSON. */
   public String code() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -13,6 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
@@ -128,7 +129,7 @@ public final class LockFile {
    * @param expected a test on the exact bytes of the file, made under the guard
    * @param patience how long to wait for another remover of the same file; zero tries once
    */
-  public Removal removeIf(Predicate<byte[]> expected, java.time.Duration patience)
+  public Removal removeIf(Predicate<byte[]> expected, Duration patience)
       throws IOException {
     return actIf(expected, patience, () -> Files.delete(path));
   }
@@ -139,7 +140,7 @@ public final class LockFile {
    *
    * @return {@link Removal#REMOVED} when the old content was replaced, else what stopped it
    */
-  Removal replaceIf(Predicate<byte[]> expected, LockRecord record, java.time.Duration patience)
+  Removal replaceIf(Predicate<byte[]> expected, LockRecord record, Duration patience)
       throws IOException {
     byte[] content = record.toBytes();
     return actIf(expected, patience,
@@ -150,7 +151,7 @@ public final class LockFile {
     void run() throws IOException;
   }
 
-  private Removal actIf(Predicate<byte[]> expected, java.time.Duration patience, Action action)
+  private Removal actIf(Predicate<byte[]> expected, Duration patience, Action action)
       throws IOException {
     ReentrantLock guard = guard();
     guard.lock();

@@ -10,6 +10,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -171,7 +172,7 @@ public final class ProcessLock implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("this lock handle is closed");
       }
-      java.util.OptionalLong started = ProcessTable.system().startOf(process.pid());
+      OptionalLong started = ProcessTable.system().startOf(process.pid());
       if (started.isEmpty()) {
         return;
       }
