@@ -19,7 +19,8 @@ import java.util.Map;
  * {@code Long}, {@code BigInteger}, {@code Double}, {@code BigDecimal}, {@code Boolean},
  * {@code byte[]}, {@code null}) and never as a class named by the bytes: default typing stays off,
  * so a type hint such as {@code "@class"} is just a map entry. Writing anything else is refused
- * rather than turned into a bean, so what is written is exactly what comes back. Thread-safe.
+ * rather than turned into a bean, so what is written is exactly what comes back; so is text that is
+ * not well-formed Unicode (a lone surrogate has no UTF-8 form). Thread-safe.
  */
 public final class CborCodec implements ParcelCodec {
 
@@ -50,10 +51,24 @@ public final class CborCodec implements ParcelCodec {
     return mapper.readValue(bytes, Object.class);
   }
 
+  private static void checkText(String text, String where) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new IllegalArgumentException(where + " holds a lone surrogate at index " + i
+            + ", which has no UTF-8 form; the " + NAME + " codec writes text as UTF-8 only:"
+            + " carry such a value as bytes");
+      }
+    }
+  }
+
   private static void check(Object value, String where) {
     switch (value) {
       case null -> { }
-      case String s -> { }
+      case String s -> checkText(s, where);
       case Boolean b -> { }
       case Integer i -> { }
       case Long l -> { }
@@ -71,6 +86,7 @@ public final class CborCodec implements ParcelCodec {
                 + (entry.getKey() == null ? "null" : entry.getKey().getClass().getName())
                 + "; the " + NAME + " codec maps string keys only");
           }
+          checkText(key, where + " key");
           check(entry.getValue(), where + "." + key);
         }
       }

@@ -65,6 +65,10 @@ class CborCodecTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("the payload.user.cart[0]").hasMessageContaining(Planted.class.getName());
     assertThatThrownBy(() -> codec.encode(Map.of(1, "x"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> codec.encode(Map.of("a", List.of("ok", "x\uD800"))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the payload.a[1]")
+        .hasMessageContaining("lone surrogate");
+    assertThatThrownBy(() -> codec.encode(Map.of("\uDC00", 1))).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
