@@ -20,7 +20,7 @@ class FolderKeysTest {
   static final List<String> HOSTILE = List.of("", ".", "..", "../x", "a/b", "/", "\\", "a\u0000b",
       "\u0000", "\n", "\u0007\u001f\u007f", "%", "%25", "+", "~", "Alice", "alice", "ALICE",
       "\uD800", "\uDC00", "\uD800\uDC00", "\uD83D\uDE00", "\uDE00\uD83D", "é", "e\u0301",
-      ".lock", "user.parcel", "x".repeat(200), "x".repeat(201), "é".repeat(300),
+      ".lock", "user.parcel", "../mario/../../etc", "anna@example.com", "x".repeat(200), "x".repeat(201), "é".repeat(300),
       "/".repeat(10_000), "\uD800".repeat(1000), "\uD800".repeat(1001));
 
   static void assertValidName(String key) {
@@ -43,6 +43,8 @@ class FolderKeysTest {
     }
     assertThat(FolderKeys.key("Alice")).isNotEqualTo(FolderKeys.key("alice"));
     assertThat(FolderKeys.key("a/b")).isEqualTo("a%2Fb");
+    assertThat(FolderKeys.key("anna@example.com")).isEqualTo("anna%40example%2Ecom");
+    assertThat(FolderKeys.key("é\uD800")).isEqualTo("%C3%A9%uD800");
     assertThat(FolderKeys.key("..")).isEqualTo("%2E%2E");
     assertThat(FolderKeys.key("x".repeat(201))).contains("+").hasSize(FolderKeys.PREFIX_LENGTH + 65);
   }
@@ -61,6 +63,43 @@ class FolderKeysTest {
     assertThat(keyA).isEqualTo(FolderKeys.key(a));
     if (!a.equals(b)) {
       assertThat(keyA).isNotEqualTo(FolderKeys.key(b));
+    }
+  }
+
+  /** Undoes the short form (tests only: the freezer never reads an identity back from a name). */
+  static String decodeShortKey(String key) {
+    if (key.equals("%")) {
+      return "";
+    }
+    StringBuilder identity = new StringBuilder();
+    java.io.ByteArrayOutputStream utf8 = new java.io.ByteArrayOutputStream();
+    int i = 0;
+    while (i < key.length()) {
+      if (key.startsWith("%u", i)) {
+        identity.append(utf8.toString(StandardCharsets.UTF_8));
+        utf8.reset();
+        identity.append((char) Integer.parseInt(key.substring(i + 2, i + 6), 16));
+        i += 6;
+      } else if (key.charAt(i) == '%') {
+        utf8.write(Integer.parseInt(key.substring(i + 1, i + 3), 16));
+        i += 3;
+      } else {
+        identity.append(utf8.toString(StandardCharsets.UTF_8));
+        utf8.reset();
+        identity.append(key.charAt(i));
+        i++;
+      }
+    }
+    return identity.append(utf8.toString(StandardCharsets.UTF_8)).toString();
+  }
+
+  @Property(tries = 3000)
+  void everyShortKeyDecodesBackToItsIdentitySoShortKeysAreInjective(@ForAll("identities") String identity) {
+    String key = FolderKeys.key(identity);
+    if (key.contains("+")) {
+      assertThat(key).hasSize(FolderKeys.PREFIX_LENGTH + 65);
+    } else {
+      assertThat(decodeShortKey(key)).isEqualTo(identity);
     }
   }
 

@@ -99,6 +99,23 @@ class FreezerTest {
   }
 
   @Test
+  void twoConnectionsAreTwoIndependentParcels() throws Exception {
+    Freezer freezer = freezer();
+    freezer.tryTakeSemaphore("otto", "w");
+    freezer.writeConnectionParcel("otto", "c1", Map.of("n", 1), "w", "freeze", "g");
+    freezer.writeConnectionParcel("otto", "C1", Map.of("n", 2), "w", "freeze", "g");
+    freezer.writeConnectionParcel("otto", "../c1", Map.of("n", 3), "w", "freeze", "g");
+    assertThat(freezer.readConnectionParcel("otto", "c1")).contains(Map.of("n", 1));
+    assertThat(freezer.readConnectionParcel("otto", "C1")).contains(Map.of("n", 2));
+    assertThat(freezer.readConnectionParcel("otto", "../c1")).contains(Map.of("n", 3));
+    freezer.dropConnectionParcel("otto", "c1");
+    assertThat(freezer.readConnectionParcel("otto", "c1")).isEmpty();
+    assertThat(freezer.readConnectionParcel("otto", "C1")).contains(Map.of("n", 2));
+    assertThat(names(freezer.folder("otto")))
+        .containsExactly(".lock", "connection-%2E%2E%2Fc1.parcel", "connection-C1.parcel");
+  }
+
+  @Test
   void writingWithoutTheSemaphoreIsRefusedAndCreatesNothing() throws Exception {
     Freezer freezer = freezer();
     assertThatThrownBy(() -> freezer.writeUserParcel("carol", STORE, "w", "freeze", "g"))
@@ -133,6 +150,7 @@ class FreezerTest {
     freezer.dropUserParcel("erin");
     freezer.dropUserParcel("erin");
     assertThat(freezer.readUserParcel("erin")).isEmpty();
+    assertThat(freezer.semaphoreHolder("erin").orElseThrow().holder()).isEqualTo("w");
     freezer.releaseSemaphore("erin", "w");
     assertThat(freezer.folder("erin")).isDirectory();
     assertThat(freezer.readConnectionParcel("erin", "c1")).contains(STORE);
@@ -349,6 +367,7 @@ class FreezerTest {
     assertThat(freezer.tryTakeSemaphore("ned", "second")).isFalse();
     assertThatThrownBy(() -> freezer.releaseSemaphore("ned", "second"))
         .isInstanceOf(dev.cryo.lock.LockException.class).hasMessageContaining("first");
+    assertThat(freezer.semaphoreHolder("ned").orElseThrow().holder()).isEqualTo("first");
     freezer.releaseSemaphore("ned", "first");
     assertThat(freezer.tryTakeSemaphore("ned", "second")).isTrue();
   }
