@@ -348,6 +348,8 @@ public final class Freezer {
   /**
    * Moves the whole root to {@code destination} in one atomic rename, and follows it: this freezer
    * works at the new name afterwards. Never copies: a root that appears under its new name is complete.
+   * The destination is checked first because the operating system's rename would silently replace an
+   * empty directory; one created between that check and the rename is still replaced.
    *
    * @param destination a path that does not exist yet, on the same file system, whose parent exists
    * @throws FreezerException {@link FreezerException.Reason#RENAME_REFUSED} when the destination exists
