@@ -1,0 +1,568 @@
+package dev.cryo.freezer;
+
+import dev.cryo.lock.FolderSemaphore;
+import dev.cryo.lock.LockException;
+import dev.cryo.lock.LockRecord;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileStore;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The freezer on disk: one root, one folder per user, and the only code that computes a path under
+ * the root.
+ *
+ * <p>A user's folder is named by {@link FolderKeys#key} of the identity, forward only. It holds
+ * {@value #USER_PARCEL} (the user's own store), one {@code connection-KEY.parcel} per connection
+ * (the connection with its pages, {@code KEY} being the connection id's key), and the semaphore
+ * {@value FolderSemaphore#FILE_NAME} of {@link FolderSemaphore}. The commander's own parcel,
+ * {@value #COMMANDER_PARCEL}, is a file at the root, which the sweep never sees because it only
+ * looks at folders. Folders are created 0700 and parcels 0600.
+ *
+ * <p><b>The semaphore is the only coherence mechanism.</b> {@link #tryTakeSemaphore} tries once and
+ * creates the folder; whoever holds it writes directly over the destination (no temporary file, no
+ * rename) and a reader takes it before looking, so nobody reads half a parcel. What a crash or a full
+ * disk leaves half-written is caught by the envelope: it reads as a
+ * {@link FreezerException.Reason#CORRUPT_PARCEL}, never as another payload. Writing needs the folder,
+ * which only the semaphore creates; the freezer does not check who holds it. {@link #releaseSemaphore}
+ * removes the folder when the lock was all it had left: the root holds the frozen and nothing else.
+ *
+ * <p>Reads answer an empty {@code Optional} when there is no such parcel. Drops ask for absence: what
+ * is already gone is the same outcome, not an error.
+ *
+ * <p>Concurrency: every method is thread-safe and may run in several processes at once; the files
+ * are the only state, except the root's path, which {@link #renameRoot} changes and which must not
+ * run while other calls on this instance are in flight.
+ */
+public final class Freezer {
+
+  /** The user's own store inside the user's folder. */
+  public static final String USER_PARCEL = "user.parcel";
+
+  /** The start of a connection parcel's name; the connection id's key and {@value #PARCEL_SUFFIX} follow. */
+  public static final String CONNECTION_PARCEL_PREFIX = "connection-";
+
+  /** The end of every parcel's name. */
+  public static final String PARCEL_SUFFIX = ".parcel";
+
+  /** The commander's own parcel, a file at the root. */
+  public static final String COMMANDER_PARCEL = "commander.parcel";
+
+  /** The biggest parcel the freezer reads; a bigger file is refused as corrupt. */
+  public static final int MAX_PARCEL_LENGTH = Integer.MAX_VALUE - 64;
+
+  private static final FileAttribute<Set<PosixFilePermission>> FOLDER_MODE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+  private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+
+  private final ParcelCodec codec;
+  private volatile Path root;
+
+  /**
+   * A freezer at {@code root} with the default {@link CborCodec}; see {@link #Freezer(Path, ParcelCodec)}.
+   *
+   * @throws FreezerException when the root cannot be created or is not a directory
+   */
+  public Freezer(Path root) throws FreezerException {
+    this(root, new CborCodec());
+  }
+
+  /**
+   * A freezer at {@code root}, created (0700, with its missing parents) when missing; an existing root
+   * is used as it is.
+   *
+   * @param codec encodes every payload written and decodes every payload read
+   * @throws FreezerException when the root cannot be created or is not a directory
+   */
+  public Freezer(Path root, ParcelCodec codec) throws FreezerException {
+    this.root = root.toAbsolutePath().normalize();
+    this.codec = Objects.requireNonNull(codec, "codec");
+    createRoot();
+  }
+
+  /** The root's current path (it changes with {@link #renameRoot}). */
+  public Path root() {
+    return root;
+  }
+
+  /** The codec this freezer writes and reads with. */
+  public ParcelCodec codec() {
+    return codec;
+  }
+
+  /** The folder key of {@code user}; the same as {@link FolderKeys#key}. */
+  public static String key(String user) {
+    return FolderKeys.key(user);
+  }
+
+  /** The folder of {@code user}, which may or may not exist. */
+  public Path folder(String user) {
+    return root.resolve(FolderKeys.key(user));
+  }
+
+  /** The file of one connection parcel of {@code user}, which may or may not exist. */
+  public Path connectionParcel(String user, String connectionId) {
+    return folder(user).resolve(CONNECTION_PARCEL_PREFIX + FolderKeys.key(connectionId) + PARCEL_SUFFIX);
+  }
+
+  // ---------------------------------------------------------------- the semaphore
+
+  /**
+   * Tries once to take the semaphore of {@code user} for {@code holder}, creating the folder (0700)
+   * when needed. Never waits: whoever finds it taken retries on its own schedule.
+   *
+   * @return {@code true} when it is now {@code holder}'s, {@code false} when somebody alive has it
+   * @throws LockException when the semaphore or the folder cannot be used (see {@link FolderSemaphore#tryTake})
+   */
+  public boolean tryTakeSemaphore(String user, String holder) throws LockException {
+    return FolderSemaphore.tryTake(folder(user), holder);
+  }
+
+  /**
+   * Gives the semaphore of {@code user} back; the folder goes with it when nothing else is left.
+   *
+   * @throws LockException when {@code holder} in this process does not hold it (nothing is changed)
+   *     or the file system refuses (see {@link FolderSemaphore#release})
+   */
+  public void releaseSemaphore(String user, String holder) throws LockException {
+    FolderSemaphore.release(folder(user), holder);
+  }
+
+  /**
+   * Who holds the semaphore of {@code user} right now.
+   *
+   * @return the holder's record, or empty when it is free
+   * @throws LockException when the lockfile cannot be read as a record
+   */
+  public Optional<LockRecord> semaphoreHolder(String user) throws LockException {
+    return FolderSemaphore.holder(folder(user));
+  }
+
+  // ---------------------------------------------------------------- parcels
+
+  /**
+   * Writes the user's own store directly over whatever was there. The caller holds the semaphore.
+   *
+   * @param writer the name answering for the write; {@code cause} why; {@code group} the writer's group
+   * @throws IllegalArgumentException when the codec does not map the payload (nothing was written)
+   * @throws FreezerException {@link FreezerException.Reason#FOLDER_MISSING} when the semaphore was
+   *     not taken; {@link FreezerException.Reason#IO_FAILURE} when the write failed, full disk included
+   *     (the parcel may then be torn and reads as corrupt; the other parcels and the semaphore are
+   *     untouched)
+   */
+  public void writeUserParcel(String user, Object payload, String writer, String cause, String group)
+      throws FreezerException {
+    write(folder(user).resolve(USER_PARCEL), payload, writer, cause, group);
+  }
+
+  /**
+   * Writes one connection of {@code user}, with its pages, directly over whatever was there; the same
+   * contract as {@link #writeUserParcel}.
+   */
+  public void writeConnectionParcel(String user, String connectionId, Object payload, String writer,
+      String cause, String group) throws FreezerException {
+    write(connectionParcel(user, connectionId), payload, writer, cause, group);
+  }
+
+  /**
+   * Writes the commander's own parcel at the root (its group is empty); the same contract as
+   * {@link #writeUserParcel}, without a semaphore.
+   */
+  public void writeCommanderParcel(Object payload, String writer, String cause) throws FreezerException {
+    write(root.resolve(COMMANDER_PARCEL), payload, writer, cause, "");
+  }
+
+  /**
+   * Reads the user's own store. The caller holds the semaphore.
+   *
+   * @return the payload as written, or empty when there is no such parcel
+   * @throws FreezerException {@link FreezerException.Reason#CORRUPT_PARCEL} for a torn or altered
+   *     parcel, {@link FreezerException.Reason#INVALID_PAYLOAD} when the codec refuses it,
+   *     {@link FreezerException.Reason#NOT_A_REGULAR_FILE} when something else sits there; each names
+   *     the file, and nothing is changed
+   */
+  public Optional<Object> readUserParcel(String user) throws FreezerException {
+    return readPayload(folder(user).resolve(USER_PARCEL));
+  }
+
+  /** Reads one connection of {@code user}; the same contract as {@link #readUserParcel}. */
+  public Optional<Object> readConnectionParcel(String user, String connectionId) throws FreezerException {
+    return readPayload(connectionParcel(user, connectionId));
+  }
+
+  /** Reads the commander's own parcel; the same contract as {@link #readUserParcel}. */
+  public Optional<Object> readCommanderParcel() throws FreezerException {
+    return readPayload(root.resolve(COMMANDER_PARCEL));
+  }
+
+  /**
+   * The header of the user's own store, read without decoding the payload: for counting and for the
+   * operator, never a ground for a decision.
+   *
+   * @return the header, or empty when there is no such parcel
+   * @throws FreezerException as {@link #readUserParcel}, for the header alone
+   */
+  public Optional<ParcelHeader> userParcelHeader(String user) throws FreezerException {
+    return readHeader(folder(user).resolve(USER_PARCEL));
+  }
+
+  /** The header of one connection parcel; the same contract as {@link #userParcelHeader}. */
+  public Optional<ParcelHeader> connectionParcelHeader(String user, String connectionId)
+      throws FreezerException {
+    return readHeader(connectionParcel(user, connectionId));
+  }
+
+  /** The header of the commander's parcel; the same contract as {@link #userParcelHeader}. */
+  public Optional<ParcelHeader> commanderParcelHeader() throws FreezerException {
+    return readHeader(root.resolve(COMMANDER_PARCEL));
+  }
+
+  /**
+   * Makes sure the user's own store is gone; already gone is the same outcome. The folder stays until
+   * the semaphore is released.
+   *
+   * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when the file system refuses
+   */
+  public void dropUserParcel(String user) throws FreezerException {
+    drop(folder(user).resolve(USER_PARCEL));
+  }
+
+  /** Makes sure one connection parcel is gone; the same contract as {@link #dropUserParcel}. */
+  public void dropConnectionParcel(String user, String connectionId) throws FreezerException {
+    drop(connectionParcel(user, connectionId));
+  }
+
+  /** Makes sure the commander's parcel is gone; the same contract as {@link #dropUserParcel}. */
+  public void dropCommanderParcel() throws FreezerException {
+    drop(root.resolve(COMMANDER_PARCEL));
+  }
+
+  // ---------------------------------------------------------------- folders and the root
+
+  /**
+   * Removes everything {@code user} has in the freezer, semaphore included, and verifies it is gone.
+   *
+   * @return whether there was anything
+   * @throws FreezerException {@link FreezerException.Reason#SURVIVED_REMOVAL} when the folder is
+   *     still there afterwards (somebody took the semaphore meanwhile, or the file system refused)
+   */
+  public boolean dropUserFolder(String user) throws FreezerException {
+    return dropFolder(FolderKeys.key(user));
+  }
+
+  /**
+   * The sweep: removes every folder whose key nobody answers for, each verified gone. The commander's
+   * parcel and any other file at the root are never touched.
+   *
+   * @param claimedKeys the keys somebody still answers for, computed forward with {@link #key}
+   * @return the keys swept, sorted
+   * @throws FreezerException when a folder survives its removal (those before it are gone)
+   */
+  public List<String> cleanupFrozen(Set<String> claimedKeys) throws FreezerException {
+    Objects.requireNonNull(claimedKeys, "claimedKeys");
+    TreeSet<String> orphans = new TreeSet<>(folderKeys());
+    orphans.removeAll(claimedKeys);
+    for (String key : orphans) {
+      dropFolder(key);
+    }
+    return List.copyOf(orphans);
+  }
+
+  /**
+   * The keys of every folder at the root: real directories only, unopened; files and symbolic links
+   * are not folders.
+   *
+   * @throws FreezerException when the root cannot be listed
+   */
+  public Set<String> folderKeys() throws FreezerException {
+    Set<String> keys = new TreeSet<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
+      for (Path entry : entries) {
+        if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+          keys.add(entry.getFileName().toString());
+        }
+      }
+    } catch (IOException e) {
+      throw ioFailure(root, "could not list the freezer root " + root, e);
+    }
+    return keys;
+  }
+
+  /**
+   * Empties the root and stands it up again, bare and 0700: what every start does first.
+   *
+   * @throws FreezerException when something survives
+   */
+  public void wipeRoot() throws FreezerException {
+    deleteTree(root);
+    createRoot();
+    Set<String> left;
+    try (var entries = Files.list(root)) {
+      left = new TreeSet<>(entries.map(p -> p.getFileName().toString()).toList());
+    } catch (IOException e) {
+      throw ioFailure(root, "could not list the wiped root " + root, e);
+    }
+    if (!left.isEmpty()) {
+      throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
+          + root + " still holds " + left + " after its wipe (something wrote into it meanwhile);"
+          + " stop what writes there and wipe again");
+    }
+  }
+
+  /**
+   * Removes the root itself, whole, and verifies it is gone; a root already gone is the same outcome.
+   *
+   * @throws FreezerException when it survives
+   */
+  public void dropRoot() throws FreezerException {
+    deleteTree(root);
+    if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
+          + root + " survived its removal (something wrote into it meanwhile); stop it and drop again");
+    }
+  }
+
+  /**
+   * Moves the whole root to {@code destination} in one atomic rename, and follows it: this freezer
+   * works at the new name afterwards. Never copies: a root that appears under its new name is complete.
+   * The destination is checked first because the operating system's rename would silently replace an
+   * empty directory; one created between that check and the rename is still replaced.
+   *
+   * @param destination a path that does not exist yet, on the same file system, whose parent exists
+   * @throws FreezerException {@link FreezerException.Reason#RENAME_REFUSED} when the destination exists
+   *     or is on another file system (the cause is then an {@link AtomicMoveNotSupportedException});
+   *     the root stays where it was, whole, and this freezer keeps working there
+   */
+  public void renameRoot(Path destination) throws FreezerException {
+    Path target = destination.toAbsolutePath().normalize();
+    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
+          + " freezer root " + root + " to " + target + ": it already exists; nothing was moved:"
+          + " choose a new name or remove it first");
+    }
+    try {
+      Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
+          + " freezer root " + root + " to " + target + " in one atomic step (another file system?);"
+          + " nothing was moved or copied and the root stays where it is: choose a destination on"
+          + " the same file system", e);
+    } catch (IOException e) {
+      throw ioFailure(target, "could not rename the freezer root " + root + " to " + target
+          + "; the root stays where it is", e);
+    }
+    root = target;
+  }
+
+  /**
+   * How much of the file system the freezer lives on is still free for this process, in percent of
+   * the whole file system (not of the freezer's own size: what runs out is the storage).
+   *
+   * @throws FreezerException when the file system cannot be asked
+   */
+  public double storageFreePercent() throws FreezerException {
+    try {
+      FileStore store = Files.getFileStore(root);
+      long total = store.getTotalSpace();
+      return total == 0 ? 0.0 : 100.0 * store.getUsableSpace() / total;
+    } catch (IOException e) {
+      throw ioFailure(root, "could not ask the file system of " + root + " for its free space", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  private void createRoot() throws FreezerException {
+    try {
+      Path parent = root.getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      Files.createDirectory(root, FOLDER_MODE);
+    } catch (FileAlreadyExistsException e) {
+      if (!Files.isDirectory(root)) {
+        throw new FreezerException(FreezerException.Reason.NOT_A_REGULAR_FILE, root, "the freezer"
+            + " root " + root + " exists and is not a directory; nothing was changed: move it away"
+            + " or choose another root");
+      }
+    } catch (IOException e) {
+      throw ioFailure(root, "could not create the freezer root " + root, e);
+    }
+  }
+
+  private void write(Path file, Object payload, String writer, String cause, String group)
+      throws FreezerException {
+    byte[] bytes = ParcelFormat.encode(
+        new ParcelHeader(writer, Instant.now(), cause, group, codec.name()), codec.encode(payload));
+    try {
+      BasicFileAttributes attributes =
+          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (!attributes.isRegularFile()) {
+        throw notRegular(file, "nothing was written");
+      }
+    } catch (NoSuchFileException absent) {
+      // The usual case: a new parcel.
+    } catch (IOException e) {
+      throw ioFailure(file, "could not look at " + file + " before writing it; nothing was written", e);
+    }
+    try (SeekableByteChannel channel = Files.newByteChannel(file, Set.of(StandardOpenOption.WRITE,
+        StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS),
+        FILE_MODE)) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+    } catch (NoSuchFileException e) {
+      throw new FreezerException(FreezerException.Reason.FOLDER_MISSING, file, "cannot write " + file
+          + ": its folder does not exist; nothing was written: take the user's semaphore first"
+          + " (it creates the folder)", e);
+    } catch (IOException e) {
+      throw ioFailure(file, "writing " + file + " failed; it may be torn and will then read as a"
+          + " corrupt parcel; the other parcels and the semaphore were not touched: free space or"
+          + " fix the cause, then write it again or drop it", e);
+    }
+  }
+
+  private Optional<Object> readPayload(Path file) throws FreezerException {
+    Optional<Parcel> parcel = readParcel(file);
+    if (parcel.isEmpty()) {
+      return Optional.empty();
+    }
+    String written = parcel.get().header().codec();
+    if (!written.equals(codec.name())) {
+      throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "parcel " + file
+          + " was written with the codec '" + written + "' and this freezer reads '" + codec.name()
+          + "'; it was left as it is: read it with that codec, or drop it");
+    }
+    try {
+      return Optional.ofNullable(codec.decode(parcel.get().payload()));
+    } catch (IOException | RuntimeException e) {
+      throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "the payload of "
+          + file + " is whole but the codec '" + written + "' refuses it (" + e.getMessage()
+          + "); it was left as it is and nothing was instantiated: drop it", e);
+    }
+  }
+
+  private Optional<Parcel> readParcel(Path file) throws FreezerException {
+    Optional<byte[]> bytes = readBytes(file, MAX_PARCEL_LENGTH + 1);
+    if (bytes.isEmpty()) {
+      return Optional.empty();
+    }
+    if (bytes.get().length > MAX_PARCEL_LENGTH) {
+      throw new FreezerException(FreezerException.Reason.CORRUPT_PARCEL, file, "parcel " + file
+          + " is larger than any parcel; it was left as it is and not read: drop it");
+    }
+    return Optional.of(ParcelFormat.decode(file, bytes.get()));
+  }
+
+  private Optional<ParcelHeader> readHeader(Path file) throws FreezerException {
+    Optional<byte[]> prefix = readBytes(file, ParcelFormat.HEADER_PREFIX_LENGTH);
+    return prefix.isEmpty() ? Optional.empty()
+        : Optional.of(ParcelFormat.decodeHeader(file, prefix.get()));
+  }
+
+  private static Optional<byte[]> readBytes(Path file, int limit) throws FreezerException {
+    try {
+      BasicFileAttributes attributes =
+          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      if (!attributes.isRegularFile()) {
+        throw notRegular(file, "nothing was read");
+      }
+      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(in.readNBytes(limit));
+      }
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw ioFailure(file, "could not read " + file + "; it was left as it is", e);
+    }
+  }
+
+  private static void drop(Path file) throws FreezerException {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw ioFailure(file, "could not remove " + file + "; it is still there", e);
+    }
+  }
+
+  private boolean dropFolder(String key) throws FreezerException {
+    Path folder = root.resolve(key);
+    boolean wasThere = Files.exists(folder, LinkOption.NOFOLLOW_LINKS);
+    deleteTree(folder);
+    if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
+      throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, folder, "the freezer folder "
+          + folder + " survived its removal (somebody took its semaphore meanwhile?); what is left in"
+          + " it stays: drop it again once nobody works in it");
+    }
+    return wasThere;
+  }
+
+  /** Removes a tree without following symbolic links; what is already gone is skipped. */
+  private static void deleteTree(Path top) throws FreezerException {
+    try {
+      Files.walkFileTree(top, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+          if (e instanceof NoSuchFileException) {
+            return FileVisitResult.CONTINUE;
+          }
+          throw e;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
+          if (e != null && !(e instanceof NoSuchFileException)) {
+            throw e;
+          }
+          Files.deleteIfExists(directory);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw ioFailure(top, "could not remove " + top + " whole; what is left stays", e);
+    }
+  }
+
+  private static FreezerException notRegular(Path file, String kept) {
+    return new FreezerException(FreezerException.Reason.NOT_A_REGULAR_FILE, file, file + " is not a"
+        + " regular file (a symbolic link, a directory, a FIFO?); " + kept + " and it was left as it"
+        + " is: remove it by hand");
+  }
+
+  private static FreezerException ioFailure(Path file, String what, IOException e) {
+    return new FreezerException(FreezerException.Reason.IO_FAILURE, file,
+        what + ": " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
+  }
+}

@@ -1,0 +1,35 @@
+package dev.cryo.freezer;
+
+import java.io.IOException;
+
+/**
+ * Turns a payload into bytes and back. The freezer names the codec in each parcel's header and
+ * refuses to read a parcel written by another one.
+ *
+ * <p>A codec must never instantiate a class named by the bytes it reads: a parcel planted by somebody
+ * else must at worst be refused. Implementations must be thread-safe.
+ */
+public interface ParcelCodec {
+
+  /**
+   * The codec's name, written in every parcel's header; a short ASCII word that changes whenever the
+   * encoding does.
+   */
+  String name();
+
+  /**
+   * Encodes {@code payload}.
+   *
+   * @throws IllegalArgumentException when the payload holds a value this codec does not map (the
+   *     message names the value's type and where it sits)
+   */
+  byte[] encode(Object payload);
+
+  /**
+   * Decodes what {@link #encode} produced.
+   *
+   * @throws IOException when the bytes are not a payload of this codec; the freezer reports it as
+   *     {@link FreezerException.Reason#INVALID_PAYLOAD}, naming the file
+   */
+  Object decode(byte[] bytes) throws IOException;
+}

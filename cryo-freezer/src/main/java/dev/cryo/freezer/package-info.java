@@ -1,0 +1,25 @@
+/**
+ * The freezer: where a user's live state waits on disk between two workers.
+ *
+ * <p>Rules of the package:
+ *
+ * <ul>
+ *   <li>One root, private (0700). One folder per user, named by {@link dev.cryo.freezer.FolderKeys}:
+ *       a one-way key computed forward from the identity. No identity can name anything outside
+ *       the root, two identities never share a folder, and no identity is ever read back from a
+ *       name. Folders are 0700, files 0600.
+ *   <li>Inside a folder: the user parcel, one parcel per connection, and the semaphore
+ *       {@code .lock} of cryo-lock's {@link dev.cryo.lock.FolderSemaphore}. The semaphore is the
+ *       only coherence mechanism: whoever holds it writes directly over the destination, and a
+ *       reader takes it before looking. The commander's own parcel is a file at the root, which
+ *       the sweep (it only sees folders) never touches.
+ *   <li>Every parcel is an envelope ({@link dev.cryo.freezer.ParcelFormat}): a diagnostic header
+ *       readable without the payload, the payload, and checksums. A torn or altered parcel is a
+ *       loud {@link dev.cryo.freezer.FreezerException} naming the file, never another payload.
+ *   <li>The default codec never instantiates a class named by the file: a planted parcel can at
+ *       worst be refused.
+ *   <li>Reads say "absent" with an empty {@code Optional}; drops ask for absence, so dropping what
+ *       is not there is no error.
+ * </ul>
+ */
+package dev.cryo.freezer;

@@ -1,0 +1,117 @@
+package dev.cryo.freezer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class CborCodecTest {
+
+  /** A class a hostile parcel names; its constructor and readObject record any instantiation. */
+  public static final class Planted implements Serializable {
+    static volatile boolean instantiated;
+    public String value = "x";
+
+    public Planted() {
+      instantiated = true;
+    }
+
+    private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+      instantiated = true;
+      in.defaultReadObject();
+    }
+  }
+
+  final CborCodec codec = new CborCodec();
+
+  @BeforeEach
+  void reset() {
+    Planted.instantiated = false;
+  }
+
+  @Test
+  void aTreeOfPlainValuesComesBackEqual() throws Exception {
+    Map<String, Object> page = new LinkedHashMap<>();
+    page.put("title", "Cart ✓ \uD83D\uDE00");
+    page.put("count", 3);
+    page.put("big", 12_345_678_901L);
+    page.put("ratio", 0.25);
+    page.put("ok", true);
+    page.put("nothing", null);
+    page.put("bytes", new byte[] {0, 1, (byte) 0xFF});
+    page.put("list", List.of("a", 1, List.of(), Map.of()));
+    Object back = codec.decode(codec.encode(Map.of("pages", List.of(page))));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> read = (Map<String, Object>) ((List<?>) ((Map<?, ?>) back).get("pages")).get(0);
+    assertThat(read).containsEntry("title", "Cart ✓ \uD83D\uDE00").containsEntry("count", 3)
+        .containsEntry("big", 12_345_678_901L).containsEntry("ratio", 0.25).containsEntry("ok", true)
+        .containsEntry("nothing", null).containsEntry("list", List.of("a", 1, List.of(), Map.of()));
+    assertThat((byte[]) read.get("bytes")).containsExactly(0, 1, 0xFF);
+  }
+
+  @Test
+  void anObjectThatIsNotPlainDataIsRefusedOnWriteNamingWhereItSits() {
+    assertThatThrownBy(() -> codec.encode(Map.of("user", Map.of("cart", List.of(new Planted())))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("the payload.user.cart[0]").hasMessageContaining(Planted.class.getName());
+    assertThatThrownBy(() -> codec.encode(Map.of(1, "x"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> codec.encode(Map.of("a", List.of("ok", "x\uD800"))))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the payload.a[1]")
+        .hasMessageContaining("lone surrogate");
+    assertThatThrownBy(() -> codec.encode(Map.of("\uDC00", 1))).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void typeHintsNamingAClassAreReadAsPlainDataNeverInstantiated() throws Exception {
+    CBORMapper hostile = new CBORMapper();
+    String name = Planted.class.getName();
+    Object property = codec.decode(hostile.writeValueAsBytes(Map.of("@class", name, "value", "y")));
+    Object wrapperArray = codec.decode(hostile.writeValueAsBytes(List.of(name, Map.of("value", "y"))));
+    Object wrapperObject = codec.decode(hostile.writeValueAsBytes(Map.of(name, Map.of("value", "y"))));
+    assertThat(property).isEqualTo(Map.of("@class", name, "value", "y"));
+    assertThat(wrapperArray).isEqualTo(List.of(name, Map.of("value", "y")));
+    assertThat(wrapperObject).isInstanceOf(Map.class);
+    assertThat(Planted.instantiated).isFalse();
+  }
+
+  @Test
+  void aJavaSerializedObjectIsRefusedNeverInstantiated() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(new Planted());
+    }
+    Planted.instantiated = false;
+    byte[] serialized = bytes.toByteArray();
+    try {
+      Object read = codec.decode(serialized);
+      assertThat(read).isNotInstanceOf(Planted.class);
+    } catch (IOException refused) {
+      // refused as invalid: the other acceptable outcome
+    }
+    assertThat(Planted.instantiated).isFalse();
+    // The fixture works: plain Java deserialisation does instantiate it.
+    try (ObjectInputStream in = new ObjectInputStream(new java.io.ByteArrayInputStream(serialized))) {
+      assertThat(in.readObject()).isInstanceOf(Planted.class);
+    }
+    assertThat(Planted.instantiated).isTrue();
+  }
+
+  @Test
+  void trailingBytesAreRefused() {
+    byte[] one = codec.encode(Map.of("a", 1));
+    byte[] two = new byte[one.length * 2];
+    System.arraycopy(one, 0, two, 0, one.length);
+    System.arraycopy(one, 0, two, one.length, one.length);
+    assertThatThrownBy(() -> codec.decode(two)).isInstanceOf(IOException.class);
+  }
+}
