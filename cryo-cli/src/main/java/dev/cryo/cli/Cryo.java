@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
     },
     commandListHeading = "%nCommands:%n",
     optionListHeading = "%nOptions:%n",
-    subcommands = {LockCommand.class, StopCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {LockCommand.class, StopCommand.class, FreezerCommand.class,
+        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         " 0:success",
@@ -50,6 +51,7 @@ import picocli.CommandLine.Spec;
         "  cryo lock status /srv/app --json",
         "  cryo lock break /srv/app",
         "  cryo stop --mode drain --home /srv/app/run",
+        "  cryo freezer ls /srv/app/freezer --json",
         "",
         "Each command documents its own exit codes: 'cryo lock status --help'.",
         "Environment: CRYO_DEBUG=1 prints stack traces of failures, like --verbose."

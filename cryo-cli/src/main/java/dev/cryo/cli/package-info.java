@@ -2,7 +2,8 @@
  * The {@code cryo} command: drives cryo's building blocks from the shell, without writing Java.
  *
  * <p>One class per command: {@link dev.cryo.cli.Cryo} is the root and the jar's entry point,
- * {@link dev.cryo.cli.LockCommand} groups {@code cryo lock run}, {@code status} and {@code break}.
+ * {@link dev.cryo.cli.LockCommand} groups {@code cryo lock run}, {@code status} and {@code break},
+ * {@link dev.cryo.cli.FreezerCommand} groups {@code cryo freezer ls}, {@code show} and {@code df}.
  * Commands are declared with picocli; their help texts are their documentation, mirrored in
  * {@code docs/cli.md}.
  *
