@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Objects;
 import java.util.Optional;
@@ -29,6 +30,8 @@ public final class FolderSemaphore {
   public static final String FILE_NAME = ".lock";
 
   private static final int ATTEMPTS = 4;
+  private static final FileAttribute<?> PRIVATE_FOLDER =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
 
   private FolderSemaphore() {}
 
@@ -43,9 +46,13 @@ public final class FolderSemaphore {
    */
   public static boolean tryTake(Path folder, String holder) throws LockException {
     Objects.requireNonNull(holder, "holder");
-    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
+    Path lockPath = folder.resolve(FILE_NAME);
+    LockFile file = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      createFolder(folder, file);
+      createFolder(folder, lockPath);
+      if (file == null) {
+        file = LockFile.at(lockPath); // once the folder exists, so that it resolves to one spelling
+      }
       try {
         Claim.run(file, holder, System.nanoTime());
         return true;
@@ -135,18 +142,23 @@ public final class FolderSemaphore {
     };
   }
 
-  private static void createFolder(Path folder, LockFile file) throws LockValidationException {
+  private static void createFolder(Path folder, Path lockPath) throws LockValidationException {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         try {
-          Files.createDirectories(folder.getParent());
-          Files.createDirectory(folder,
-              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+          try {
+            Files.createDirectory(folder, PRIVATE_FOLDER);
+          } catch (NoSuchFileException e) {
+            // Only now make the parents: on the common path they exist, and a refused creation
+            // (an exception) per take would cost more than the take itself.
+            Files.createDirectories(folder.getParent());
+            Files.createDirectory(folder, PRIVATE_FOLDER);
+          }
           return;
         } catch (FileAlreadyExistsException e) {
           // One look, following links as before: two looks would race with releases and takers.
           if (!Files.readAttributes(folder, BasicFileAttributes.class).isDirectory()) {
-            throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+            throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
                 "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
           }
           return;
@@ -156,12 +168,12 @@ public final class FolderSemaphore {
       } catch (LockValidationException e) {
         throw e;
       } catch (IOException e) {
-        throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
             "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
     }
     if (Files.isSymbolicLink(folder) && !Files.isDirectory(folder)) {
-      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, file.path(),
+      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
           "the semaphore folder " + folder + " is a dangling symbolic link; nothing was changed");
     }
     // Otherwise it keeps coming and going: the claim finds out, and the take is retried.
