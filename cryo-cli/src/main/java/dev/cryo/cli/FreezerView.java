@@ -9,7 +9,6 @@ import dev.cryo.freezer.Parcel;
 import dev.cryo.freezer.ParcelFormat;
 import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.lock.FolderSemaphore;
-import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockFile;
 import dev.cryo.lock.ProcessTable;
 import java.io.IOException;
@@ -226,24 +225,7 @@ final class FreezerView {
    * @throws CommandFailure 66 when it is missing or not a directory, 74 when it cannot be examined
    */
   static Path existingRoot(Path root) {
-    Path absolute = root.toAbsolutePath().normalize();
-    BasicFileAttributes attributes;
-    try {
-      attributes = Files.readAttributes(absolute, BasicFileAttributes.class);
-    } catch (NoSuchFileException e) {
-      throw new CommandFailure(ExitCodes.NO_INPUT, LockException.Reason.DIRECTORY_MISSING.code(),
-          "the freezer root " + absolute + " does not exist; nothing was created: name an existing"
-              + " freezer root", e);
-    } catch (IOException e) {
-      throw new CommandFailure(ExitCodes.IO, FreezerException.Reason.IO_FAILURE.code(),
-          "cannot examine the freezer root " + absolute + ": " + e, e);
-    }
-    if (!attributes.isDirectory()) {
-      throw new CommandFailure(ExitCodes.NO_INPUT, LockException.Reason.NOT_A_DIRECTORY.code(),
-          "the freezer root " + absolute + " is not a directory; nothing was changed: name a"
-              + " freezer root");
-    }
-    return absolute;
+    return ExistingDirectory.check(root, "freezer root");
   }
 
   /**

@@ -27,7 +27,8 @@ final class Claim {
    *
    * @param deadline a {@link System#nanoTime()} instant; one already past tries once (still
    *     reclaiming a provably dead holder)
-   * @throws DirectoryGone when the directory does not exist (the caller decides what that means)
+   * @throws LockValidationException with {@link LockException.Reason#DIRECTORY_DISAPPEARED} when the
+   *     directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
     try {

@@ -384,7 +384,7 @@ public final class ProcessLock implements AutoCloseable {
     }
   }
 
-  /** Instant of a record's last change, for the grace period of malformed records. */
+  /** Whether a malformed record last changed at {@code modified} has outlived its grace period. */
   static boolean graceOver(Instant modified) {
     return !Instant.now().isBefore(modified.plus(MALFORMED_GRACE));
   }
