@@ -168,12 +168,16 @@ class LockRunProcessTest {
     // Each SIGINT appends a line; the pause lets a second one arrive before the shell exits.
     String script = "trap 'echo int >> \"" + interrupts + "\"; sleep 0.5; exit 4' INT; echo $$ > '"
         + started + "'; while :; do sleep 0.02; done";
-    String commandLine = String.join(" ", ChildCryo.command("lock", "run", dir.toString(), "--",
-        "sh", "-c", script).stream().map(LockRunProcessTest::shellQuoted).toList());
-    Process terminal = new ProcessBuilder("script", "-qefc", commandLine, "/dev/null")
+    // script(1) runs the line with $SHELL -c; "exec" makes cryo itself the terminal's foreground
+    // process, whatever that shell is (a shell left waiting in between would die of the Ctrl-C).
+    String commandLine = "exec " + String.join(" ", ChildCryo.command("lock", "run",
+        dir.toString(), "--", "sh", "-c", script).stream().map(LockRunProcessTest::shellQuoted)
+        .toList());
+    ProcessBuilder builder = new ProcessBuilder("script", "-qefc", commandLine, "/dev/null")
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
+        .redirectError(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().put("SHELL", "/bin/sh");
+    Process terminal = builder.start();
     try {
       Poll.until("the command started", () -> Files.exists(started)
           && readQuietly(started).endsWith("\n"));
