@@ -26,8 +26,11 @@ final class Tenant {
     LEAVING
   }
 
-  /** A departure waiting for the user's calls to end, or running. */
-  record Departure(CompletableFuture<Object> result, Runnable start) {}
+  /**
+   * A departure waiting for the user's calls to end, or running: a freeze or an expiry (its result a
+   * {@link FreezeOutcome}), or a login tail (a {@link LoginOutcome}).
+   */
+  record Departure(CompletableFuture<Object> result, Runnable start, boolean loginTail) {}
 
   final String user;
   final ReentrantLock lock = new ReentrantLock();

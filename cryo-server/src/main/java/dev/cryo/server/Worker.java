@@ -110,6 +110,7 @@ public final class Worker implements AutoCloseable {
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
+  private final AtomicLong diskTrips = new AtomicLong(); // semaphore holds: one per disk trip
   private final AtomicBoolean departing = new AtomicBoolean();
   private final Object planLock = new Object();
   private volatile Instant gateOpensAt = Instant.MAX;
@@ -195,6 +196,11 @@ public final class Worker implements AutoCloseable {
   /** How many departures the disk refused since the worker started. */
   public long freezeFailures() {
     return freezeFailures.get();
+  }
+
+  /** How many times the worker held a user's semaphore to work on the disk, for tests. */
+  long diskTrips() {
+    return diskTrips.get();
   }
 
   /** Whether the worker has finished (its quit completed); it serves nothing more. */
@@ -295,15 +301,18 @@ public final class Worker implements AutoCloseable {
     return call.user() != null ? call.user() : Parcels.guestOf(call.connectionId());
   }
 
-  /** Finds or makes the user's tenant and opens a slot once he is active; wakes him when told. */
+  /**
+   * Finds or makes the user's tenant and opens a slot; wakes him when told. A call that finds him
+   * being woken opens its slot at once and waits for the wake: a departure ordered meanwhile waits
+   * for the calls that pulled him, not only for the pull.
+   */
   private RequestSlot enter(String user, Call call) {
     while (true) {
       refuseIfFinished(user);
       Tenant tenant = tenants.get(user);
+      boolean wake = false;
       if (tenant == null) {
         Tenant fresh = new Tenant(user);
-        boolean wake = false;
-        RequestSlot slot = null;
         fresh.lock.lock();
         try {
           if (tenants.putIfAbsent(user, fresh) != null) {
@@ -317,17 +326,10 @@ public final class Worker implements AutoCloseable {
             fresh.transition = new CompletableFuture<>();
             registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
             wake = true;
-          } else {
-            slot = open(fresh, call);
           }
         } finally {
           fresh.lock.unlock();
         }
-        if (!wake) {
-          kickIfFlagged(fresh);
-          return slot;
-        }
-        startWake(fresh);
         tenant = fresh;
       }
       CompletableFuture<Void> transition;
@@ -340,15 +342,14 @@ public final class Worker implements AutoCloseable {
         }
         phase = tenant.phase;
         transition = tenant.transition;
-        if (phase == Phase.ACTIVE) {
+        if (phase != Phase.LEAVING) {
           slot = open(tenant, call);
         }
       } finally {
         tenant.lock.unlock();
       }
-      if (slot != null) {
-        kickIfFlagged(tenant);
-        return slot;
+      if (wake) {
+        startWake(tenant);
       }
       try {
         transition.join(); // the wake or the departure, never another call's service
@@ -358,7 +359,11 @@ public final class Worker implements AutoCloseable {
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
       }
-      if (phase == Phase.LEAVING && !call.userFrozen()) {
+      if (slot != null) {
+        kickIfFlagged(tenant);
+        return slot;
+      }
+      if (!call.userFrozen()) {
         tenant.lock.lock();
         try {
           if (!tenant.present) {
@@ -784,6 +789,7 @@ public final class Worker implements AutoCloseable {
           schedule.schedule(retryInterval, () -> execute(this, result));
           return;
         }
+        diskTrips.incrementAndGet();
         T value;
         try {
           value = work.run();
@@ -861,7 +867,10 @@ public final class Worker implements AutoCloseable {
       if (!tenant.present) {
         return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
       }
-      if (tenant.departure != null) {
+      if (tenant.departure != null && tenant.departure.loginTail()) {
+        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
+        result = null;
+      } else if (tenant.departure != null) {
         result = tenant.departure.result();
         if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
           tenant.slots.clear();
@@ -878,7 +887,7 @@ public final class Worker implements AutoCloseable {
         CompletableFuture<Object> departure = new CompletableFuture<>();
         result = departure;
         tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, into, cause, departure));
+            () -> runDeparture(tenant, expire, into, cause, departure), false);
         if (tenant.slots.isEmpty() || force) {
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
@@ -889,14 +898,14 @@ public final class Worker implements AutoCloseable {
     } finally {
       tenant.lock.unlock();
     }
-    if (waitWake != null) { // the departure waits for the wake in progress
+    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
           .thenCompose(ignored -> depart(user, expire, into, cause, force));
     }
     if (start != null) {
       start.run();
     }
-    return result.thenApply(outcome -> (FreezeOutcome) outcome);
+    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
   }
 
   private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
@@ -905,13 +914,13 @@ public final class Worker implements AutoCloseable {
       tenant.lock.lock();
       try {
         dropAnnounced(tenant.user);
+        count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
         leave(tenant, "expired");
         tenant.transition.complete(null);
       } finally {
         tenant.lock.unlock();
       }
       announcer.deliver();
-      count(q -> q.dropped.incrementAndGet());
       result.complete(FreezeOutcome.DROPPED);
       afterDeparture();
       return;
@@ -921,7 +930,6 @@ public final class Worker implements AutoCloseable {
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
-        count(q -> q.frozen.incrementAndGet());
         result.complete(FreezeOutcome.FROZEN);
       } else {
         Throwable cause2 = unwrap(failure);
@@ -990,6 +998,7 @@ public final class Worker implements AutoCloseable {
       if (!pageIds.isEmpty()) {
         announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
       }
+      count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
       leave(tenant, "frozen");
       tenant.transition.complete(null);
     } finally {
@@ -1309,7 +1318,7 @@ public final class Worker implements AutoCloseable {
                 + connectionId + "' was not handed over: retry once he is gone or back"));
       }
       from.departure = new Tenant.Departure(result,
-          () -> runLoginTail(from, connectionId, user, result));
+          () -> runLoginTail(from, connectionId, user, result), true);
       if (from.slots.isEmpty()) {
         from.phase = Phase.LEAVING;
         from.transition = new CompletableFuture<>();

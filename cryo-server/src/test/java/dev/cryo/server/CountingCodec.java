@@ -12,6 +12,8 @@ final class CountingCodec implements ParcelCodec {
   private final CborCodec codec = new CborCodec();
   final AtomicInteger userReads = new AtomicInteger();
   final AtomicInteger connectionReads = new AtomicInteger();
+  /** When set, decoding a user parcel waits for it: a wake held in the middle of its disk trip. */
+  volatile java.util.concurrent.CountDownLatch holdUserReads;
 
   @Override
   public String name() {
@@ -29,6 +31,15 @@ final class CountingCodec implements ParcelCodec {
     if (payload instanceof Map<?, ?> map) {
       if ("user".equals(map.get("parcel"))) {
         userReads.incrementAndGet();
+        java.util.concurrent.CountDownLatch hold = holdUserReads;
+        if (hold != null) {
+          try {
+            hold.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while held", e);
+          }
+        }
       } else if ("connection".equals(map.get("parcel"))) {
         connectionReads.incrementAndGet();
       }

@@ -69,6 +69,15 @@ final class Harness implements AutoCloseable {
     }
   }
 
+  /** Moves time one retry interval at a time, each once a retry is scheduled, until done. */
+  void driveRetries(java.util.concurrent.CompletableFuture<?> operation) {
+    for (int step = 0; step < 400 && !operation.isDone(); step++) {
+      await("a retry scheduled, or the end", () -> operation.isDone() || schedule.pending() > 0);
+      schedule.advance(Duration.ofMillis(50));
+    }
+    await("the end", operation::isDone);
+  }
+
   /** Calls the example application. */
   static Object call(Worker worker, Call call) {
     return worker.call(call);
@@ -93,6 +102,11 @@ final class Harness implements AutoCloseable {
     for (Worker worker : workers) {
       worker.close();
     }
-    disk.shutdownNow();
+    disk.shutdown(); // never interrupt a release half-way
+    try {
+      disk.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

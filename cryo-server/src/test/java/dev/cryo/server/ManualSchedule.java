@@ -75,6 +75,11 @@ final class ManualSchedule implements Schedule {
     runDue();
   }
 
+  /** How many tasks wait to run. */
+  synchronized int pending() {
+    return tasks.size();
+  }
+
   Instant now() {
     return now;
   }

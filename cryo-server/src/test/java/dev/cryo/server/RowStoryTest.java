@@ -157,36 +157,58 @@ class RowStoryTest {
 
   @Test
   void aBurstOfFiftyCallsOnAFrozenUserMakesOneDiskTrip() throws Exception {
+    // Real time here, so that a call that did not wait for the wake would retry the semaphore and
+    // make its own disk trip, and be counted, rather than hang on a schedule nobody moves.
+    Schedule realTime = Schedule.system();
+    worker = harness.builder("w-burst").schedule(realTime).build();
+    harness.workers.add(worker);
     worker.call(increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     int before = harness.codec.userReads.get();
     int connectionsBefore = harness.codec.connectionReads.get();
+    long tripsBefore = worker.diskTrips();
+    java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+    harness.codec.holdUserReads = hold; // the wake stops in the middle of its disk trip
 
     int burst = 50;
-    ExecutorService callers = Executors.newFixedThreadPool(burst);
+    List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ExecutorService callers = Executors.newFixedThreadPool(burst, task -> {
+      Thread thread = new Thread(task);
+      threads.add(thread);
+      return thread;
+    });
     try {
-      CountDownLatch go = new CountDownLatch(1);
       List<Future<Object>> replies = new ArrayList<>();
       for (int i = 0; i < burst; i++) {
-        replies.add(callers.submit(() -> {
-          go.await();
-          return worker.call(increment("anna", "c1", "p1", "page").withUserFrozen());
-        }));
+        replies.add(callers.submit(
+            () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen())));
       }
-      go.countDown();
+      // Every call is in, and parked: waiting for the wake (or, were it not waited for, for
+      // whatever the call does instead).
+      harness.await("every call parked", () -> threads.size() == burst
+          && worker.photo().pendingCallCount() == burst
+          && threads.stream().allMatch(thread -> thread.getState() == Thread.State.WAITING
+              || thread.getState() == Thread.State.TIMED_WAITING));
+      assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.UNFREEZING);
+      hold.countDown();
       List<Object> values = new ArrayList<>();
       for (Future<Object> reply : replies) {
-        values.add(reply.get());
+        values.add(reply.get(20, java.util.concurrent.TimeUnit.SECONDS));
       }
       // Every call saw the woken store: counts 2..51, each once.
       assertThat(values).containsExactlyInAnyOrderElementsOf(
           java.util.stream.LongStream.rangeClosed(2, burst + 1).boxed().toList());
     } finally {
+      harness.codec.holdUserReads = null;
       callers.shutdownNow();
     }
+    assertThat(worker.diskTrips() - tripsBefore).as("disk trips").isEqualTo(1);
     assertThat(harness.codec.userReads.get() - before).as("user parcels read").isEqualTo(1);
     assertThat(harness.codec.connectionReads.get() - connectionsBefore).isEqualTo(1);
-    assertThat(harness.told("w1").stream().filter(s -> s.startsWith("user_adopted"))).hasSize(1);
+    harness.await("told", () -> harness.told("w-burst").contains("user_adopted:anna"));
+    assertThat(harness.told("w-burst").stream().filter(s -> s.startsWith("user_adopted")))
+        .hasSize(1);
+    realTime.shutdown();
   }
 
   @Test
