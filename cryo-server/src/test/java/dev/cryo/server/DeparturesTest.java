@@ -301,6 +301,58 @@ class DeparturesTest {
     }
   }
 
+  @Test
+  void aFailedDepartureNeitherStallsTheLoopNorTheQuitAndOneWarningNamesTheHolder()
+      throws Exception {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("bob", "c2", "p2", "page"));
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    java.util.List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger log = java.util.logging.Logger.getLogger(Worker.class.getName());
+    java.util.logging.Handler handler = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord record) {
+        if (record.getLevel() == java.util.logging.Level.WARNING) {
+          warnings.add(record);
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    log.addHandler(handler);
+    try {
+      CompletableFuture<QuitReport> report = worker.quit();
+      harness.schedule.advance(Duration.ofSeconds(2));
+      harness.driveRetries(report);
+      QuitReport done = report.join();
+      assertThat(done.frozen()).isEqualTo(1);
+      assertThat(done.failed()).isEqualTo(1);
+      assertThat(hosted(worker, "bob")).isFalse();
+      assertThat(hosted(worker, "anna")).as("alive, as the failure left him").isTrue();
+      assertThat(worker.freezeFailures()).isEqualTo(1);
+      assertThat(warnings.stream().filter(r -> r.getMessage().contains("is held by 'somebody else'")))
+          .as("one warning for the whole wait, naming the holder").hasSize(1);
+    } finally {
+      log.removeHandler(handler);
+    }
+  }
+
+  @Test
+  void theIdleValveCanRunOnTheWorkersOwnSchedule() {
+    Worker valved = harness.builder("w-idle")
+        .idleFreeze(Duration.ofMinutes(15), Duration.ofMinutes(1)).build();
+    harness.workers.add(valved);
+    valved.call(increment("anna", "c1", "p1", "page"));
+    harness.schedule.advance(Duration.ofMinutes(14));
+    assertThat(hosted(valved, "anna")).isTrue();
+    harness.schedule.advance(Duration.ofMinutes(2));
+    harness.await("anna frozen by the valve", () -> !hosted(valved, "anna"));
+  }
+
   static boolean run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getInputStream().readAllBytes();

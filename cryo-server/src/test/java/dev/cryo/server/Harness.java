@@ -72,7 +72,8 @@ final class Harness implements AutoCloseable {
   /** Moves time one retry interval at a time, each once a retry is scheduled, until done. */
   void driveRetries(java.util.concurrent.CompletableFuture<?> operation) {
     for (int step = 0; step < 400 && !operation.isDone(); step++) {
-      await("a retry scheduled, or the end", () -> operation.isDone() || schedule.pending() > 0);
+      await("a retry scheduled, or the end",
+          () -> operation.isDone() || schedule.dueWithin(Duration.ofMillis(50)));
       schedule.advance(Duration.ofMillis(50));
     }
     await("the end", operation::isDone);

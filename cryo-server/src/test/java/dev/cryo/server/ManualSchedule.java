@@ -75,6 +75,12 @@ final class ManualSchedule implements Schedule {
     runDue();
   }
 
+  /** Whether a task falls due within {@code window} from now. */
+  synchronized boolean dueWithin(Duration window) {
+    Task next = tasks.peek();
+    return next != null && !next.due().isAfter(now.plus(window));
+  }
+
   /** How many tasks wait to run. */
   synchronized int pending() {
     return tasks.size();
