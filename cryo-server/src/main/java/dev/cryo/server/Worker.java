@@ -1,7 +1,6 @@
 package dev.cryo.server;
 
 import dev.cryo.freezer.Freezer;
-import dev.cryo.lock.LockException;
 import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
@@ -32,7 +31,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -102,15 +100,13 @@ public final class Worker implements AutoCloseable {
   private final Executor disk;
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
-  private final Duration retryInterval;
-  private final Duration waitLimit;
   private final Duration gate;
   private final Duration grace;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
-  private final AtomicLong diskTrips = new AtomicLong(); // semaphore holds: one per disk trip
+  private final SemaphoreTrips trips;
   private final AtomicBoolean departing = new AtomicBoolean();
   private final Object planLock = new Object();
   private volatile Instant gateOpensAt = Instant.MAX;
@@ -153,8 +149,7 @@ public final class Worker implements AutoCloseable {
       this.ownedDisk = null;
       this.disk = builder.disk;
     }
-    this.retryInterval = builder.retryInterval;
-    this.waitLimit = builder.waitLimit;
+    this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
     this.gate = builder.gate;
     this.grace = builder.grace;
     if (builder.idleLimit != null) {
@@ -200,7 +195,7 @@ public final class Worker implements AutoCloseable {
 
   /** How many times the worker held a user's semaphore to work on the disk, for tests. */
   long diskTrips() {
-    return diskTrips.get();
+    return trips.count();
   }
 
   /** Whether the worker has finished (its quit completed); it serves nothing more. */
@@ -542,7 +537,7 @@ public final class Worker implements AutoCloseable {
   /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
   private void startWake(Tenant tenant) {
     String user = tenant.user;
-    underSemaphore(freezer, user, "wake", () -> {
+    trips.run(freezer, user, "wake", () -> {
       wake(tenant);
       return null;
     }).whenComplete((ignored, failure) -> {
@@ -681,7 +676,7 @@ public final class Worker implements AutoCloseable {
     }
     if (mine) {
       CompletableFuture<Void> mineProbe = probe;
-      underSemaphore(freezer, user, "adopt", () -> {
+      trips.run(freezer, user, "adopt", () -> {
         adoptConnection(tenant, user, connectionId);
         return null;
       }).whenComplete((ignored, failure) -> {
@@ -738,101 +733,6 @@ public final class Worker implements AutoCloseable {
       tenant.lock.unlock();
     }
     announcer.deliver();
-  }
-
-  // ---- the semaphore --------------------------------------------------------------------------
-
-  /** Disk work done holding a user's semaphore. */
-  @FunctionalInterface
-  private interface DiskWork<T> {
-    T run() throws IOException;
-  }
-
-  /**
-   * Takes the semaphore of {@code user} in {@code into} by single tries on the disk executor,
-   * retried on the schedule until the wait limit; runs {@code work} holding it, then releases it.
-   */
-  private <T> CompletableFuture<T> underSemaphore(Freezer into, String user, String purpose,
-      DiskWork<T> work) {
-    CompletableFuture<T> result = new CompletableFuture<>();
-    Instant deadline = clock.instant().plus(waitLimit);
-    String holder = name + " " + purpose;
-    Runnable attempt = new Runnable() {
-      private boolean warned;
-
-      @Override
-      public void run() {
-        boolean taken;
-        try {
-          taken = into.tryTakeSemaphore(user, holder);
-        } catch (LockException | RuntimeException e) {
-          result.completeExceptionally(new WorkerException(WorkerException.Reason.FREEZER_FAILED,
-              user, "worker " + name + " could not take the semaphore of '" + user + "' for its "
-                  + purpose + " (" + e.getMessage() + "); nothing was changed", e));
-          return;
-        }
-        if (!taken) {
-          if (!warned) {
-            warned = true;
-            LOG.log(Level.WARNING, "the semaphore of '" + user + "' is held by " + holderOf(into, user)
-                + "; worker " + name + " retries its " + purpose + " every " + retryInterval
-                + " for up to " + waitLimit);
-          }
-          if (!clock.instant().isBefore(deadline)) {
-            result.completeExceptionally(new WorkerException(
-                WorkerException.Reason.SEMAPHORE_TIMEOUT, user, "the semaphore of '" + user
-                    + "' stayed held by " + holderOf(into, user) + " past the wait limit of "
-                    + waitLimit + "; worker " + name + " gave up its " + purpose + " and changed"
-                    + " nothing: retry later"));
-            return;
-          }
-          schedule.schedule(retryInterval, () -> execute(this, result));
-          return;
-        }
-        diskTrips.incrementAndGet();
-        T value;
-        try {
-          value = work.run();
-        } catch (Throwable e) {
-          release(into, user, holder);
-          result.completeExceptionally(e instanceof WorkerException ? e
-              : new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the " + purpose
-                  + " of '" + user + "' on worker " + name + " failed: " + e.getMessage()
-                  + "; the semaphore was given back", e));
-          return;
-        }
-        release(into, user, holder);
-        result.complete(value);
-      }
-    };
-    execute(attempt, result);
-    return result;
-  }
-
-  private void execute(Runnable task, CompletableFuture<?> result) {
-    try {
-      disk.execute(task);
-    } catch (RejectedExecutionException e) {
-      result.completeExceptionally(new WorkerException(WorkerException.Reason.WORKER_FINISHED, null,
-          "worker " + name + " has stopped its disk work; nothing was changed", e));
-    }
-  }
-
-  private void release(Freezer into, String user, String holder) {
-    try {
-      into.releaseSemaphore(user, holder);
-    } catch (LockException | RuntimeException e) {
-      LOG.log(Level.ERROR, "worker " + name + " could not release the semaphore of '" + user
-          + "' (" + holder + "); it stays until its holder is proven dead", e);
-    }
-  }
-
-  private static String holderOf(Freezer into, String user) {
-    try {
-      return into.semaphoreHolder(user).map(record -> "'" + record.holder() + "'").orElse("nobody");
-    } catch (LockException | RuntimeException e) {
-      return "an unreadable holder";
-    }
   }
 
   // ---- freezing -------------------------------------------------------------------------------
@@ -925,7 +825,7 @@ public final class Worker implements AutoCloseable {
       afterDeparture();
       return;
     }
-    underSemaphore(into, tenant.user, cause, () -> {
+    trips.run(into, tenant.user, cause, () -> {
       freeze(tenant, into, cause);
       return null;
     }).whenComplete((ignored, failure) -> {
@@ -1335,7 +1235,7 @@ public final class Worker implements AutoCloseable {
 
   private void runLoginTail(Tenant from, String connectionId, String user,
       CompletableFuture<Object> result) {
-    underSemaphore(freezer, user, "login", () -> {
+    trips.run(freezer, user, "login", () -> {
       handOver(from, connectionId, user);
       return null;
     }).whenComplete((ignored, failure) -> {
@@ -1460,7 +1360,8 @@ public final class Worker implements AutoCloseable {
   /** One departure, then the next on the schedule: other work runs between two users. */
   private void departNext() {
     Tenant next = nextFlagged();
-    if (next == null) {
+    TransferFlag flag = next == null ? null : flagOf(next);
+    if (next == null || flag == null) {
       departing.set(false);
       if (nextFlagged() != null) {
         kickDepartures();
@@ -1468,7 +1369,6 @@ public final class Worker implements AutoCloseable {
       checkQuitFinished();
       return;
     }
-    TransferFlag flag = next.flag;
     Quit current = quit;
     Freezer into = current != null ? current.into : freezer;
     CompletableFuture<FreezeOutcome> departure = depart(next.user, flag == TransferFlag.EXPIRY,
@@ -1485,6 +1385,15 @@ public final class Worker implements AutoCloseable {
     } else {
       departure.whenComplete((outcome, failure) ->
           schedule.schedule(Duration.ZERO, this::departNext));
+    }
+  }
+
+  private static TransferFlag flagOf(Tenant tenant) {
+    tenant.lock.lock();
+    try {
+      return tenant.flag;
+    } finally {
+      tenant.lock.unlock();
     }
   }
 

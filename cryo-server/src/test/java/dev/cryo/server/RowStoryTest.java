@@ -200,6 +200,7 @@ class RowStoryTest {
           java.util.stream.LongStream.rangeClosed(2, burst + 1).boxed().toList());
     } finally {
       harness.codec.holdUserReads = null;
+      hold.countDown(); // never leave the disk thread held, even when an assertion failed
       callers.shutdownNow();
     }
     assertThat(worker.diskTrips() - tripsBefore).as("disk trips").isEqualTo(1);
