@@ -4,8 +4,8 @@ import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockRecord;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -24,6 +24,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -491,8 +492,9 @@ public final class Freezer {
       if (!attributes.isRegularFile()) {
         throw notRegular(file, "nothing was read");
       }
-      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.of(in.readNBytes(limit));
+      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
+          LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(readAtMost(channel, limit, attributes.size()));
       }
     } catch (NoSuchFileException e) {
       return Optional.empty();
@@ -500,6 +502,27 @@ public final class Freezer {
       throw e;
     } catch (IOException e) {
       throw ioFailure(file, "could not read " + file + "; it was left as it is", e);
+    }
+  }
+
+  /**
+   * Reads up to {@code limit} bytes: into one array of the size the file had when looked at (plus
+   * one byte, to see it grow), growing it only when the file grew meanwhile.
+   */
+  private static byte[] readAtMost(FileChannel channel, int limit, long expected)
+      throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(limit, Math.max(0, expected) + 1));
+    while (true) {
+      if (channel.read(buffer) < 0) {
+        return Arrays.copyOf(buffer.array(), buffer.position());
+      }
+      if (!buffer.hasRemaining()) {
+        if (buffer.capacity() >= limit) {
+          return buffer.array();
+        }
+        int grown = (int) Math.min(limit, buffer.capacity() * 2L);
+        buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());
+      }
     }
   }
 

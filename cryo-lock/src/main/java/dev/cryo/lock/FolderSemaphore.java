@@ -78,30 +78,56 @@ public final class FolderSemaphore {
    *     holder, and the lock stays), or when the file system refuses the removal
    */
   public static void release(Path folder, String holder) throws LockException {
-    Objects.requireNonNull(holder, "holder");
-    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
-    LockReading reading = file.read();
+    String name = LockRecord.sanitize(Objects.requireNonNull(holder, "holder"));
     long pid = ProcessTable.system().current().pid();
-    if (!(reading instanceof LockReading.Present present)
-        || !LockRecord.sanitize(holder).equals(present.record().holder())
-        || present.record().pid() != pid) {
-      throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
-          "release of " + folder + " by '" + holder + "' refused: the semaphore is "
-              + Claim.describe(reading) + "; it was left as it is: release it as its holder");
-    }
+    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
     LockFile.Removal outcome;
     try {
-      outcome = file.removeIf(present::sameBytes, ProcessLock.RELEASE_PATIENCE);
+      outcome = file.removeOwn(bytes -> heldBy(bytes, name, pid), ProcessLock.RELEASE_PATIENCE);
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
           "the file system refused to remove " + file.path() + ": " + LockFile.describe(e)
               + "; the semaphore is still held: fix the cause and release again", e);
     }
-    if (outcome == LockFile.Removal.CONTENDED || outcome == LockFile.Removal.CHANGED) {
-      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
-          "the semaphore " + file.path() + " changed or stayed busy during its release ("
-              + outcome.name().toLowerCase() + "); release again");
+    if (outcome != LockFile.Removal.REMOVED) {
+      throw refusedRelease(folder, holder, file, outcome, name, pid);
     }
+    removeFolderIfEmpty(folder, file);
+  }
+
+  /** Whether {@code bytes} are a whole record (with its token) of {@code holder} in process {@code pid}. */
+  private static boolean heldBy(byte[] bytes, String holder, long pid) {
+    try {
+      return heldBy(LockRecord.parse(bytes), holder, pid);
+    } catch (MalformedRecordException e) {
+      return false;
+    }
+  }
+
+  private static boolean heldBy(LockRecord record, String holder, long pid) {
+    return !record.isBarePid() && record.pid() == pid && holder.equals(record.holder());
+  }
+
+  private static LockValidationException refusedRelease(Path folder, String holder, LockFile file,
+      LockFile.Removal outcome, String name, long pid) {
+    LockReading reading = file.read();
+    if (outcome == LockFile.Removal.CONTENDED || reading instanceof LockReading.Present present
+        && heldBy(present.record(), name, pid)) {
+      return new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
+          "the semaphore " + file.path() + " changed or stayed busy during its release ("
+              + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); release again");
+    }
+    return new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
+        "release of " + folder + " by '" + holder + "' refused: the semaphore is "
+            + Claim.describe(reading) + "; it was left as it is: release it as its holder");
+  }
+
+  /**
+   * Removes the folder when nothing but the temporaries of dead processes is left in it. On the
+   * common paths this is one call: the folder is empty (the end of an adoption), or parcels remain
+   * (the end of a freeze) and the listing finds nothing to clean.
+   */
+  private static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
     try {
       try {
         Files.delete(folder);
