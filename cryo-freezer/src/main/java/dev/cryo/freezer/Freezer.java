@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
@@ -349,8 +350,10 @@ public final class Freezer {
   /**
    * Moves the whole root to {@code destination} in one atomic rename, and follows it: this freezer
    * works at the new name afterwards. Never copies: a root that appears under its new name is complete.
-   * The destination is checked first because the operating system's rename would silently replace an
-   * empty directory; one created between that check and the rename is still replaced.
+   *
+   * <p>The operating system's rename silently replaces an empty directory, so the destination is
+   * first claimed by creating it (exclusively, 0700) and the root then renamed over that claim: a
+   * destination that exists, or appears, is refused, never replaced.
    *
    * @param destination a path that does not exist yet, on the same file system, whose parent exists
    * @throws FreezerException {@link FreezerException.Reason#RENAME_REFUSED} when the destination exists
@@ -359,23 +362,44 @@ public final class Freezer {
    */
   public void renameRoot(Path destination) throws FreezerException {
     Path target = destination.toAbsolutePath().normalize();
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+    try {
+      Files.createDirectory(target, FOLDER_MODE);
+    } catch (FileAlreadyExistsException e) {
       throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
           + " freezer root " + root + " to " + target + ": it already exists; nothing was moved:"
-          + " choose a new name or remove it first");
+          + " choose a new name or remove it first", e);
+    } catch (IOException e) {
+      throw ioFailure(target, "could not create the destination " + target + " of the freezer"
+          + " root " + root + "; the root stays where it is", e);
     }
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
+      removeClaim(target);
       throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
           + " freezer root " + root + " to " + target + " in one atomic step (another file system?);"
           + " nothing was moved or copied and the root stays where it is: choose a destination on"
           + " the same file system", e);
+    } catch (DirectoryNotEmptyException e) {
+      throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
+          + " freezer root " + root + " to " + target + ": something was written into the"
+          + " destination while it was being claimed; nothing was moved and the destination was"
+          + " left as it is: find who writes there", e);
     } catch (IOException e) {
+      removeClaim(target);
       throw ioFailure(target, "could not rename the freezer root " + root + " to " + target
           + "; the root stays where it is", e);
     }
     root = target;
+  }
+
+  /** Removes the empty destination a refused rename had claimed; one not empty stays. */
+  private static void removeClaim(Path target) {
+    try {
+      Files.deleteIfExists(target);
+    } catch (IOException e) {
+      // Not empty (somebody wrote there) or not ours to remove: it stays, and the refusal says why.
+    }
   }
 
   /**

@@ -318,6 +318,7 @@ class FreezerTest {
     assertThatThrownBy(() -> freezer.renameRoot(occupied)).isInstanceOfSatisfying(FreezerException.class,
         e -> assertThat(e.reason()).isEqualTo(FreezerException.Reason.RENAME_REFUSED));
     assertThat(freezer.root()).isEqualTo(old);
+    assertThat(occupied).as("an empty directory there is refused, never replaced").isEmptyDirectory();
     Path destination = temp.resolve("renamed");
     freezer.renameRoot(destination);
     assertThat(old).doesNotExist();

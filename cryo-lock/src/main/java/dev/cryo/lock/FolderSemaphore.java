@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -42,7 +43,8 @@ public final class FolderSemaphore {
    * @return {@code true} when the semaphore is now {@code holder}'s, {@code false} when a live (or
    *     unprovably dead) holder has it
    * @throws LockValidationException when something that is not a regular file sits at the lock's
-   *     path, or the file system refuses the folder or the record
+   *     path, when the folder is not a directory (a symbolic link there is refused, never
+   *     followed), or when the file system refuses the folder or the record
    */
   public static boolean tryTake(Path folder, String holder) throws LockException {
     Objects.requireNonNull(holder, "holder");
@@ -182,10 +184,15 @@ public final class FolderSemaphore {
           }
           return;
         } catch (FileAlreadyExistsException e) {
-          // One look, following links as before: two looks would race with releases and takers.
-          if (!Files.readAttributes(folder, BasicFileAttributes.class).isDirectory()) {
+          // One look, never following a link: a link planted in the folder's place would carry
+          // the semaphore and every parcel written after it somewhere else.
+          BasicFileAttributes found = Files.readAttributes(folder, BasicFileAttributes.class,
+              LinkOption.NOFOLLOW_LINKS);
+          if (!found.isDirectory()) {
             throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
-                "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+                "the semaphore folder " + folder + " is " + LockFile.kindOf(folder, found)
+                    + ", not a directory; nothing was changed and it was not followed: remove it"
+                    + " if nobody should be there, then retry", e);
           }
           return;
         }
@@ -198,10 +205,6 @@ public final class FolderSemaphore {
             "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
     }
-    if (Files.isSymbolicLink(folder) && !Files.isDirectory(folder)) {
-      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
-          "the semaphore folder " + folder + " is a dangling symbolic link; nothing was changed");
-    }
-    // Otherwise it keeps coming and going: the claim finds out, and the take is retried.
+    // It keeps coming and going: the claim finds out, and the take is retried.
   }
 }
