@@ -12,7 +12,9 @@ import org.apache.catalina.session.StandardSession;
  * contender back to back (in an order that rotates), so that a change in the machine's load hits
  * all of them alike, and the ratios are taken within each round. It prints the median rate of each
  * contender and the median of the per-round ratios, which hold up on a busy machine far better than
- * rates measured minutes apart.
+ * rates measured minutes apart. A fourth contender, {@link ContractFloor}, does the least the
+ * freezer's contract demands with bare file calls: it tells cryo's own overhead apart from what the
+ * contract itself costs.
  *
  * <pre>
  * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.freezer.FreezeAdoptRatios [ROUNDS [BATCH]]
@@ -20,7 +22,7 @@ import org.apache.catalina.session.StandardSession;
  */
 public final class FreezeAdoptRatios {
 
-  private static final String[] NAMES = {"cryo", "tomcatFileStore", "floor"};
+  private static final String[] NAMES = {"cryo", "tomcatFileStore", "floor", "contractFloor"};
 
   private FreezeAdoptRatios() {}
 
@@ -35,10 +37,12 @@ public final class FreezeAdoptRatios {
       StandardSession session = tomcat.session("0123456789ABCDEF0123456789ABCDEF");
       FileFloor floor = new FileFloor(Files.createDirectory(root.resolve("floor")),
           cryo.parcelBytes());
+      ContractFloor contract = new ContractFloor(Files.createDirectory(root.resolve("contract")));
       Contender[] contenders = {
           () -> cryo.freezeAndAdopt("user@example.org"),
           () -> tomcat.saveLoadRemove(session),
-          () -> floor.writeReadRemove("user")};
+          () -> floor.writeReadRemove("user"),
+          () -> contract.freezeAndAdopt("user@example.org")};
       for (int warm = 0; warm < 10; warm++) {
         for (Contender contender : contenders) {
           time(contender, batch);
@@ -53,9 +57,13 @@ public final class FreezeAdoptRatios {
       }
       double[] overTomcat = new double[rounds];
       double[] overFloor = new double[rounds];
+      double[] overContract = new double[rounds];
+      double[] contractOverTomcat = new double[rounds];
       for (int round = 0; round < rounds; round++) {
         overTomcat[round] = rates[0][round] / rates[1][round];
         overFloor[round] = rates[2][round] / rates[0][round];
+        overContract[round] = rates[3][round] / rates[0][round];
+        contractOverTomcat[round] = rates[3][round] / rates[1][round];
       }
       System.out.printf("%d rounds of %d users per contender, medians:%n", rounds, batch);
       for (int c = 0; c < NAMES.length; c++) {
@@ -64,6 +72,10 @@ public final class FreezeAdoptRatios {
       }
       System.out.printf("  cryo / tomcatFileStore  %.2fx   (target >= 2)%n", median(overTomcat));
       System.out.printf("  floor / cryo            %.2fx   (target <= 2)%n", median(overFloor));
+      System.out.printf("  contractFloor / cryo    %.2fx   (cryo's own overhead)%n",
+          median(overContract));
+      System.out.printf("  contractFloor / tomcat  %.2fx   (the most any implementation of the"
+          + " contract reaches)%n", median(contractOverTomcat));
     } finally {
       try (Stream<Path> all = Files.walk(root)) {
         for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {

@@ -52,6 +52,16 @@ class FreezerContendersTest {
   }
 
   @Test
+  void theContractFloorFreezesAndAdoptsAndLeavesNothing() throws Exception {
+    ContractFloor contract = new ContractFloor(Files.createDirectory(dir.resolve("contract")));
+    assertThat(contract.freezeAndAdopt("someone")).isEqualTo(3);
+    assertThat(contract.freezeAndAdopt("someone")).isEqualTo(3);
+    try (Stream<Path> left = Files.list(dir.resolve("contract"))) {
+      assertThat(left).isEmpty();
+    }
+  }
+
+  @Test
   void everyCodecRoundTripsThePayload() throws Exception {
     CodecBenchmark codecs = new CodecBenchmark();
     Object expected = RealisticUser.whole();
