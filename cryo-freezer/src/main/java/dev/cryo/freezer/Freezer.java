@@ -442,16 +442,11 @@ public final class Freezer {
       throws FreezerException {
     byte[] bytes = ParcelFormat.encode(
         new ParcelHeader(writer, Instant.now(), cause, group, codec.name()), codec.encode(payload));
-    try {
-      BasicFileAttributes attributes =
-          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      if (!attributes.isRegularFile()) {
-        throw notRegular(file, "nothing was written");
-      }
-    } catch (NoSuchFileException absent) {
-      // The usual case: a new parcel.
-    } catch (IOException e) {
-      throw ioFailure(file, "could not look at " + file + " before writing it; nothing was written", e);
+    // Looks that throw nothing when the parcel is new (the usual case). Something that is not a
+    // regular file is refused: a FIFO would block the open, a link would carry the write elsewhere.
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw notRegular(file, "nothing was written");
     }
     try (SeekableByteChannel channel = Files.newByteChannel(file, Set.of(StandardOpenOption.WRITE,
         StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS),

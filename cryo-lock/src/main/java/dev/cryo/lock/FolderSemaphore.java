@@ -171,6 +171,12 @@ public final class FolderSemaphore {
   }
 
   private static void createFolder(Path folder, Path lockPath) throws LockValidationException {
+    if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+      // The folder of a frozen user: one look, which (unlike a refused creation) throws nothing.
+      // Should a release remove it before the record is linked, the claim says so and the take
+      // comes back here.
+      return;
+    }
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         try {
