@@ -84,12 +84,12 @@ public final class Freezer {
   private volatile Path root;
 
   /**
-   * A freezer at {@code root} with the default {@link CborCodec}; see {@link #Freezer(Path, ParcelCodec)}.
+   * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
    *
    * @throws FreezerException when the root cannot be created or is not a directory
    */
   public Freezer(Path root) throws FreezerException {
-    this(root, new CborCodec());
+    this(root, new SmileCodec());
   }
 
   /**

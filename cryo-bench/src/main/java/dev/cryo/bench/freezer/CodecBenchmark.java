@@ -3,6 +3,7 @@ package dev.cryo.bench.freezer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.smile.databind.SmileMapper;
 import dev.cryo.freezer.CborCodec;
+import dev.cryo.freezer.SmileCodec;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The codec alone: encode + decode of the whole realistic user ({@link RealisticUser#whole}) in one
- * thread, per second — cryo's {@link CborCodec} beside JDK serialisation ({@code ObjectOutputStream}
+ * thread, per second — cryo's {@link SmileCodec} (the default) and {@link CborCodec} beside JDK serialisation ({@code ObjectOutputStream}
  * of the same {@code HashMap}/{@code ArrayList} tree, what Tomcat's store uses), and the alternatives
  * considered for the default: Jackson JSON (plain {@code ObjectMapper}, untyped), Jackson Smile (the
  * same untyped mapping) and Apache Fory (class registration required, only the JDK collections
@@ -35,6 +36,7 @@ import org.openjdk.jmh.annotations.State;
 public class CodecBenchmark {
 
   private final HashMap<String, Object> payload = RealisticUser.whole();
+  private final SmileCodec smileCodec = new SmileCodec();
   private final CborCodec cbor = new CborCodec();
   private final ObjectMapper json = new ObjectMapper();
   private final ObjectMapper smile = new SmileMapper();
@@ -49,7 +51,13 @@ public class CodecBenchmark {
     return fory;
   }
 
-  /** cryo's default codec. */
+  /** cryo's default codec, streaming Smile. */
+  @Benchmark
+  public Object smile() throws IOException {
+    return smileCodec.decode(smileCodec.encode(payload));
+  }
+
+  /** cryo's CBOR codec, streaming. */
   @Benchmark
   public Object cbor() throws IOException {
     return cbor.decode(cbor.encode(payload));
@@ -93,9 +101,9 @@ public class CodecBenchmark {
     }
   }
 
-  /** The encoded size of the payload in each format, in bytes: cbor, jdk, json, smile, fory. */
+  /** The encoded size of the payload in each format, in bytes: smile and cbor (cryo), jdk, json, smile, fory. */
   public long[] sizes() throws IOException {
-    return new long[] {cbor.encode(payload).length, jdkEncode(payload).length,
+    return new long[] {smileCodec.encode(payload).length, cbor.encode(payload).length, jdkEncode(payload).length,
         json.writeValueAsBytes(payload).length, smile.writeValueAsBytes(payload).length,
         fory.serialize(payload).length};
   }
@@ -103,7 +111,8 @@ public class CodecBenchmark {
   /** Prints the encoded sizes. */
   public static void main(String[] args) throws IOException {
     long[] sizes = new CodecBenchmark().sizes();
-    System.out.printf("payload bytes: cbor %d, jdk serialization %d, jackson json %d,"
-        + " jackson smile %d, fory %d%n", sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]);
+    System.out.printf("payload bytes: smile (cryo) %d, cbor (cryo) %d, jdk serialization %d,"
+        + " jackson json %d, jackson smile %d, fory %d%n", sizes[0], sizes[1], sizes[2], sizes[3],
+        sizes[4], sizes[5]);
   }
 }

@@ -1,6 +1,6 @@
 package dev.cryo.bench.freezer;
 
-import dev.cryo.freezer.CborCodec;
+import dev.cryo.freezer.SmileCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * The least any implementation of the freezer's contract does for one freeze + adopt, with bare
- * file calls and the same codec: the folder made and removed; per hold, a semaphore published the
+ * file calls and the same codec (the default, Smile): the folder made and removed; per hold, a semaphore published the
  * cheapest way that never shows half a record (a temporary written, hard-linked to {@code .lock},
  * removed) and unlinked at the end; the payloads encoded and written, then read, decoded and
  * removed. No envelope, no checks, no holder record, no proof of anything. What cryo does beyond
@@ -18,7 +18,7 @@ import java.util.Map;
 public final class ContractFloor {
 
   private final Path root;
-  private final CborCodec codec = new CborCodec();
+  private final SmileCodec codec = new SmileCodec();
   private final Object userStore = RealisticUser.userStore();
   private final Map<String, ? extends Object> connections = RealisticUser.connections();
   private final byte[] record = ("cryo-lock 1\npid " + ProcessHandle.current().pid()

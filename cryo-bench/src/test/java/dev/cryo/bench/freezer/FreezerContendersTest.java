@@ -65,6 +65,7 @@ class FreezerContendersTest {
   void everyCodecRoundTripsThePayload() throws Exception {
     CodecBenchmark codecs = new CodecBenchmark();
     Object expected = RealisticUser.whole();
+    assertThat(codecs.smile()).isEqualTo(expected);
     assertThat(codecs.cbor()).isEqualTo(expected);
     assertThat(codecs.jdkSerialization()).isEqualTo(expected);
     assertThat(codecs.jacksonJson()).isEqualTo(expected);
