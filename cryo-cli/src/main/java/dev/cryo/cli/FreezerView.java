@@ -6,8 +6,10 @@ import dev.cryo.freezer.CborCodec;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import dev.cryo.freezer.Parcel;
+import dev.cryo.freezer.ParcelCodec;
 import dev.cryo.freezer.ParcelFormat;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.freezer.SmileCodec;
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockFile;
 import dev.cryo.lock.ProcessTable;
@@ -137,19 +139,21 @@ final class FreezerView {
       if (!decodePayload) {
         return new ParcelFile(name, kind, connection, size, OK, null, header, Optional.empty());
       }
-      if (!parcel.header().codec().equals(CborCodec.NAME)) {
+      String written = parcel.header().codec();
+      Optional<ParcelCodec> codec = ParcelCodec.builtIn(written);
+      if (codec.isEmpty()) {
         return new ParcelFile(name, kind, connection, size,
             FreezerException.Reason.INVALID_PAYLOAD.code(), "the payload was written with the"
-                + " codec '" + parcel.header().codec() + "'; this command decodes only '"
-                + CborCodec.NAME + "'", header, Optional.empty());
+                + " codec '" + written + "'; this command decodes only '" + SmileCodec.NAME
+                + "' and '" + CborCodec.NAME + "'", header, Optional.empty());
       }
       Object decoded;
       try {
-        decoded = new CborCodec().decode(parcel.payload());
+        decoded = codec.get().decode(parcel.payload());
       } catch (IOException | RuntimeException e) {
         return new ParcelFile(name, kind, connection, size,
             FreezerException.Reason.INVALID_PAYLOAD.code(), "the payload is whole but the codec '"
-                + CborCodec.NAME + "' refuses it: " + Cryo.oneLine(e.getMessage()), header,
+                + written + "' refuses it: " + Cryo.oneLine(e.getMessage()), header,
             Optional.empty());
       }
       return new ParcelFile(name, kind, connection, size, OK, null, header,

@@ -119,7 +119,7 @@ class FreezerCommandTest {
     assertThat(header.get("writer").asText()).isEqualTo("worker-1");
     assertThat(header.get("cause").asText()).isEqualTo("freeze");
     assertThat(header.get("group").asText()).isEqualTo("group-a");
-    assertThat(header.get("codec").asText()).isEqualTo("cbor");
+    assertThat(header.get("codec").asText()).isEqualTo("smile");
     assertThat(header.get("ageSeconds").asLong()).isBetween(0L, 60L);
     assertThat(aliceParcels.get(1).get("connection").asText()).isEqualTo("c%2F2");
     assertThat(aliceParcels.get(1).get("header").get("cause").asText()).isEqualTo("login");

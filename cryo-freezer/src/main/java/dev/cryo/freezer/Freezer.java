@@ -4,10 +4,11 @@ import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockRecord;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileStore;
@@ -24,6 +25,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -82,12 +84,12 @@ public final class Freezer {
   private volatile Path root;
 
   /**
-   * A freezer at {@code root} with the default {@link CborCodec}; see {@link #Freezer(Path, ParcelCodec)}.
+   * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
    *
    * @throws FreezerException when the root cannot be created or is not a directory
    */
   public Freezer(Path root) throws FreezerException {
-    this(root, new CborCodec());
+    this(root, new SmileCodec());
   }
 
   /**
@@ -348,8 +350,10 @@ public final class Freezer {
   /**
    * Moves the whole root to {@code destination} in one atomic rename, and follows it: this freezer
    * works at the new name afterwards. Never copies: a root that appears under its new name is complete.
-   * The destination is checked first because the operating system's rename would silently replace an
-   * empty directory; one created between that check and the rename is still replaced.
+   *
+   * <p>The operating system's rename silently replaces an empty directory, so the destination is
+   * first claimed by creating it (exclusively, 0700) and the root then renamed over that claim: a
+   * destination that exists, or appears, is refused, never replaced.
    *
    * @param destination a path that does not exist yet, on the same file system, whose parent exists
    * @throws FreezerException {@link FreezerException.Reason#RENAME_REFUSED} when the destination exists
@@ -358,23 +362,44 @@ public final class Freezer {
    */
   public void renameRoot(Path destination) throws FreezerException {
     Path target = destination.toAbsolutePath().normalize();
-    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+    try {
+      Files.createDirectory(target, FOLDER_MODE);
+    } catch (FileAlreadyExistsException e) {
       throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
           + " freezer root " + root + " to " + target + ": it already exists; nothing was moved:"
-          + " choose a new name or remove it first");
+          + " choose a new name or remove it first", e);
+    } catch (IOException e) {
+      throw ioFailure(target, "could not create the destination " + target + " of the freezer"
+          + " root " + root + "; the root stays where it is", e);
     }
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
+      removeClaim(target);
       throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
           + " freezer root " + root + " to " + target + " in one atomic step (another file system?);"
           + " nothing was moved or copied and the root stays where it is: choose a destination on"
           + " the same file system", e);
+    } catch (DirectoryNotEmptyException e) {
+      throw new FreezerException(FreezerException.Reason.RENAME_REFUSED, target, "cannot rename the"
+          + " freezer root " + root + " to " + target + ": something was written into the"
+          + " destination while it was being claimed; nothing was moved and the destination was"
+          + " left as it is: find who writes there", e);
     } catch (IOException e) {
+      removeClaim(target);
       throw ioFailure(target, "could not rename the freezer root " + root + " to " + target
           + "; the root stays where it is", e);
     }
     root = target;
+  }
+
+  /** Removes the empty destination a refused rename had claimed; one not empty stays. */
+  private static void removeClaim(Path target) {
+    try {
+      Files.deleteIfExists(target);
+    } catch (IOException e) {
+      // Not empty (somebody wrote there) or not ours to remove: it stays, and the refusal says why.
+    }
   }
 
   /**
@@ -417,16 +442,11 @@ public final class Freezer {
       throws FreezerException {
     byte[] bytes = ParcelFormat.encode(
         new ParcelHeader(writer, Instant.now(), cause, group, codec.name()), codec.encode(payload));
-    try {
-      BasicFileAttributes attributes =
-          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      if (!attributes.isRegularFile()) {
-        throw notRegular(file, "nothing was written");
-      }
-    } catch (NoSuchFileException absent) {
-      // The usual case: a new parcel.
-    } catch (IOException e) {
-      throw ioFailure(file, "could not look at " + file + " before writing it; nothing was written", e);
+    // Looks that throw nothing when the parcel is new (the usual case). Something that is not a
+    // regular file is refused: a FIFO would block the open, a link would carry the write elsewhere.
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+        && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw notRegular(file, "nothing was written");
     }
     try (SeekableByteChannel channel = Files.newByteChannel(file, Set.of(StandardOpenOption.WRITE,
         StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS),
@@ -491,8 +511,9 @@ public final class Freezer {
       if (!attributes.isRegularFile()) {
         throw notRegular(file, "nothing was read");
       }
-      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.of(in.readNBytes(limit));
+      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
+          LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.of(readAtMost(channel, limit, attributes.size()));
       }
     } catch (NoSuchFileException e) {
       return Optional.empty();
@@ -500,6 +521,27 @@ public final class Freezer {
       throw e;
     } catch (IOException e) {
       throw ioFailure(file, "could not read " + file + "; it was left as it is", e);
+    }
+  }
+
+  /**
+   * Reads up to {@code limit} bytes: into one array of the size the file had when looked at (plus
+   * one byte, to see it grow), growing it only when the file grew meanwhile.
+   */
+  private static byte[] readAtMost(FileChannel channel, int limit, long expected)
+      throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(limit, Math.max(0, expected) + 1));
+    while (true) {
+      if (channel.read(buffer) < 0) {
+        return Arrays.copyOf(buffer.array(), buffer.position());
+      }
+      if (!buffer.hasRemaining()) {
+        if (buffer.capacity() >= limit) {
+          return buffer.array();
+        }
+        int grown = (int) Math.min(limit, buffer.capacity() * 2L);
+        buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());
+      }
     }
   }
 

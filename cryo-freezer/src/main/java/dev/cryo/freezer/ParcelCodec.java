@@ -1,6 +1,7 @@
 package dev.cryo.freezer;
 
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * Turns a payload into bytes and back. The freezer names the codec in each parcel's header and
@@ -32,4 +33,18 @@ public interface ParcelCodec {
    *     {@link FreezerException.Reason#INVALID_PAYLOAD}, naming the file
    */
   Object decode(byte[] bytes) throws IOException;
+
+  /**
+   * The built-in codec written under {@code name} in parcel headers ({@value SmileCodec#NAME} or
+   * {@value CborCodec#NAME}), for readers such as tools that meet parcels of either.
+   *
+   * @return the codec, or empty for a name no built-in codec writes
+   */
+  static Optional<ParcelCodec> builtIn(String name) {
+    return switch (name) {
+      case SmileCodec.NAME -> Optional.of(new SmileCodec());
+      case CborCodec.NAME -> Optional.of(new CborCodec());
+      default -> Optional.empty();
+    };
+  }
 }

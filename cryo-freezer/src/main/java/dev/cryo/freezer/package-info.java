@@ -16,8 +16,9 @@
  *   <li>Every parcel is an envelope ({@link dev.cryo.freezer.ParcelFormat}): a diagnostic header
  *       readable without the payload, the payload, and checksums. A torn or altered parcel is a
  *       loud {@link dev.cryo.freezer.FreezerException} naming the file, never another payload.
- *   <li>The default codec never instantiates a class named by the file: a planted parcel can at
- *       worst be refused.
+ *   <li>The built-in codecs ({@link dev.cryo.freezer.SmileCodec}, the default, and
+ *       {@link dev.cryo.freezer.CborCodec}) map plain data only and never instantiate a class named
+ *       by the file: a planted parcel can at worst be refused.
  *   <li>Reads say "absent" with an empty {@code Optional}; drops ask for absence, so dropping what
  *       is not there is no error.
  * </ul>

@@ -63,7 +63,7 @@ class FreezerTest {
     assertThat(header.writer()).isEqualTo("worker-1");
     assertThat(header.cause()).isEqualTo("freeze");
     assertThat(header.group()).isEqualTo("g1");
-    assertThat(header.codec()).isEqualTo(CborCodec.NAME);
+    assertThat(header.codec()).isEqualTo(SmileCodec.NAME);
     assertThat(header.writtenAt()).isBetween(before, Instant.now().plusMillis(1));
     assertThat(freezer.connectionParcelHeader("alice", "c1")).isPresent();
     Path folder = freezer.folder("alice");
@@ -271,24 +271,24 @@ class FreezerTest {
     freezer.tryTakeSemaphore("jo", "w");
     java.io.ByteArrayOutputStream serialized = new java.io.ByteArrayOutputStream();
     try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(serialized)) {
-      out.writeObject(new CborCodecTest.Planted());
+      out.writeObject(new PlainDataCodecsTest.Planted());
     }
-    CborCodecTest.Planted.instantiated = false;
+    PlainDataCodecsTest.Planted.instantiated = false;
     Path file = freezer.folder("jo").resolve(Freezer.USER_PARCEL);
-    Files.write(file, ParcelFormat.encode(new ParcelHeader("w", Instant.now(), "freeze", "g", CborCodec.NAME),
+    Files.write(file, ParcelFormat.encode(new ParcelHeader("w", Instant.now(), "freeze", "g", SmileCodec.NAME),
         serialized.toByteArray()));
     try {
       Optional<Object> read = freezer.readUserParcel("jo");
-      assertThat(read.orElse(null)).isNotInstanceOf(CborCodecTest.Planted.class);
+      assertThat(read.orElse(null)).isNotInstanceOf(PlainDataCodecsTest.Planted.class);
     } catch (FreezerException e) {
       assertThat(e.reason()).isEqualTo(FreezerException.Reason.INVALID_PAYLOAD);
       assertThat(e.getMessage()).contains(file.toString());
     }
-    Files.write(file, ParcelFormat.encode(new ParcelHeader("w", Instant.now(), "freeze", "g", CborCodec.NAME),
-        new com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper().writeValueAsBytes(
-            Map.of("@class", CborCodecTest.Planted.class.getName(), "value", "y"))));
-    assertThat(freezer.readUserParcel("jo")).contains(Map.of("@class", CborCodecTest.Planted.class.getName(), "value", "y"));
-    assertThat(CborCodecTest.Planted.instantiated).isFalse();
+    Files.write(file, ParcelFormat.encode(new ParcelHeader("w", Instant.now(), "freeze", "g", SmileCodec.NAME),
+        new com.fasterxml.jackson.dataformat.smile.databind.SmileMapper().writeValueAsBytes(
+            Map.of("@class", PlainDataCodecsTest.Planted.class.getName(), "value", "y"))));
+    assertThat(freezer.readUserParcel("jo")).contains(Map.of("@class", PlainDataCodecsTest.Planted.class.getName(), "value", "y"));
+    assertThat(PlainDataCodecsTest.Planted.instantiated).isFalse();
   }
 
   @Test
@@ -318,6 +318,7 @@ class FreezerTest {
     assertThatThrownBy(() -> freezer.renameRoot(occupied)).isInstanceOfSatisfying(FreezerException.class,
         e -> assertThat(e.reason()).isEqualTo(FreezerException.Reason.RENAME_REFUSED));
     assertThat(freezer.root()).isEqualTo(old);
+    assertThat(occupied).as("an empty directory there is refused, never replaced").isEmptyDirectory();
     Path destination = temp.resolve("renamed");
     freezer.renameRoot(destination);
     assertThat(old).doesNotExist();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -42,7 +43,8 @@ public final class FolderSemaphore {
    * @return {@code true} when the semaphore is now {@code holder}'s, {@code false} when a live (or
    *     unprovably dead) holder has it
    * @throws LockValidationException when something that is not a regular file sits at the lock's
-   *     path, or the file system refuses the folder or the record
+   *     path, when the folder is not a directory (a symbolic link there is refused, never
+   *     followed), or when the file system refuses the folder or the record
    */
   public static boolean tryTake(Path folder, String holder) throws LockException {
     Objects.requireNonNull(holder, "holder");
@@ -78,30 +80,56 @@ public final class FolderSemaphore {
    *     holder, and the lock stays), or when the file system refuses the removal
    */
   public static void release(Path folder, String holder) throws LockException {
-    Objects.requireNonNull(holder, "holder");
-    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
-    LockReading reading = file.read();
+    String name = LockRecord.sanitize(Objects.requireNonNull(holder, "holder"));
     long pid = ProcessTable.system().current().pid();
-    if (!(reading instanceof LockReading.Present present)
-        || !LockRecord.sanitize(holder).equals(present.record().holder())
-        || present.record().pid() != pid) {
-      throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
-          "release of " + folder + " by '" + holder + "' refused: the semaphore is "
-              + Claim.describe(reading) + "; it was left as it is: release it as its holder");
-    }
+    LockFile file = LockFile.at(folder.resolve(FILE_NAME));
     LockFile.Removal outcome;
     try {
-      outcome = file.removeIf(present::sameBytes, ProcessLock.RELEASE_PATIENCE);
+      outcome = file.removeOwn(bytes -> heldBy(bytes, name, pid), ProcessLock.RELEASE_PATIENCE);
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
           "the file system refused to remove " + file.path() + ": " + LockFile.describe(e)
               + "; the semaphore is still held: fix the cause and release again", e);
     }
-    if (outcome == LockFile.Removal.CONTENDED || outcome == LockFile.Removal.CHANGED) {
-      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
-          "the semaphore " + file.path() + " changed or stayed busy during its release ("
-              + outcome.name().toLowerCase() + "); release again");
+    if (outcome != LockFile.Removal.REMOVED) {
+      throw refusedRelease(folder, holder, file, outcome, name, pid);
     }
+    removeFolderIfEmpty(folder, file);
+  }
+
+  /** Whether {@code bytes} are a whole record (with its token) of {@code holder} in process {@code pid}. */
+  private static boolean heldBy(byte[] bytes, String holder, long pid) {
+    try {
+      return heldBy(LockRecord.parse(bytes), holder, pid);
+    } catch (MalformedRecordException e) {
+      return false;
+    }
+  }
+
+  private static boolean heldBy(LockRecord record, String holder, long pid) {
+    return !record.isBarePid() && record.pid() == pid && holder.equals(record.holder());
+  }
+
+  private static LockValidationException refusedRelease(Path folder, String holder, LockFile file,
+      LockFile.Removal outcome, String name, long pid) {
+    LockReading reading = file.read();
+    if (outcome == LockFile.Removal.CONTENDED || reading instanceof LockReading.Present present
+        && heldBy(present.record(), name, pid)) {
+      return new LockValidationException(LockException.Reason.RELEASE_REFUSED, file.path(),
+          "the semaphore " + file.path() + " changed or stayed busy during its release ("
+              + outcome.name().toLowerCase(java.util.Locale.ROOT) + "); release again");
+    }
+    return new LockValidationException(LockException.Reason.HOLDER_MISMATCH, file.path(),
+        "release of " + folder + " by '" + holder + "' refused: the semaphore is "
+            + Claim.describe(reading) + "; it was left as it is: release it as its holder");
+  }
+
+  /**
+   * Removes the folder when nothing but the temporaries of dead processes is left in it. On the
+   * common paths this is one call: the folder is empty (the end of an adoption), or parcels remain
+   * (the end of a freeze) and the listing finds nothing to clean.
+   */
+  private static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
     try {
       try {
         Files.delete(folder);
@@ -143,6 +171,12 @@ public final class FolderSemaphore {
   }
 
   private static void createFolder(Path folder, Path lockPath) throws LockValidationException {
+    if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
+      // The folder of a frozen user: one look, which (unlike a refused creation) throws nothing.
+      // Should a release remove it before the record is linked, the claim says so and the take
+      // comes back here.
+      return;
+    }
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         try {
@@ -156,10 +190,15 @@ public final class FolderSemaphore {
           }
           return;
         } catch (FileAlreadyExistsException e) {
-          // One look, following links as before: two looks would race with releases and takers.
-          if (!Files.readAttributes(folder, BasicFileAttributes.class).isDirectory()) {
+          // One look, never following a link: a link planted in the folder's place would carry
+          // the semaphore and every parcel written after it somewhere else.
+          BasicFileAttributes found = Files.readAttributes(folder, BasicFileAttributes.class,
+              LinkOption.NOFOLLOW_LINKS);
+          if (!found.isDirectory()) {
             throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
-                "the semaphore folder " + folder + " is not a directory; nothing was changed", e);
+                "the semaphore folder " + folder + " is " + LockFile.kindOf(folder, found)
+                    + ", not a directory; nothing was changed and it was not followed: remove it"
+                    + " if nobody should be there, then retry", e);
           }
           return;
         }
@@ -172,10 +211,6 @@ public final class FolderSemaphore {
             "could not create the semaphore folder " + folder + ": " + LockFile.describe(e), e);
       }
     }
-    if (Files.isSymbolicLink(folder) && !Files.isDirectory(folder)) {
-      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
-          "the semaphore folder " + folder + " is a dangling symbolic link; nothing was changed");
-    }
-    // Otherwise it keeps coming and going: the claim finds out, and the take is retried.
+    // It keeps coming and going: the claim finds out, and the take is retried.
   }
 }

@@ -135,6 +135,69 @@ public final class LockFile {
   }
 
   /**
+   * Removes the lockfile if it still holds a record of the caller's own acquisition: the owner's
+   * release, with one descriptor and no aside link.
+   *
+   * <p>Sound only because a whole record carries a token that names one acquisition, so at most one
+   * file ever holds bytes that {@code ours} accepts, and that file never comes back to the name once
+   * removed. The lockfile's name is looked at ({@code stat}), the file opened and locked as in {@link
+   * #removeIf}, its bytes checked through the descriptor, and the name looked at again: when it still
+   * designates the same device and inode, that is the open file (alive, so its inode number cannot be
+   * reused), and no other remover can unlink it while this one holds its lock.
+   *
+   * @param ours a test on the exact bytes that accepts only records with the caller's own token (a
+   *     bare pid, which any process could have written, must be refused)
+   * @param patience how long to wait for another remover of the same file; zero tries once
+   */
+  public Removal removeOwn(Predicate<byte[]> ours, Duration patience) throws IOException {
+    ReentrantLock guard = guard();
+    guard.lock();
+    try {
+      Object before;
+      try {
+        BasicFileAttributes attributes =
+            Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (!attributes.isRegularFile()) {
+          return Removal.CHANGED;
+        }
+        before = attributes.fileKey();
+      } catch (NoSuchFileException e) {
+        return Removal.ABSENT;
+      }
+      try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        if (lockWithin(channel, patience.toNanos()) == null) {
+          return Removal.CONTENDED;
+        }
+        if (!ours.test(readBounded(channel))) {
+          return Removal.CHANGED;
+        }
+        Object now;
+        try {
+          now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+              .fileKey();
+        } catch (NoSuchFileException e) {
+          return Removal.ABSENT;
+        }
+        if (before == null || !before.equals(now)) {
+          return Removal.CHANGED;
+        }
+        removalProbe.beforeUnlink(path);
+        try {
+          Files.delete(path);
+        } catch (NoSuchFileException e) {
+          return Removal.ABSENT;
+        }
+        return Removal.REMOVED;
+      } catch (NoSuchFileException e) {
+        return Removal.ABSENT;
+      }
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
    * Replaces the lockfile with {@code record} in one atomic rename if its exact content still
    * satisfies {@code expected}, with the same guard as {@link #removeIf}.
    *

@@ -218,7 +218,7 @@ public final class ProcessLock implements AutoCloseable {
       LockRecord ours = slot.record;
       LockFile.Removal outcome;
       try {
-        outcome = slot.file.removeIf(bytes -> Claim.isOurs(bytes, ours),
+        outcome = slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours),
             RELEASE_PATIENCE);
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
@@ -343,7 +343,7 @@ public final class ProcessLock implements AutoCloseable {
         continue;
       }
       try {
-        slot.file.removeIf(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
+        slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
       }

@@ -111,8 +111,9 @@ public final class Publication {
   public static int removeAbandoned(Path directory, String targetName, ProcessTable table)
       throws IOException {
     int removed = 0;
-    try (DirectoryStream<Path> entries =
-        Files.newDirectoryStream(directory, targetName + ".cryo-*")) {
+    String prefix = targetName + ".cryo-";
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory,
+        entry -> entry.getFileName().toString().startsWith(prefix))) {
       for (Path entry : entries) {
         Matcher side = SIDE_FILE.matcher(entry.getFileName().toString());
         if (side.matches() && side.group(1).equals(targetName)

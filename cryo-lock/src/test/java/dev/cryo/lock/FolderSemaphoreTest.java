@@ -175,6 +175,26 @@ class FolderSemaphoreTest {
   }
 
   @Test
+  void aSymbolicLinkPlantedAsTheFolderIsRefusedAndNeverFollowed() throws Exception {
+    Path elsewhere = Files.createDirectory(root.resolve("elsewhere"));
+    Files.createDirectories(folder().getParent());
+    Files.createSymbolicLink(folder(), elsewhere);
+    assertThatThrownBy(() -> FolderSemaphore.tryTake(folder(), "freeze"))
+        .isInstanceOfSatisfying(LockValidationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_A_DIRECTORY))
+        .hasMessageContaining("a symbolic link").hasMessageContaining("not followed");
+    assertThat(elsewhere).isEmptyDirectory();
+
+    Files.delete(folder());
+    Files.createSymbolicLink(folder(), root.resolve("nowhere"));
+    assertThatThrownBy(() -> FolderSemaphore.tryTake(folder(), "freeze"))
+        .isInstanceOfSatisfying(LockValidationException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_A_DIRECTORY))
+        .hasMessageContaining("a symbolic link");
+    assertThat(root.resolve("nowhere")).doesNotExist();
+  }
+
+  @Test
   void aDeadHoldersSemaphoreIsReclaimedWithinTheSingleTry() throws Exception {
     Files.createDirectories(folder());
     Files.write(lockPath(), localRecord(TestProcesses.reapedPid(), 7, "crashed").toBytes());

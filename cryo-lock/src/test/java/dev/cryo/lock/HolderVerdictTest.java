@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
@@ -182,6 +184,15 @@ class HolderVerdictTest {
     long start = TestProcesses.startTicks(zombie);
     LockRecord record = localRecord(zombie, start, "soon a zombie");
     assertThat(judge(record).liveness()).isEqualTo(Liveness.ALIVE);
+    // Until the shell has become sleep, it may reap cat itself: wait for the exec.
+    Path comm = Path.of("/proc", Long.toString(child.pid()), "comm");
+    TestProcesses.awaitCondition("the shell became sleep", () -> {
+      try {
+        return Files.readString(comm).strip().equals("sleep");
+      } catch (java.io.IOException e) {
+        throw new AssertionError("the shell is gone", e);
+      }
+    });
 
     child.getOutputStream().close();
     TestProcesses.awaitCondition("cat is a zombie", () -> {

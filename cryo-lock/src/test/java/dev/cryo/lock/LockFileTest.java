@@ -232,6 +232,40 @@ class LockFileTest {
   }
 
   @Test
+  void removeOwnRemovesOnlyTheCallersOwnRecord() throws Exception {
+    LockRecord mine = LockRecord.fresh(ProcessIdentity.current(), "mine");
+    lockFile().tryPublish(mine);
+
+    assertThat(lockFile().removeOwn(bytes -> false, Duration.ofSeconds(1)))
+        .isEqualTo(Removal.CHANGED);
+    assertThat(Files.readAllBytes(lockPath())).isEqualTo(mine.toBytes());
+
+    assertThat(lockFile().removeOwn(bytes -> Arrays.equals(bytes, mine.toBytes()), Duration.ZERO))
+        .isEqualTo(Removal.REMOVED);
+    assertThat(names(dir)).as("no aside link, no temporary").isEmpty();
+    assertThat(lockFile().removeOwn(bytes -> true, Duration.ZERO)).isEqualTo(Removal.ABSENT);
+  }
+
+  @Test
+  void removeOwnNeverRemovesALinkAFifoOrADirectoryNorBlocks() throws Exception {
+    Path real = outside.resolve("real");
+    Files.writeString(real, "precious");
+    Files.createSymbolicLink(lockPath(), real);
+    assertThat(lockFile().removeOwn(bytes -> true, Duration.ZERO)).isEqualTo(Removal.CHANGED);
+    assertThat(Files.readString(real)).isEqualTo("precious");
+    Files.delete(lockPath());
+
+    mkfifo(lockPath());
+    assertThat(assertTimeoutPreemptively(Duration.ofSeconds(10),
+        () -> lockFile().removeOwn(bytes -> true, Duration.ZERO))).isEqualTo(Removal.CHANGED);
+    Files.delete(lockPath());
+
+    Files.createDirectory(lockPath());
+    assertThat(lockFile().removeOwn(bytes -> true, Duration.ZERO)).isEqualTo(Removal.CHANGED);
+    assertThat(names(dir)).containsExactly(".lock");
+  }
+
+  @Test
   void replaceIfSwapsOnlyTheExpectedRecord() throws Exception {
     LockRecord first = LockRecord.fresh(ProcessIdentity.current(), "first");
     LockRecord second = first.withCompanion(42, 7);

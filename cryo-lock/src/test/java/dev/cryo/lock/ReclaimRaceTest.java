@@ -193,6 +193,39 @@ class ReclaimRaceTest {
   }
 
   /**
+   * An owner releasing its semaphore stopped between its last check and its unlink: another process
+   * breaking the lock meets the owner's operating-system lock and backs off, so the owner's release
+   * never unlinks a file somebody else put there, and the break never removes the owner's file
+   * under it.
+   */
+  @Test
+  void aBreakerInAnotherProcessBacksOffWhileTheOwnerReleases() throws Exception {
+    assertThat(FolderSemaphore.tryTake(dir, "owner")).isTrue();
+    byte[] owners = Files.readAllBytes(lockPath);
+    Object ownersInode = inode();
+    Pause pause = new Pause();
+    Thread[] owner = new Thread[1];
+    CompletableFuture<Boolean> release = inThread("owner", () -> {
+      FolderSemaphore.release(dir, "owner");
+      return true;
+    }, owner);
+    pause.target = owner[0];
+    LockFile.removalProbe = pause;
+    try (ChildJvm breaker = ChildJvm.start(root)) {
+      owner[0].start();
+      pause.awaitPaused();
+
+      assertThat(breaker.ask("remove-if " + lockPath + " " + hex(owners) + " 300"))
+          .isEqualTo(Removal.CONTENDED.name());
+      assertThat(inode()).as("the owner's file is still there").isEqualTo(ownersInode);
+
+      pause.resume.countDown();
+      assertThat(resultOf(release)).isTrue();
+      assertThat(Files.exists(dir)).as("the folder went with the release").isFalse();
+    }
+  }
+
+  /**
    * R1 stopped just before its unlink; rivals in other threads of this JVM (a semaphore taker, a
    * bare remover, a process lock) cannot remove what R1 judged, and in the end exactly one of them
    * and R1 holds the lock.

@@ -3,7 +3,9 @@ package dev.cryo.freezer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
+import com.fasterxml.jackson.dataformat.smile.databind.SmileMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
@@ -12,10 +14,14 @@ import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
-class CborCodecTest {
+/** Both built-in codecs, {@link SmileCodec} (the default) and {@link CborCodec}, to one contract. */
+class PlainDataCodecsTest {
 
   /** A class a hostile parcel names; its constructor and readObject record any instantiation. */
   public static final class Planted implements Serializable {
@@ -32,15 +38,20 @@ class CborCodecTest {
     }
   }
 
-  final CborCodec codec = new CborCodec();
+  static Stream<Arguments> codecs() {
+    return Stream.of(
+        Arguments.of(new SmileCodec(), new SmileMapper()),
+        Arguments.of(new CborCodec(), new CBORMapper()));
+  }
 
   @BeforeEach
   void reset() {
     Planted.instantiated = false;
   }
 
-  @Test
-  void aTreeOfPlainValuesComesBackEqual() throws Exception {
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void aTreeOfPlainValuesComesBackEqual(ParcelCodec codec, ObjectMapper unused) throws Exception {
     Map<String, Object> page = new LinkedHashMap<>();
     page.put("title", "Cart ✓ \uD83D\uDE00");
     page.put("count", 3);
@@ -59,11 +70,14 @@ class CborCodecTest {
     assertThat((byte[]) read.get("bytes")).containsExactly(0, 1, 0xFF);
   }
 
-  @Test
-  void anObjectThatIsNotPlainDataIsRefusedOnWriteNamingWhereItSits() {
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void anObjectThatIsNotPlainDataIsRefusedOnWriteNamingWhereItSits(ParcelCodec codec,
+      ObjectMapper unused) {
     assertThatThrownBy(() -> codec.encode(Map.of("user", Map.of("cart", List.of(new Planted())))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("the payload.user.cart[0]").hasMessageContaining(Planted.class.getName());
+        .hasMessageContaining("the payload.user.cart[0] is a " + Planted.class.getName())
+        .hasMessageContaining("; the " + codec.name() + " codec maps maps, lists");
     assertThatThrownBy(() -> codec.encode(Map.of(1, "x"))).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> codec.encode(Map.of("a", List.of("ok", "x\uD800"))))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the payload.a[1]")
@@ -71,9 +85,10 @@ class CborCodecTest {
     assertThatThrownBy(() -> codec.encode(Map.of("\uDC00", 1))).isInstanceOf(IllegalArgumentException.class);
   }
 
-  @Test
-  void typeHintsNamingAClassAreReadAsPlainDataNeverInstantiated() throws Exception {
-    CBORMapper hostile = new CBORMapper();
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void typeHintsNamingAClassAreReadAsPlainDataNeverInstantiated(ParcelCodec codec,
+      ObjectMapper hostile) throws Exception {
     String name = Planted.class.getName();
     Object property = codec.decode(hostile.writeValueAsBytes(Map.of("@class", name, "value", "y")));
     Object wrapperArray = codec.decode(hostile.writeValueAsBytes(List.of(name, Map.of("value", "y"))));
@@ -84,8 +99,10 @@ class CborCodecTest {
     assertThat(Planted.instantiated).isFalse();
   }
 
-  @Test
-  void aJavaSerializedObjectIsRefusedNeverInstantiated() throws Exception {
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void aJavaSerializedObjectIsRefusedNeverInstantiated(ParcelCodec codec, ObjectMapper unused)
+      throws Exception {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(new Planted());
@@ -106,8 +123,9 @@ class CborCodecTest {
     assertThat(Planted.instantiated).isTrue();
   }
 
-  @Test
-  void trailingBytesAreRefused() {
+  @ParameterizedTest
+  @MethodSource("codecs")
+  void trailingBytesAreRefused(ParcelCodec codec, ObjectMapper unused) {
     byte[] one = codec.encode(Map.of("a", 1));
     byte[] two = new byte[one.length * 2];
     System.arraycopy(one, 0, two, 0, one.length);
