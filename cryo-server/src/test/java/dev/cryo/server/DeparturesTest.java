@@ -353,6 +353,29 @@ class DeparturesTest {
     harness.await("anna frozen by the valve", () -> !hosted(valved, "anna"));
   }
 
+  @Test
+  void quitWaitsForAWakeInProgressThenSendsThatUserAwayToo() throws Exception {
+    worker = harness.builder("w-pull").semaphoreWaitLimit(Duration.ofSeconds(30)).build();
+    harness.workers.add(worker);
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.freezeUser("anna").join();
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    CompletableFuture<Object> pull = CompletableFuture.supplyAsync(
+        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+    harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
+
+    CompletableFuture<QuitReport> report = worker.quit();
+    harness.schedule.advance(Duration.ofSeconds(2));
+    assertThat(report).as("the quit waits for the pull").isNotDone();
+    harness.freezer.releaseSemaphore("anna", "somebody else");
+    harness.driveRetries(report);
+
+    assertThat(number(pull.join())).as("the pulling call was served").isEqualTo(2L);
+    assertThat(report.join().frozen()).isEqualTo(1);
+    assertThat(hosted(worker, "anna")).isFalse();
+    assertThat(harness.freezer.folderKeys()).containsExactly("anna");
+  }
+
   static boolean run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getInputStream().readAllBytes();
