@@ -1,0 +1,1861 @@
+package dev.cryo.server;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.lock.LockException;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.RegisterException;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.Store;
+import dev.cryo.register.UserRow;
+import dev.cryo.server.Announcement.Kind;
+import dev.cryo.server.Tenant.Phase;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * A worker: it serves calls for the users placed on it from memory, lets them go into the freezer,
+ * and wakes frozen users when their calls arrive.
+ *
+ * <pre>{@code
+ * Worker worker = Worker.builder("w1", new Freezer(root)).group("main")
+ *     .application(new ExampleApplication()).listener(commander::fold).build();
+ * worker.call(Call.userEvent("anna", "c1", "p1", "increment"));   // anna born here, served
+ * worker.freezeUser("anna").join();                                // FROZEN: parcels written, rows gone
+ * other.call(Call.rpc("anna", "c1", "p1", "get").withUserFrozen()); // woken on the other worker
+ * }</pre>
+ *
+ * <h2>The unified row</h2>
+ *
+ * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
+ * row is active is served. A call for a user the worker does not hold is served after a wake, but
+ * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
+ * ({@link Call#userFrozen()}); otherwise a user parcel is residue and is never touched, and the user
+ * is born fresh. A connection the worker does not hold is looked for in the user's folder by the
+ * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
+ * first marks the row {@code unfreezing} and wakes him; the others wait for that transition — the
+ * wake, never the service of another call — and are then served in parallel.
+ *
+ * <h2>Clocks</h2>
+ *
+ * <p>Each call stamps the clocks of its page, then its connection, then its user with the
+ * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
+ * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}.
+ *
+ * <h2>Departures</h2>
+ *
+ * <p>A user leaves by {@link #freezeUser}, by a transfer plan ({@link #planTransfers}), by the idle
+ * valve ({@link #freezeIdle}), by {@link #quit()}, and a connection by the login tail
+ * ({@link #login}). A departure happens only when the user has no call in flight, else it waits
+ * for his last call to close. Every disk step holds the user's semaphore, taken by one try at a time
+ * on the worker's disk executor and retried on its schedule (never holding a disk thread while
+ * waiting), up to the wait limit. A refused write aborts the departure whole: the semaphore is given
+ * back, the user stays alive and active where he was, nothing is announced, and the failure is
+ * logged and counted ({@link #freezeFailures()}).
+ *
+ * <h2>Concurrency</h2>
+ *
+ * <p>Thread-safe. Calls run on the caller's threads, concurrently, several per user; disk work runs
+ * on the disk executor; delayed work on the schedule. Each user has one lock of the worker's that
+ * serialises his lifecycle changes with their announcements and is never held while waiting for a
+ * row lock or for the disk; the photo takes it briefly per user, so no user appears half changed.
+ * All lifecycle changes of the users a worker holds must go through the worker (its methods and the
+ * {@link CallContext}), never directly through the registry, or the announcements miss them.
+ */
+public final class Worker implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final String name;
+  private final String group;
+  private final Freezer freezer;
+  private final RegisterRegistry registry;
+  private final Application application;
+  private final Announcer announcer;
+  private final Schedule schedule;
+  private final Clock clock;
+  private final Executor disk;
+  private final ExecutorService ownedDisk;
+  private final boolean ownsSchedule;
+  private final Duration retryInterval;
+  private final Duration waitLimit;
+  private final Duration gate;
+  private final Duration grace;
+
+  private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
+  private final AtomicLong freezeFailures = new AtomicLong();
+  private final AtomicLong servedCalls = new AtomicLong();
+  private final AtomicLong diskTrips = new AtomicLong(); // semaphore holds: one per disk trip
+  private final AtomicBoolean departing = new AtomicBoolean();
+  private final Object planLock = new Object();
+  private volatile Instant gateOpensAt = Instant.MAX;
+  private volatile Quit quit;
+  private volatile boolean finished;
+
+  /** A quit in progress and what it counted. */
+  private static final class Quit {
+    final Freezer into;
+    final CompletableFuture<QuitReport> report = new CompletableFuture<>();
+    final AtomicInteger frozen = new AtomicInteger();
+    final AtomicInteger dropped = new AtomicInteger();
+    final AtomicInteger failed = new AtomicInteger();
+    final AtomicInteger cut = new AtomicInteger();
+
+    Quit(Freezer into) {
+      this.into = into;
+    }
+  }
+
+  private Worker(Builder builder) {
+    this.name = builder.name;
+    this.group = builder.group;
+    this.freezer = builder.freezer;
+    this.ownsSchedule = builder.schedule == null;
+    this.schedule = ownsSchedule ? Schedule.system() : builder.schedule;
+    this.clock = schedule.clock();
+    this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
+    this.application = builder.application;
+    this.announcer = new Announcer(builder.listener);
+    if (builder.disk == null) {
+      AtomicInteger count = new AtomicInteger();
+      this.ownedDisk = Executors.newFixedThreadPool(2, runnable -> {
+        Thread thread = new Thread(runnable, "cryo-worker-disk-" + count.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+      });
+      this.disk = ownedDisk;
+    } else {
+      this.ownedDisk = null;
+      this.disk = builder.disk;
+    }
+    this.retryInterval = builder.retryInterval;
+    this.waitLimit = builder.waitLimit;
+    this.gate = builder.gate;
+    this.grace = builder.grace;
+    if (builder.idleLimit != null) {
+      scheduleIdleValve(builder.idleLimit, builder.idleCheck);
+    }
+  }
+
+  /**
+   * A builder of a worker named {@code name} working with {@code freezer}.
+   *
+   * @param name the worker's name: it answers for the parcels it writes and holds the semaphores
+   */
+  public static Builder builder(String name, Freezer freezer) {
+    return new Builder(name, freezer);
+  }
+
+  // ---- identity -------------------------------------------------------------------------------
+
+  /** The worker's name. */
+  public String name() {
+    return name;
+  }
+
+  /** The worker's group. */
+  public String group() {
+    return group;
+  }
+
+  /** The freezer the worker freezes into and wakes from. */
+  public Freezer freezer() {
+    return freezer;
+  }
+
+  /** The registry holding the worker's users, connections and pages; read it, change it through the worker. */
+  public RegisterRegistry registry() {
+    return registry;
+  }
+
+  /** How many departures the disk refused since the worker started. */
+  public long freezeFailures() {
+    return freezeFailures.get();
+  }
+
+  /** How many times the worker held a user's semaphore to work on the disk, for tests. */
+  long diskTrips() {
+    return diskTrips.get();
+  }
+
+  /** Whether the worker has finished (its quit completed); it serves nothing more. */
+  public boolean isFinished() {
+    return finished;
+  }
+
+  // ---- calls ----------------------------------------------------------------------------------
+
+  /**
+   * Serves one call: a ping stamps {@code last_refresh_ts} up the chain if the page is here and does
+   * nothing else (it returns null); a real call opens a request slot, runs the application, and
+   * closes the slot.
+   *
+   * @return what the application returned
+   * @throws WorkerException when the user cannot be woken or served (see {@link #openRequest}), or
+   *     {@link WorkerException.Reason#APPLICATION_FAILED} when the handler threw
+   */
+  public Object call(Call call) {
+    if (call.kind() == CallKind.PING) {
+      ping(call.pageId());
+      return null;
+    }
+    try (RequestSlot slot = openRequest(call)) {
+      try {
+        return application.handle(new CallContext(this, slot));
+      } catch (WorkerException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new WorkerException(WorkerException.Reason.APPLICATION_FAILED, slot.user(),
+            "the application failed on '" + call.operation() + "' for page '" + call.pageId()
+                + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
+                + " stays as the handler left him: fix the handler or the call", e);
+      }
+    }
+  }
+
+  /**
+   * Stamps {@code last_refresh_ts} on a page, its connection and its user, if the page is here.
+   * Never wakes, never creates.
+   *
+   * @return whether the page is here
+   */
+  public boolean ping(String pageId) {
+    Optional<PageRow> page = registry.pageItems().get(pageId);
+    if (page.isEmpty()) {
+      return false;
+    }
+    stamp(pageId, page.get().connectionId(), CallKind.PING);
+    return true;
+  }
+
+  /**
+   * Opens a request slot for a real call: resolves the user (the connection's owner when the
+   * connection is here, else the call's user, else the connection's guest), wakes him when the call
+   * brings the verdict and he is not here, waits while he is being woken or is leaving, adopts the
+   * connection from its parcel when there is one, brings the connection and the page into being
+   * when they are new (announced as births), and stamps the clocks. The caller must close the slot.
+   *
+   * @throws IllegalArgumentException for a {@link CallKind#PING}
+   * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
+   *     connection's adoption failed (nothing of it is left; retry),
+   *     {@link WorkerException.Reason#USER_LEFT} when the user was frozen while the call waited
+   *     (route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
+   *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
+   */
+  public RequestSlot openRequest(Call call) {
+    if (call.kind() == CallKind.PING) {
+      throw new IllegalArgumentException("a ping opens no request slot: call ping(pageId)");
+    }
+    String user = ownerOf(call);
+    RequestSlot slot = enter(user, call);
+    boolean opened = false;
+    try {
+      ensureChain(slot);
+      stamp(call.pageId(), call.connectionId(), call.kind());
+      opened = true;
+      return slot;
+    } finally {
+      if (!opened) {
+        slot.close();
+      }
+    }
+  }
+
+  private String ownerOf(Call call) {
+    Optional<ConnectionRow> connection = registry.connectionItems().get(call.connectionId());
+    if (connection.isPresent()) {
+      String owner = connection.get().user();
+      if (call.user() != null && !call.user().equals(owner)) {
+        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, call.user(), "connection '"
+            + call.connectionId() + "' belongs to '" + owner + "' on worker " + name + ", not to '"
+            + call.user() + "'; nothing was served: route the call as '" + owner
+            + "', or log the connection in first");
+      }
+      return owner;
+    }
+    return call.user() != null ? call.user() : Parcels.guestOf(call.connectionId());
+  }
+
+  /**
+   * Finds or makes the user's tenant and opens a slot; wakes him when told. A call that finds him
+   * being woken opens its slot at once and waits for the wake: a departure ordered meanwhile waits
+   * for the calls that pulled him, not only for the pull.
+   */
+  private RequestSlot enter(String user, Call call) {
+    while (true) {
+      refuseIfFinished(user);
+      Tenant tenant = tenants.get(user);
+      boolean wake = false;
+      if (tenant == null) {
+        Tenant fresh = new Tenant(user);
+        fresh.lock.lock();
+        try {
+          if (tenants.putIfAbsent(user, fresh) != null) {
+            continue;
+          }
+          if (quit != null) {
+            fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
+          }
+          if (call.userFrozen() && !registry.userItems().contains(user)) {
+            fresh.phase = Phase.UNFREEZING;
+            fresh.transition = new CompletableFuture<>();
+            registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+            wake = true;
+          }
+        } finally {
+          fresh.lock.unlock();
+        }
+        tenant = fresh;
+      }
+      CompletableFuture<Void> transition;
+      Phase phase;
+      RequestSlot slot = null;
+      tenant.lock.lock();
+      try {
+        if (!tenant.present) {
+          continue;
+        }
+        phase = tenant.phase;
+        transition = tenant.transition;
+        if (phase != Phase.LEAVING) {
+          slot = open(tenant, call);
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+      if (wake) {
+        startWake(tenant);
+      }
+      try {
+        transition.join(); // the wake or the departure, never another call's service
+      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
+            + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
+            + " semaphore were left: retry the call", cause);
+      }
+      if (slot != null) {
+        kickIfFlagged(tenant);
+        return slot;
+      }
+      if (!call.userFrozen()) {
+        tenant.lock.lock();
+        try {
+          if (!tenant.present) {
+            throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+                + "' left worker " + name + " (" + tenant.leftBecause + ") while the call waited;"
+                + " nothing was served: route the call again, with the verdict frozen");
+          }
+        } finally {
+          tenant.lock.unlock();
+        }
+      }
+    }
+  }
+
+  private RequestSlot open(Tenant tenant, Call call) {
+    RequestSlot slot = new RequestSlot(this, tenant, call);
+    tenant.slots.add(slot);
+    return slot;
+  }
+
+  /** Closes a slot; see {@link RequestSlot#close()}. */
+  void close(RequestSlot slot) {
+    Runnable start = null;
+    Tenant tenant;
+    while (true) {
+      tenant = slot.tenant;
+      tenant.lock.lock();
+      try {
+        if (slot.tenant != tenant) {
+          continue; // moved by a login meanwhile
+        }
+        if (!tenant.slots.remove(slot)) {
+          return; // closed already, or cut by a quit
+        }
+        tenant.servedCalls++;
+        servedCalls.incrementAndGet();
+        if (tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE) {
+          if (tenant.departure != null) {
+            tenant.phase = Phase.LEAVING;
+            tenant.transition = new CompletableFuture<>();
+            start = tenant.departure.start();
+          } else if (!registry.userItems().contains(tenant.user)) {
+            leave(tenant, "no rows left");
+          }
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+      break;
+    }
+    if (start != null) {
+      start.run();
+    }
+    kickIfFlagged(tenant);
+    checkQuitFinished();
+  }
+
+  /** The connection from its parcel when there is one; then the births the call needs. */
+  private void ensureChain(RequestSlot slot) {
+    Tenant tenant = slot.tenant;
+    String user = slot.user();
+    Call call = slot.call();
+    if (!registry.connectionItems().contains(call.connectionId())) {
+      adoptConnectionIfParcelled(tenant, user, call.connectionId());
+    }
+    Optional<PageRow> page = registry.pageItems().get(call.pageId());
+    if (page.isPresent()) {
+      if (!page.get().connectionId().equals(call.connectionId())) {
+        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "page '"
+            + call.pageId() + "' hangs from connection '" + page.get().connectionId() + "', not '"
+            + call.connectionId() + "'; nothing was served: route the call with its own connection");
+      }
+      return;
+    }
+    newPage(user, call.connectionId(), call.pageId(), call.pageFields());
+  }
+
+  /** Brings a page (and its connection and user when unseen) into being, announced as births. */
+  void newPage(String user, String connectionId, String pageId, Map<String, ?> fields) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+          + " worker " + name + "; page '" + pageId + "' was not created: open a call for him first");
+    }
+    tenant.lock.lock();
+    try {
+      boolean userSeen = registry.userItems().contains(user);
+      boolean connectionSeen = registry.connectionItems().contains(connectionId);
+      try {
+        registry.newPage(pageId, user, connectionId, fields);
+      } catch (RegisterException e) {
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
+            && registry.pageItems().contains(pageId)) {
+          return; // born by a sister call meanwhile
+        }
+        if (e.reason() == RegisterException.Reason.USER_MISMATCH) {
+          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, e.getMessage(), e);
+        }
+        throw e;
+      }
+      if (!userSeen) {
+        announcer.publish(Kind.NEW_USER, user, user);
+      }
+      if (!connectionSeen) {
+        announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+      }
+      announcer.publish(Kind.NEW_PAGE, user, pageId);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** Stamps the clocks of a page, its connection and its user, in that order, each row by itself. */
+  private void stamp(String pageId, String connectionId, CallKind kind) {
+    Instant now = clock.instant();
+    Map<String, Object> clocks = new HashMap<>(4);
+    clocks.put(Parcels.LAST_REFRESH_TS, now);
+    if (kind != CallKind.PING) {
+      clocks.put(Parcels.LAST_RPC_TS, now);
+    }
+    if (kind == CallKind.USER_EVENT) {
+      clocks.put(Parcels.LAST_USER_TS, now);
+    }
+    try {
+      registry.pageItems().update(pageId, clocks);
+      ConnectionRow connection = registry.connectionItems().update(connectionId, clocks);
+      registry.userItems().update(connection.user(), clocks);
+    } catch (RegisterException e) {
+      if (e.reason() != RegisterException.Reason.UNKNOWN_KEY) {
+        throw e;
+      }
+      // The row left meanwhile (a cut straggler, a drop): nothing to stamp.
+    }
+  }
+
+  /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
+  <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
+    PageRow page = registry.pageItems().get(slot.pageId()).orElse(null);
+    ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
+    UserRow user = connection == null ? null : registry.userItems().get(connection.user()).orElse(null);
+    dev.cryo.register.Row row = switch (level) {
+      case PAGE -> page;
+      case CONNECTION -> connection;
+      case USER -> user;
+    };
+    if (row == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, slot.user(), "the " + level
+          + " row of the call for page '" + slot.pageId() + "' is no longer on worker " + name
+          + "; nothing was read or written: the user left (a cut call, a drop)");
+    }
+    boolean outOfOrder = switch (level) {
+      case PAGE -> held(connection) || held(user);
+      case CONNECTION -> held(user);
+      case USER -> false;
+    };
+    if (outOfOrder) {
+      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, slot.user(), "the " + level
+          + " store was asked for while holding the lock of a row above it; nothing was run: nest"
+          + " store actions upwards only (page, then connection, then user)");
+    }
+    row.lock().lock();
+    try {
+      return action.apply(row.get("store", Store.class));
+    } finally {
+      row.lock().unlock();
+    }
+  }
+
+  private static boolean held(dev.cryo.register.Row row) {
+    return row != null && row.lock().isHeldByCurrentThread();
+  }
+
+  // ---- waking ---------------------------------------------------------------------------------
+
+  /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
+  private void startWake(Tenant tenant) {
+    String user = tenant.user;
+    underSemaphore(freezer, user, "wake", () -> {
+      wake(tenant);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        // After the delivery and the release: a woken caller has heard the adoption, and the
+        // semaphore is free again.
+        tenant.transition.complete(null);
+        kickIfFlagged(tenant);
+      } else {
+        Throwable cause = unwrap(failure);
+        LOG.log(Level.WARNING, "waking '" + user + "' on worker " + name + " failed; no row and no"
+            + " semaphore are left and the next call may retry", cause);
+        tenant.lock.lock();
+        try {
+          if (registry.userItems().contains(user)) {
+            registry.dropUser(user); // the placeholder, never announced
+          }
+          leave(tenant, "its wake failed");
+          tenant.transition.completeExceptionally(cause);
+        } finally {
+          tenant.lock.unlock();
+        }
+        checkQuitFinished();
+      }
+    });
+  }
+
+  /** The disk trip of a wake, semaphore held: read, drop, rebuild, announce. */
+  private void wake(Tenant tenant) throws IOException {
+    String user = tenant.user;
+    Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
+    Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
+    if (userParcel != null) {
+      for (String connectionId : Parcels.connectionIds(userParcel)) {
+        Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
+        if (parcel.isPresent()) {
+          connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
+        }
+      }
+    }
+    for (String connectionId : connectionParcels.keySet()) {
+      freezer.dropConnectionParcel(user, connectionId);
+    }
+    if (userParcel != null) {
+      freezer.dropUserParcel(user);
+    }
+    tenant.lock.lock();
+    try {
+      List<Object[]> births = new ArrayList<>();
+      try {
+        if (userParcel != null) {
+          registry.userItems().update(user, Parcels.rebuildFields(userParcel));
+        }
+        births.add(new Object[] {Kind.NEW_USER, user});
+        for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
+          if (!registry.connectionItems().contains(connection.getKey())) { // a held one wins
+            rebuildConnection(user, connection.getKey(), connection.getValue(), births);
+          }
+        }
+        registry.userItems().update(user, Map.of(UserState.FIELD, UserState.ACTIVE.code()));
+      } catch (RuntimeException e) {
+        registry.dropUser(user); // placeholder and what was rebuilt; nothing was announced
+        registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+        rewrite(user, userParcel, connectionParcels);
+        throw e;
+      }
+      for (Object[] birth : births) {
+        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+      }
+      announcer.publish(Kind.USER_ADOPTED, user, user);
+      tenant.phase = Phase.ACTIVE;
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** Puts back what a failed wake had read, so that nothing is lost; best effort, logged. */
+  private void rewrite(String user, Map<?, ?> userParcel, Map<String, Map<?, ?>> connections) {
+    try {
+      if (userParcel != null) {
+        freezer.writeUserParcel(user, userParcel, name, "wake undone", group);
+      }
+      for (Map.Entry<String, Map<?, ?>> connection : connections.entrySet()) {
+        freezer.writeConnectionParcel(user, connection.getKey(), connection.getValue(), name,
+            "wake undone", group);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.ERROR, "a failed wake of '" + user + "' could not put its parcels back; what"
+          + " was read is lost from the freezer", e);
+    }
+  }
+
+  /** Rebuilds one connection and its pages through the lifecycle; the caller holds the tenant lock. */
+  private void rebuildConnection(String user, String connectionId, Map<?, ?> parcel,
+      List<Object[]> births) {
+    if (!registry.userItems().contains(user)) {
+      Map<String, Object> fields = new HashMap<>();
+      Object carried = parcel.get(Parcels.CARRIED_USER_STORE);
+      if (carried != null) {
+        fields.put("store", Parcels.storeFrom(carried)); // the guest's store, unless a resident exists
+      }
+      registry.newUser(user, fields);
+      births.add(new Object[] {Kind.NEW_USER, user});
+    }
+    registry.newConnection(connectionId, user, Parcels.rebuildFields(parcel));
+    births.add(new Object[] {Kind.NEW_CONNECTION, connectionId});
+    for (Map<?, ?> page : Parcels.pages(parcel)) {
+      String pageId = (String) page.get(Parcels.ID);
+      registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
+      births.add(new Object[] {Kind.NEW_PAGE, pageId});
+    }
+  }
+
+  /**
+   * Adopts a connection from its parcel in the user's folder, when there is one: one disk trip per
+   * connection however many calls ask. The look for the file is unlocked; only a file that is there
+   * makes the worker take the semaphore.
+   */
+  private void adoptConnectionIfParcelled(Tenant tenant, String user, String connectionId) {
+    if (!Files.exists(freezer.connectionParcel(user, connectionId), LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    CompletableFuture<Void> probe;
+    boolean mine = false;
+    tenant.lock.lock();
+    try {
+      probe = tenant.probes.get(connectionId);
+      if (probe == null) {
+        probe = new CompletableFuture<>();
+        tenant.probes.put(connectionId, probe);
+        mine = true;
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (mine) {
+      CompletableFuture<Void> mineProbe = probe;
+      underSemaphore(freezer, user, "adopt", () -> {
+        adoptConnection(tenant, user, connectionId);
+        return null;
+      }).whenComplete((ignored, failure) -> {
+        tenant.lock.lock();
+        try {
+          tenant.probes.remove(connectionId);
+        } finally {
+          tenant.lock.unlock();
+        }
+        if (failure != null) {
+          mineProbe.completeExceptionally(unwrap(failure));
+        } else {
+          mineProbe.complete(null);
+        }
+      });
+    }
+    try {
+      probe.join();
+    } catch (CompletionException e) {
+      throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "adopting connection '"
+          + connectionId + "' of '" + user + "' on worker " + name + " failed ("
+          + e.getCause().getMessage() + "); its parcel was left as it was: retry the call",
+          e.getCause());
+    }
+  }
+
+  private void adoptConnection(Tenant tenant, String user, String connectionId) throws IOException {
+    Optional<Object> read = freezer.readConnectionParcel(user, connectionId);
+    if (read.isEmpty()) {
+      return; // adopted meanwhile by somebody else, or never there
+    }
+    Map<?, ?> parcel = (Map<?, ?>) read.get();
+    freezer.dropConnectionParcel(user, connectionId);
+    tenant.lock.lock();
+    try {
+      if (registry.connectionItems().contains(connectionId)) {
+        return; // a held connection wins over its parcel
+      }
+      List<Object[]> births = new ArrayList<>();
+      boolean userSeen = registry.userItems().contains(user);
+      try {
+        rebuildConnection(user, connectionId, parcel, births);
+      } catch (RuntimeException e) {
+        if (registry.connectionItems().contains(connectionId)) {
+          registry.dropConnection(connectionId, !userSeen);
+        }
+        rewrite(user, null, Map.of(connectionId, parcel));
+        throw e;
+      }
+      for (Object[] birth : births) {
+        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  // ---- the semaphore --------------------------------------------------------------------------
+
+  /** Disk work done holding a user's semaphore. */
+  @FunctionalInterface
+  private interface DiskWork<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Takes the semaphore of {@code user} in {@code into} by single tries on the disk executor,
+   * retried on the schedule until the wait limit; runs {@code work} holding it, then releases it.
+   */
+  private <T> CompletableFuture<T> underSemaphore(Freezer into, String user, String purpose,
+      DiskWork<T> work) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Instant deadline = clock.instant().plus(waitLimit);
+    String holder = name + " " + purpose;
+    Runnable attempt = new Runnable() {
+      private boolean warned;
+
+      @Override
+      public void run() {
+        boolean taken;
+        try {
+          taken = into.tryTakeSemaphore(user, holder);
+        } catch (LockException | RuntimeException e) {
+          result.completeExceptionally(new WorkerException(WorkerException.Reason.FREEZER_FAILED,
+              user, "worker " + name + " could not take the semaphore of '" + user + "' for its "
+                  + purpose + " (" + e.getMessage() + "); nothing was changed", e));
+          return;
+        }
+        if (!taken) {
+          if (!warned) {
+            warned = true;
+            LOG.log(Level.WARNING, "the semaphore of '" + user + "' is held by " + holderOf(into, user)
+                + "; worker " + name + " retries its " + purpose + " every " + retryInterval
+                + " for up to " + waitLimit);
+          }
+          if (!clock.instant().isBefore(deadline)) {
+            result.completeExceptionally(new WorkerException(
+                WorkerException.Reason.SEMAPHORE_TIMEOUT, user, "the semaphore of '" + user
+                    + "' stayed held by " + holderOf(into, user) + " past the wait limit of "
+                    + waitLimit + "; worker " + name + " gave up its " + purpose + " and changed"
+                    + " nothing: retry later"));
+            return;
+          }
+          schedule.schedule(retryInterval, () -> execute(this, result));
+          return;
+        }
+        diskTrips.incrementAndGet();
+        T value;
+        try {
+          value = work.run();
+        } catch (Throwable e) {
+          release(into, user, holder);
+          result.completeExceptionally(e instanceof WorkerException ? e
+              : new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the " + purpose
+                  + " of '" + user + "' on worker " + name + " failed: " + e.getMessage()
+                  + "; the semaphore was given back", e));
+          return;
+        }
+        release(into, user, holder);
+        result.complete(value);
+      }
+    };
+    execute(attempt, result);
+    return result;
+  }
+
+  private void execute(Runnable task, CompletableFuture<?> result) {
+    try {
+      disk.execute(task);
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new WorkerException(WorkerException.Reason.WORKER_FINISHED, null,
+          "worker " + name + " has stopped its disk work; nothing was changed", e));
+    }
+  }
+
+  private void release(Freezer into, String user, String holder) {
+    try {
+      into.releaseSemaphore(user, holder);
+    } catch (LockException | RuntimeException e) {
+      LOG.log(Level.ERROR, "worker " + name + " could not release the semaphore of '" + user
+          + "' (" + holder + "); it stays until its holder is proven dead", e);
+    }
+  }
+
+  private static String holderOf(Freezer into, String user) {
+    try {
+      return into.semaphoreHolder(user).map(record -> "'" + record.holder() + "'").orElse("nobody");
+    } catch (LockException | RuntimeException e) {
+      return "an unreadable holder";
+    }
+  }
+
+  // ---- freezing -------------------------------------------------------------------------------
+
+  /**
+   * Freezes a user into the worker's freezer: when he has no call in flight now, else when his last
+   * call closes. Writes his user parcel and one parcel per connection with its pages, announces
+   * {@code user_frozen} (placement none) and {@code drop_pages}, and takes his rows out of memory.
+   * Asking again while a departure is claimed returns that departure; a user being woken is frozen
+   * once awake.
+   *
+   * @return completes with {@link FreezeOutcome#FROZEN}, or {@link FreezeOutcome#NOT_HOSTED}; or
+   *     exceptionally with a {@link WorkerException} ({@link WorkerException.Reason#FREEZER_FAILED},
+   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
+   */
+  public CompletableFuture<FreezeOutcome> freezeUser(String user) {
+    return depart(user, false, freezer, "freeze", false);
+  }
+
+  @SuppressWarnings("unchecked")
+  private CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
+      String cause, boolean force) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+    }
+    CompletableFuture<Void> waitWake = null;
+    CompletableFuture<Object> result;
+    Runnable start = null;
+    tenant.lock.lock();
+    try {
+      if (!tenant.present) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      }
+      if (tenant.departure != null && tenant.departure.loginTail()) {
+        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
+        result = null;
+      } else if (tenant.departure != null) {
+        result = tenant.departure.result();
+        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      } else if (tenant.phase == Phase.UNFREEZING) {
+        waitWake = tenant.transition;
+        result = null;
+      } else if (!registry.userItems().contains(user)) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      } else {
+        CompletableFuture<Object> departure = new CompletableFuture<>();
+        result = departure;
+        tenant.departure = new Tenant.Departure(departure,
+            () -> runDeparture(tenant, expire, into, cause, departure), false);
+        if (tenant.slots.isEmpty() || force) {
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
+      return waitWake.handle((ignored, failure) -> null)
+          .thenCompose(ignored -> depart(user, expire, into, cause, force));
+    }
+    if (start != null) {
+      start.run();
+    }
+    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
+  }
+
+  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
+      CompletableFuture<Object> result) {
+    if (expire) {
+      tenant.lock.lock();
+      try {
+        dropAnnounced(tenant.user);
+        count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+        leave(tenant, "expired");
+        tenant.transition.complete(null);
+      } finally {
+        tenant.lock.unlock();
+      }
+      announcer.deliver();
+      result.complete(FreezeOutcome.DROPPED);
+      afterDeparture();
+      return;
+    }
+    underSemaphore(into, tenant.user, cause, () -> {
+      freeze(tenant, into, cause);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        result.complete(FreezeOutcome.FROZEN);
+      } else {
+        Throwable cause2 = unwrap(failure);
+        freezeFailures.incrementAndGet();
+        count(q -> q.failed.incrementAndGet());
+        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
+            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
+        tenant.lock.lock();
+        try {
+          tenant.phase = Phase.ACTIVE;
+          tenant.departure = null;
+          tenant.flag = null; // consumed by a counted failure
+          tenant.departureFailed = true;
+          tenant.transition.complete(null);
+        } finally {
+          tenant.lock.unlock();
+        }
+        result.completeExceptionally(cause2);
+      }
+      afterDeparture();
+    });
+  }
+
+  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
+  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
+    String user = tenant.user;
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
+        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
+            + " before his freeze; nothing was written"));
+    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
+    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
+    Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
+    List<String> pageIds = new ArrayList<>();
+    for (String connectionId : connectionIds) {
+      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
+      if (connection == null) {
+        continue;
+      }
+      List<PageRow> pages = pagesOf(connection);
+      pages.forEach(page -> pageIds.add(page.pageId()));
+      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
+    }
+    try {
+      into.writeUserParcel(user, userParcel, name, cause, group);
+      for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
+        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
+      }
+    } catch (IOException | RuntimeException e) {
+      try { // nothing half-frozen stays behind: the user is alive here
+        into.dropUserParcel(user);
+        for (String connectionId : connectionParcels.keySet()) {
+          into.dropConnectionParcel(user, connectionId);
+        }
+      } catch (IOException | RuntimeException dropFailure) {
+        e.addSuppressed(dropFailure);
+      }
+      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+          + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
+          + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
+          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
+    }
+    tenant.lock.lock();
+    try {
+      registry.dropUser(user);
+      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      }
+      count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
+      leave(tenant, "frozen");
+      tenant.transition.complete(null);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  private List<PageRow> pagesOf(ConnectionRow connection) {
+    List<PageRow> pages = new ArrayList<>();
+    for (String pageId : new TreeSet<>(connection.pages())) {
+      registry.pageItems().get(pageId).ifPresent(pages::add);
+    }
+    return pages;
+  }
+
+  /** Takes a tenant out of the map for good; the caller holds its lock. */
+  private void leave(Tenant tenant, String because) {
+    tenant.present = false;
+    tenant.leftBecause = because;
+    tenant.departure = null;
+    tenant.flag = null;
+    tenant.slots.clear();
+    tenants.remove(tenant.user, tenant);
+  }
+
+  private void afterDeparture() {
+    kickDepartures();
+    checkQuitFinished();
+  }
+
+  private void count(java.util.function.Consumer<Quit> counter) {
+    Quit current = quit;
+    if (current != null) {
+      counter.accept(current);
+    }
+  }
+
+  // ---- drops ----------------------------------------------------------------------------------
+
+  /**
+   * Drops a user with his connections and pages, announced as {@code drop_pages},
+   * {@code drop_connections} and {@code drop_user}. Silent when he is not here.
+   *
+   * @return whether he was here
+   */
+  public boolean dropUser(String user) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return false;
+    }
+    boolean dropped;
+    tenant.lock.lock();
+    try {
+      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user);
+      if (dropped && tenant.slots.isEmpty()) {
+        leave(tenant, "dropped");
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+    return dropped;
+  }
+
+  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
+  private boolean dropAnnounced(String user) {
+    Optional<UserRow> row = registry.userItems().get(user);
+    if (row.isEmpty()) {
+      return false;
+    }
+    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.get().connections()));
+    List<String> pageIds = new ArrayList<>();
+    for (String connectionId : connectionIds) {
+      registry.connectionItems().get(connectionId)
+          .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
+    }
+    registry.dropUser(user);
+    if (!pageIds.isEmpty()) {
+      announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+    }
+    if (!connectionIds.isEmpty()) {
+      announcer.publish(Kind.DROP_CONNECTIONS, user, connectionIds, null);
+    }
+    announcer.publish(Kind.DROP_USER, user, user);
+    return true;
+  }
+
+  /**
+   * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
+   * when it was his last ({@code drop_user}).
+   *
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
+   */
+  public void dropConnection(String connectionId) {
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> unknownConnection(connectionId));
+    Tenant tenant = tenants.get(connection.user());
+    if (tenant == null) {
+      throw unknownConnection(connectionId);
+    }
+    tenant.lock.lock();
+    try {
+      String user = tenant.user;
+      UserRow owner = registry.userItems().get(user).orElse(null);
+      if (owner == null || !owner.connections().contains(connectionId)) {
+        throw unknownConnection(connectionId);
+      }
+      List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
+      boolean userGoes = owner.connections().size() == 1;
+      registry.dropConnection(connectionId);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      }
+      announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
+      if (userGoes) {
+        announcer.publish(Kind.DROP_USER, user, user);
+        if (tenant.slots.isEmpty()) {
+          leave(tenant, "dropped");
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /**
+   * Drops a page ({@code drop_page}); its connection goes with its last page
+   * ({@code drop_connection}) and the user with his last connection ({@code drop_user}). Silent when
+   * the page is not here.
+   *
+   * @return whether it was here
+   */
+  public boolean dropPage(String pageId) {
+    String user;
+    try {
+      user = registry.pageUser(pageId);
+    } catch (RegisterException e) {
+      return false;
+    }
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return false;
+    }
+    tenant.lock.lock();
+    try {
+      PageRow page = registry.pageItems().get(pageId).orElse(null);
+      if (page == null) {
+        return false;
+      }
+      ConnectionRow connection = registry.connectionItems().get(page.connectionId()).orElseThrow();
+      boolean connectionGoes = connection.pages().size() == 1;
+      boolean userGoes = connectionGoes
+          && registry.userItems().get(user).map(row -> row.connections().size() == 1).orElse(false);
+      registry.dropPage(pageId);
+      announcer.publish(Kind.DROP_PAGE, user, pageId);
+      if (connectionGoes) {
+        announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
+      }
+      if (userGoes) {
+        announcer.publish(Kind.DROP_USER, user, user);
+        if (tenant.slots.isEmpty()) {
+          leave(tenant, "dropped");
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+    return true;
+  }
+
+  private WorkerException unknownConnection(String connectionId) {
+    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
+        + connectionId + "' is not on worker " + name + "; nothing was changed");
+  }
+
+  // ---- login ----------------------------------------------------------------------------------
+
+  /**
+   * Logs a connection into {@code user}.
+   *
+   * <p>When the identity lives here or nowhere ({@code identityElsewhere} false) the connection is
+   * relabelled in place at once (the registry's change of connection user: a guest's entry follows
+   * its first identity, store included; a resident user wins) and {@code login} is announced, with
+   * {@code new_user} and {@code drop_user} when an entry was born or left. The guest's transfer
+   * flag is dropped; a real previous owner keeps his.
+   *
+   * <p>When the identity lives on another worker, the connection leaves by the login tail once its
+   * owner has no call in flight: its parcel, with its pages and — for a guest's only connection —
+   * the guest's store, is written under the new identity's folder; {@code login} and the drops are
+   * announced and memory no longer holds it. The worker holding the identity adopts it on the next
+   * call. A busy semaphore (past the wait limit) or a refused write leaves everything alive as it
+   * was.
+   *
+   * @return completes with the outcome, or exceptionally with a {@link WorkerException}
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION},
+   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock
+   * @throws RegisterException {@link RegisterException.Reason#GUEST_TARGET} for a guest identity
+   */
+  public CompletableFuture<LoginOutcome> login(String connectionId, String user,
+      boolean identityElsewhere) {
+    Objects.requireNonNull(user, "user");
+    if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
+      registry.changeConnectionUser(connectionId, user, Map.of()); // refused, with its own words
+    }
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> unknownConnection(connectionId));
+    String previous = connection.user();
+    if (previous.equals(user)) {
+      return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
+    }
+    Tenant from = tenants.get(previous);
+    if (from == null) {
+      throw unknownConnection(connectionId);
+    }
+    if (identityElsewhere) {
+      return loginTail(from, connectionId, user);
+    }
+    relabel(from, connection, previous, user);
+    return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
+  }
+
+  private void relabel(Tenant from, ConnectionRow connection, String previous, String user) {
+    UserRow previousRow = registry.userItems().get(previous)
+        .orElseThrow(() -> unknownConnection(connection.connectionId()));
+    if (held(previousRow) && !held(connection)) {
+      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, previous, "the login of"
+          + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
+          + previous + "' alone; nothing was changed: release it, or hold the connection's first");
+    }
+    Tenant to = activeTenant(user);
+    connection.lock().lock(); // row locks first, upwards, then the users' locks
+    boolean guest = previousRow.isGuest();
+    if (guest) {
+      previousRow.lock().lock();
+    }
+    try {
+      Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
+      Tenant second = first == from ? to : from;
+      first.lock.lock();
+      second.lock.lock();
+      try {
+        if (!to.present || to.phase != Phase.ACTIVE) {
+          throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+              + "' is leaving or being woken on worker " + name + "; connection '"
+              + connection.connectionId() + "' was not logged in: retry");
+        }
+        boolean targetSeen = registry.userItems().contains(user);
+        boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
+        registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+        for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
+          from.slots.remove(slot);
+          to.slots.add(slot);
+          slot.tenant = to;
+          slot.user = user;
+        }
+        if (guest) {
+          from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+        }
+        announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
+        if (!targetSeen && !transfer) {
+          announcer.publish(Kind.NEW_USER, user, user);
+        }
+        if (!transfer && !registry.userItems().contains(previous)) {
+          announcer.publish(Kind.DROP_USER, previous, previous);
+        }
+        if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+          leave(from, "logged in as '" + user + "'");
+        }
+      } finally {
+        second.lock.unlock();
+        first.lock.unlock();
+      }
+    } finally {
+      if (guest) {
+        previousRow.lock().unlock();
+      }
+      connection.lock().unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
+  private Tenant activeTenant(String user) {
+    while (true) {
+      Tenant tenant = tenants.computeIfAbsent(user, Tenant::new);
+      CompletableFuture<Void> transition;
+      tenant.lock.lock();
+      try {
+        if (!tenant.present) {
+          continue;
+        }
+        if (tenant.phase == Phase.ACTIVE) {
+          if (quit != null && tenant.flag == null) {
+            tenant.flag = TransferFlag.TRANSFER;
+          }
+          return tenant;
+        }
+        transition = tenant.transition;
+      } finally {
+        tenant.lock.unlock();
+      }
+      transition.handle((ignored, failure) -> null).join();
+    }
+  }
+
+  private CompletableFuture<LoginOutcome> loginTail(Tenant from, String connectionId, String user) {
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    Runnable start = null;
+    from.lock.lock();
+    try {
+      if (!from.present || from.departure != null || from.phase != Phase.ACTIVE) {
+        return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
+            from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
+                + connectionId + "' was not handed over: retry once he is gone or back"));
+      }
+      from.departure = new Tenant.Departure(result,
+          () -> runLoginTail(from, connectionId, user, result), true);
+      if (from.slots.isEmpty()) {
+        from.phase = Phase.LEAVING;
+        from.transition = new CompletableFuture<>();
+        start = from.departure.start();
+      }
+    } finally {
+      from.lock.unlock();
+    }
+    if (start != null) {
+      start.run();
+    }
+    return result.thenApply(outcome -> (LoginOutcome) outcome);
+  }
+
+  private void runLoginTail(Tenant from, String connectionId, String user,
+      CompletableFuture<Object> result) {
+    underSemaphore(freezer, user, "login", () -> {
+      handOver(from, connectionId, user);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        result.complete(LoginOutcome.HANDED_OVER);
+      } else {
+        Throwable cause = unwrap(failure);
+        LOG.log(Level.WARNING, "the login tail of connection '" + connectionId + "' into '" + user
+            + "' failed on worker " + name + "; the connection stays alive here as it was", cause);
+        from.lock.lock();
+        try {
+          if (from.present) {
+            from.phase = Phase.ACTIVE;
+            from.departure = null;
+          }
+          from.transition.complete(null);
+        } finally {
+          from.lock.unlock();
+        }
+        result.completeExceptionally(cause);
+      }
+      afterDeparture();
+    });
+  }
+
+  /** The disk trip of a login tail, the new identity's semaphore held. */
+  private void handOver(Tenant from, String connectionId, String user) throws IOException {
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> unknownConnection(connectionId));
+    String previous = connection.user();
+    UserRow owner = registry.userItems().get(previous).orElseThrow();
+    boolean ownerGoes = owner.connections().size() == 1;
+    Map<String, Object> carried = owner.isGuest() && ownerGoes ? Parcels.storeOf(owner) : null;
+    List<PageRow> pages = pagesOf(connection);
+    Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
+    try {
+      freezer.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
+    } catch (IOException | RuntimeException e) {
+      try {
+        freezer.dropConnectionParcel(user, connectionId);
+      } catch (IOException | RuntimeException dropFailure) {
+        e.addSuppressed(dropFailure);
+      }
+      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+          + " the parcel of connection '" + connectionId + "' under '" + user + "' ("
+          + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
+          + " nothing was announced: retry the login once the freezer is fixed", e);
+    }
+    from.lock.lock();
+    try {
+      List<String> pageIds = new ArrayList<>();
+      pages.forEach(page -> pageIds.add(page.pageId()));
+      registry.dropConnection(connectionId);
+      announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
+      }
+      announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
+      from.departure = null;
+      if (ownerGoes) {
+        announcer.publish(Kind.DROP_USER, previous, previous);
+        leave(from, "logged in elsewhere as '" + user + "'");
+      } else {
+        from.phase = Phase.ACTIVE;
+      }
+      from.transition.complete(null);
+    } finally {
+      from.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  // ---- departures: transfers, the idle valve, quit --------------------------------------------
+
+  /**
+   * Sets transfer flags from above: each user of the plan who is here is marked (users not here
+   * are ignored). The flags ride the photo; after the gate delay the flagged users leave one at a
+   * time — by the freezer for {@link TransferFlag#TRANSFER}, dropped for {@link TransferFlag#EXPIRY}
+   * — a user in the middle of a call when his last call closes, a user being woken once awake.
+   */
+  public void planTransfers(Map<String, TransferFlag> plan) {
+    plan.forEach((user, flag) -> {
+      Tenant tenant = tenants.get(user);
+      if (tenant != null) {
+        tenant.lock.lock();
+        try {
+          if (tenant.present) {
+            tenant.flag = flag;
+            tenant.departureFailed = false;
+          }
+        } finally {
+          tenant.lock.unlock();
+        }
+      }
+    });
+    openGateLater();
+  }
+
+  private void openGateLater() {
+    Instant opens = clock.instant().plus(gate);
+    synchronized (planLock) {
+      gateOpensAt = opens;
+    }
+    schedule.schedule(gate, this::kickDepartures);
+  }
+
+  private void kickIfFlagged(Tenant tenant) {
+    if (tenant.flag != null) {
+      kickDepartures();
+    }
+  }
+
+  private void kickDepartures() {
+    if (clock.instant().isBefore(gateOpensAt)) {
+      return; // the gate's own task will kick
+    }
+    if (departing.compareAndSet(false, true)) {
+      schedule.schedule(Duration.ZERO, this::departNext);
+    }
+  }
+
+  /** One departure, then the next on the schedule: other work runs between two users. */
+  private void departNext() {
+    Tenant next = nextFlagged();
+    if (next == null) {
+      departing.set(false);
+      if (nextFlagged() != null) {
+        kickDepartures();
+      }
+      checkQuitFinished();
+      return;
+    }
+    TransferFlag flag = next.flag;
+    Quit current = quit;
+    Freezer into = current != null ? current.into : freezer;
+    CompletableFuture<FreezeOutcome> departure = depart(next.user, flag == TransferFlag.EXPIRY,
+        into, current != null ? "quit" : "transfer", false);
+    boolean deferred;
+    next.lock.lock();
+    try {
+      deferred = next.present && next.phase == Phase.ACTIVE && next.departure != null;
+    } finally {
+      next.lock.unlock();
+    }
+    if (deferred || departure.isDone()) {
+      schedule.schedule(Duration.ZERO, this::departNext);
+    } else {
+      departure.whenComplete((outcome, failure) ->
+          schedule.schedule(Duration.ZERO, this::departNext));
+    }
+  }
+
+  /** A user to send away: flagged, active, not already leaving, not failed this round. */
+  private Tenant nextFlagged() {
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        if (!tenant.present || tenant.flag == null || tenant.departure != null
+            || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
+          continue;
+        }
+        if (!registry.userItems().contains(tenant.user)) {
+          if (tenant.slots.isEmpty()) {
+            tenant.flag = null; // consumed by his absence
+          }
+          continue;
+        }
+        return tenant;
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The idle valve: freezes every active user whose real clocks ({@code last_user_ts},
+   * {@code last_rpc_ts}) are both older than {@code limit} (a user with neither counts as idle).
+   *
+   * @return the users whose freeze was ordered
+   */
+  public List<String> freezeIdle(Duration limit) {
+    Instant threshold = clock.instant().minus(limit);
+    List<String> ordered = new ArrayList<>();
+    for (String user : registry.userItems().keys()) {
+      UserRow row = registry.userItems().get(user).orElse(null);
+      if (row == null || UserState.of(row.get(UserState.FIELD)) != UserState.ACTIVE) {
+        continue;
+      }
+      Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
+      if (last == null || last.isBefore(threshold)) {
+        ordered.add(user);
+        depart(user, false, freezer, "idle", false);
+      }
+    }
+    return ordered;
+  }
+
+  private void scheduleIdleValve(Duration limit, Duration every) {
+    schedule.schedule(every, () -> {
+      if (!finished) {
+        freezeIdle(limit);
+        scheduleIdleValve(limit, every);
+      }
+    });
+  }
+
+  private static Instant latest(Object first, Object second) {
+    Instant a = first instanceof Instant instant ? instant : null;
+    Instant b = second instanceof Instant instant ? instant : null;
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.isAfter(b) ? a : b;
+  }
+
+  /** Quits into the worker's own freezer; see {@link #quit(Freezer)}. */
+  public CompletableFuture<QuitReport> quit() {
+    return quit(freezer);
+  }
+
+  /**
+   * Quits: every user is flagged (the plan is terminal: users arriving later are flagged too), the
+   * gate is waited, users leave one at a time into {@code into} as their calls end, calls still
+   * stuck a grace period after the gate are cut (their users are frozen with them in flight; what
+   * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
+   * executors and serves nothing more. A departure that fails is counted and its user left as he
+   * is. Asking again returns the same report.
+   */
+  public CompletableFuture<QuitReport> quit(Freezer into) {
+    Objects.requireNonNull(into, "into");
+    synchronized (planLock) {
+      if (quit != null) {
+        return quit.report;
+      }
+      quit = new Quit(into);
+    }
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        if (tenant.present) {
+          tenant.flag = TransferFlag.TRANSFER;
+          tenant.departureFailed = false;
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    Instant opens = clock.instant().plus(gate);
+    synchronized (planLock) {
+      gateOpensAt = opens;
+    }
+    schedule.schedule(gate, () -> {
+      kickDepartures();
+      checkQuitFinished();
+      scheduleCut();
+    });
+    return quit.report;
+  }
+
+  private void scheduleCut() {
+    schedule.schedule(grace, () -> {
+      if (finished) {
+        return;
+      }
+      Quit current = quit;
+      for (Tenant tenant : tenants.values()) {
+        boolean straggler;
+        tenant.lock.lock();
+        try {
+          straggler = tenant.present && tenant.phase == Phase.ACTIVE && tenant.departure != null
+              && !tenant.slots.isEmpty();
+        } finally {
+          tenant.lock.unlock();
+        }
+        if (straggler) {
+          current.cut.incrementAndGet();
+          LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
+              + " after the gate; he is frozen without waiting for them");
+          depart(tenant.user, false, current.into, "quit", true);
+        }
+      }
+      scheduleCut();
+    });
+  }
+
+  private void checkQuitFinished() {
+    Quit current = quit;
+    if (current == null || finished || clock.instant().isBefore(gateOpensAt)) {
+      return;
+    }
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        boolean shell = tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE
+            && !registry.userItems().contains(tenant.user);
+        if (tenant.present && !tenant.departureFailed && !shell) {
+          return;
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    synchronized (planLock) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    current.report.complete(new QuitReport(current.frozen.get(), current.dropped.get(),
+        current.failed.get(), current.cut.get(), clock.instant()));
+    shutdownOwned();
+  }
+
+  private void refuseIfFinished(String user) {
+    if (finished) {
+      throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
+          + " has quit; nothing was served: route the call to another worker");
+    }
+  }
+
+  /**
+   * Stops the worker's own executors (those it made itself) without freezing anybody: what is in
+   * memory is lost, as after a stop {@code now}. Idempotent.
+   */
+  @Override
+  public void close() {
+    finished = true;
+    shutdownOwned();
+  }
+
+  private void shutdownOwned() {
+    if (ownedDisk != null) {
+      ownedDisk.shutdown();
+    }
+    if (ownsSchedule) {
+      schedule.shutdown();
+    }
+  }
+
+  // ---- the photo ------------------------------------------------------------------------------
+
+  /**
+   * The photo of the worker: cheap (no disk, no row lock, one short lock per user) and consistent
+   * per user — each user is read whole, never in the middle of a wake, a freeze or a login, and only
+   * as the registers hold him.
+   */
+  public Photo photo() {
+    Map<String, Photo.UserPhoto> users = new HashMap<>();
+    int connections = 0;
+    int pages = 0;
+    int pending = 0;
+    for (String user : registry.userItems().keys()) {
+      Tenant tenant = tenants.get(user);
+      if (tenant != null) {
+        tenant.lock.lock();
+      }
+      try {
+        UserRow row = registry.userItems().get(user).orElse(null);
+        if (row == null) {
+          continue;
+        }
+        Map<String, Integer> connectionPages = new HashMap<>();
+        for (String connectionId : row.connections()) {
+          int count = registry.connectionItems().get(connectionId)
+              .map(connection -> connection.pages().size()).orElse(0);
+          connectionPages.put(connectionId, count);
+          pages += count;
+        }
+        connections += connectionPages.size();
+        int userPending = tenant == null ? 0 : tenant.slots.size();
+        pending += userPending;
+        users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
+            tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
+            row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
+            tenant == null ? null : tenant.flag));
+      } finally {
+        if (tenant != null) {
+          tenant.lock.unlock();
+        }
+      }
+    }
+    Runtime runtime = Runtime.getRuntime();
+    return new Photo(ProcessHandle.current().pid(), name, group, clock.instant(), residentBytes(),
+        runtime.totalMemory() - runtime.freeMemory(), users.size(), connections, pages, pending,
+        servedCalls.get(), freezeFailures.get(), users);
+  }
+
+  private static long residentBytes() {
+    try {
+      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
+      return Long.parseLong(statm[1]) * 4096L;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  // ---- the builder ----------------------------------------------------------------------------
+
+  /**
+   * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
+   * application that refuses every call; no listener; the system schedule; two daemon disk threads;
+   * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; idle valve off.
+   * Not thread-safe.
+   */
+  public static final class Builder {
+    private final String name;
+    private final Freezer freezer;
+    private String group = "";
+    private RegisterRegistry registry;
+    private Application application = context -> {
+      throw new UnsupportedOperationException("this worker was built without an application");
+    };
+    private AnnouncementListener listener = announcement -> { };
+    private Schedule schedule;
+    private Executor disk;
+    private Duration retryInterval = Duration.ofMillis(50);
+    private Duration waitLimit = Duration.ofSeconds(30);
+    private Duration gate = Duration.ofSeconds(2);
+    private Duration grace = Duration.ofSeconds(5);
+    private Duration idleLimit;
+    private Duration idleCheck = Duration.ofMinutes(1);
+
+    private Builder(String name, Freezer freezer) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.freezer = Objects.requireNonNull(freezer, "freezer");
+    }
+
+    /** The worker's group, written in the parcels' headers. */
+    public Builder group(String value) {
+      this.group = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The registry to hold the users in; its stores must be {@link Store}s. */
+    public Builder registry(RegisterRegistry value) {
+      this.registry = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The application serving the calls. */
+    public Builder application(Application value) {
+      this.application = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** Who receives the announcements. */
+    public Builder listener(AnnouncementListener value) {
+      this.listener = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The clock and the delayed work; the worker does not shut down a schedule it was given. */
+    public Builder schedule(Schedule value) {
+      this.schedule = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** Where disk work runs; the worker does not shut down an executor it was given. */
+    public Builder diskExecutor(Executor value) {
+      this.disk = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** How long between two tries of a busy semaphore. */
+    public Builder semaphoreRetryInterval(Duration value) {
+      this.retryInterval = requirePositive(value);
+      return this;
+    }
+
+    /** How long a busy semaphore is tried before the operation gives up. */
+    public Builder semaphoreWaitLimit(Duration value) {
+      this.waitLimit = requireNotNegative(value);
+      return this;
+    }
+
+    /** The gate: how long after a plan (or a quit) the departures start. */
+    public Builder transferStartDelay(Duration value) {
+      this.gate = requireNotNegative(value);
+      return this;
+    }
+
+    /** How long after the quit's gate calls still in flight are cut. */
+    public Builder pendingCallGrace(Duration value) {
+      this.grace = requireNotNegative(value);
+      return this;
+    }
+
+    /** Turns the idle valve on: every {@code every}, users idle for {@code limit} are frozen. */
+    public Builder idleFreeze(Duration limit, Duration every) {
+      this.idleLimit = requireNotNegative(limit);
+      this.idleCheck = requirePositive(every);
+      return this;
+    }
+
+    /** The worker. */
+    public Worker build() {
+      return new Worker(this);
+    }
+
+    private static Duration requirePositive(Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("expected a positive duration, got " + value);
+      }
+      return value;
+    }
+
+    private static Duration requireNotNegative(Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("expected a duration of zero or more, got " + value);
+      }
+      return value;
+    }
+  }
+}
