@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 public final class BurstBench {
 
   private static final String USER = "user@example.org";
+  private static final Object EXPECTED = RealisticUser.userStore();
 
   private BurstBench() {}
 
@@ -111,7 +112,7 @@ public final class BurstBench {
   }
 
   private static void check(Object store) {
-    if (!RealisticUser.userStore().equals(store)) {
+    if (!EXPECTED.equals(store)) {
       throw new IllegalStateException("a call did not see the user's store");
     }
   }

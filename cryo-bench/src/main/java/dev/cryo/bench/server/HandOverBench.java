@@ -26,6 +26,7 @@ import org.apache.catalina.session.StandardSession;
 public final class HandOverBench {
 
   private static final String USER = "user@example.org";
+  private static final Object EXPECTED = RealisticUser.userStore();
 
   private HandOverBench() {}
 
@@ -51,7 +52,7 @@ public final class HandOverBench {
         long handedOver = System.nanoTime();
         tomcat.saveLoadRemove(session);
         long swapped = System.nanoTime();
-        if (outcome != FreezeOutcome.FROZEN || !RealisticUser.userStore().equals(store)) {
+        if (outcome != FreezeOutcome.FROZEN || !EXPECTED.equals(store)) {
           throw new IllegalStateException("hand-over " + i + " lost the user: " + outcome);
         }
         if (i >= warmup) {
