@@ -65,7 +65,7 @@ public final class RealisticUser {
   }
 
   /** A store of mixed plain values whose CBOR encoding just reaches {@code bytes}. */
-  static HashMap<String, Object> store(String seed, int bytes) {
+  public static HashMap<String, Object> store(String seed, int bytes) {
     HashMap<String, Object> store = new HashMap<>();
     for (int i = 0; CBOR.encode(store).length < bytes; i++) {
       String key = "field" + i;

@@ -5,7 +5,6 @@ import dev.cryo.freezer.Freezer;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.Store;
 import dev.cryo.server.Call;
-import dev.cryo.server.ExampleApplication;
 import dev.cryo.server.FreezeOutcome;
 import dev.cryo.server.Worker;
 import java.io.IOException;
@@ -13,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -63,31 +61,10 @@ public class WorkerBenchmark {
   public void setUp() throws Exception {
     root = Files.createTempDirectory("cryo-bench-server-");
     Freezer freezer = new Freezer(root.resolve("freezer"));
-    workers = new Worker[] {
-        Worker.builder("a", freezer).group("bench").application(new ExampleApplication()).build(),
-        Worker.builder("b", freezer).group("bench").application(new ExampleApplication()).build()};
-    Worker first = workers[0];
-    first.call(put(RealisticUser.CONNECTION_IDS.get(0), PAGE, "user", "data",
-        RealisticUser.userStore()));
-    for (Map.Entry<String, HashMap<String, Object>> connection
-        : RealisticUser.connections().entrySet()) {
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> pages = (List<Map<String, Object>>) connection.getValue().get("pages");
-      for (Map<String, Object> page : pages) {
-        first.call(put(connection.getKey(), (String) page.get("id"), "page", "data",
-            page.get("store")));
-      }
-    }
+    workers = new Worker[] {HandOverBench.worker("a", freezer), HandOverBench.worker("b", freezer)};
+    RealisticTenant.place(workers[0], USER);
     host = 0;
     callers = Executors.newFixedThreadPool(50);
-  }
-
-  private static Call put(String connection, String page, String scope, String key, Object value) {
-    Map<String, Object> arguments = new HashMap<>();
-    arguments.put("scope", scope);
-    arguments.put("key", key);
-    arguments.put("value", value);
-    return Call.rpc(USER, connection, page, "put").withArguments(arguments);
   }
 
   private static Call increment(boolean frozen) {
