@@ -69,6 +69,36 @@ final class ManualSchedule implements Schedule {
     }
   }
 
+  /**
+   * One turn: runs the tasks due now that were scheduled before this call, and none that they
+   * schedule (those wait for the next turn), as an executor's queue would interleave them with
+   * other work.
+   */
+  int turn() {
+    long last;
+    synchronized (this) {
+      last = order;
+    }
+    int ran = 0;
+    while (true) {
+      Task next;
+      synchronized (this) {
+        next = tasks.peek();
+        if (next == null || next.due().isAfter(now) || next.order() >= last) {
+          return ran;
+        }
+        tasks.poll();
+      }
+      next.action().run();
+      ran++;
+    }
+  }
+
+  /** Moves time forward by {@code step} without running anything. */
+  void skip(Duration step) {
+    now = now.plus(step);
+  }
+
   /** Moves time forward by {@code step} and runs what fell due. */
   void advance(Duration step) {
     now = now.plus(step);
