@@ -20,7 +20,11 @@ import java.util.Map;
  * maps with string keys, lists, strings, numbers, booleans, byte arrays and nulls, written in one walk
  * that also refuses anything else, and read back as {@code LinkedHashMap}, {@code ArrayList},
  * {@code String}, {@code Integer}, {@code Long}, {@code BigInteger}, {@code Float}, {@code Double},
- * {@code BigDecimal}, {@code Boolean}, {@code byte[]} and {@code null}.
+ * {@code BigDecimal}, {@code Boolean}, {@code byte[]} and {@code null}. Numbers keep their value,
+ * not always their Java type: an integer comes back as the narrowest of {@code Integer},
+ * {@code Long} and {@code BigInteger} that holds it (a {@code Long} 5 as an {@code Integer} 5, a
+ * {@code Short} as an {@code Integer}), as JSON readers do; read stores through
+ * {@link Number} rather than a cast to one boxed type.
  *
  * <p>There is no object mapping at all, only the streaming reader, so no byte can name a class to
  * instantiate: a type hint such as {@code "@class"} is just a map entry. Text that is not
