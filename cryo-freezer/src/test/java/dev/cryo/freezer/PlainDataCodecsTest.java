@@ -125,6 +125,20 @@ class PlainDataCodecsTest {
 
   @ParameterizedTest
   @MethodSource("codecs")
+  void integersComeBackInTheNarrowestTypeThatHoldsThem(ParcelCodec codec, ObjectMapper unused)
+      throws Exception {
+    Map<String, Object> numbers = new LinkedHashMap<>();
+    numbers.put("smallLong", 5L);
+    numbers.put("short", (short) 7);
+    numbers.put("bigLong", 12_345_678_901L);
+    numbers.put("huge", new java.math.BigInteger("123456789012345678901234567890"));
+    Object back = codec.decode(codec.encode(numbers));
+    assertThat(back).isEqualTo(Map.of("smallLong", 5, "short", 7, "bigLong", 12_345_678_901L,
+        "huge", new java.math.BigInteger("123456789012345678901234567890")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("codecs")
   void trailingBytesAreRefused(ParcelCodec codec, ObjectMapper unused) {
     byte[] one = codec.encode(Map.of("a", 1));
     byte[] two = new byte[one.length * 2];
