@@ -671,6 +671,10 @@ public class RegisterRegistry {
                 || (transfer && previous.connections.size() != 1)) {
               continue; // the chain moved meanwhile: look again
             }
+            // The resident was live when we looked, but a drop may have claimed it since: it is
+            // still registered, so the check above passes, and its removal takes only the
+            // connections it had at its claim. Moving this one onto it would orphan it.
+            refuseIfLeaving(target, "changeConnectionUser", connectionId);
             Map<String, Object> connectionChanges = new HashMap<>(fields);
             connectionChanges.put(ConnectionRow.USER, user);
             if (transfer) {

@@ -501,6 +501,60 @@ class RegisterRegistryTest {
   }
 
   @Test
+  void aLoginOntoAUserWhoseDropIsUnderWayIsRefusedAndOrphansNothing() throws Exception {
+    // The interleaving: the login looks (bob live, a resident), then waits for its connection's
+    // lock; meanwhile bob's drop claims him and runs its seam; the login then relabels under the
+    // structure lock. Had it moved c2 onto bob, bob's removal would leave c2 naming no user.
+    CountDownLatch detaching = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    RegisterRegistry slow = new RegisterRegistry() {
+      @Override
+      protected void detachPage(PageRow page) {
+        detaching.countDown();
+        try {
+          release.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    slow.newPage("p1", "bob", "c1");
+    slow.newPage("p2", "anna", "c2");
+    ConnectionRow c2 = slow.connectionItems().get("c2").orElseThrow();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<ConnectionRow> login;
+      Future<UserRow> drop;
+      c2.lock().lock(); // holds the login between its look and its relabelling
+      try {
+        login = pool.submit(() -> slow.changeConnectionUser("c2", "bob", Map.of()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!c2.lock().hasQueuedThreads() && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        assertThat(c2.lock().hasQueuedThreads()).as("the login waits for c2's lock").isTrue();
+        drop = pool.submit(() -> slow.dropUser("bob"));
+        assertThat(detaching.await(10, TimeUnit.SECONDS)).isTrue(); // bob is claimed, still there
+      } finally {
+        c2.lock().unlock();
+      }
+      assertThatThrownBy(() -> login.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(RegisterException.class)
+          .satisfies(e -> assertThat(((RegisterException) e.getCause()).reason())
+              .isEqualTo(Reason.BEING_DROPPED));
+      assertThat(ChainInvariants.violations(slow, true)).isEmpty();
+      release.countDown();
+      assertThat(drop.get(10, TimeUnit.SECONDS).key()).isEqualTo("bob");
+      assertTree(slow);
+      assertThat(slow.pageUser("p2")).isEqualTo("anna"); // the refused login changed nothing
+      assertThat(slow.userItems().keys()).containsExactly("anna");
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void nobodyReachesANewPagesStoreBeforeItsSubscriptionIsAttached() throws Exception {
     CountDownLatch subscribing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
