@@ -1,10 +1,9 @@
 package dev.cryo.bench.freezer;
 
+import dev.cryo.bench.Scratch;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.catalina.session.StandardSession;
 
 /**
@@ -77,11 +76,7 @@ public final class FreezeAdoptRatios {
       System.out.printf("  contractFloor / tomcat  %.2fx   (the most any implementation of the"
           + " contract reaches)%n", median(contractOverTomcat));
     } finally {
-      try (Stream<Path> all = Files.walk(root)) {
-        for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
+      Scratch.delete(root);
     }
   }
 

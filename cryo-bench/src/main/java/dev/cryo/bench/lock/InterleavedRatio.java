@@ -1,5 +1,6 @@
 package dev.cryo.bench.lock;
 
+import dev.cryo.bench.Scratch;
 import dev.cryo.lock.ProcessLock;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -9,10 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.NIOFSDirectory;
 import org.apache.lucene.store.NativeFSLockFactory;
@@ -105,11 +104,7 @@ public final class InterleavedRatio {
         printRatio("floor / luceneNativeFS", wall, cpu, 1, 2);
       }
     } finally {
-      try (Stream<Path> all = Files.walk(root)) {
-        for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
+      Scratch.delete(root);
     }
   }
 

@@ -1,13 +1,12 @@
 package dev.cryo.bench.lock;
 
+import dev.cryo.bench.Scratch;
 import dev.cryo.lock.ProcessLock;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.Lock;
 import org.apache.lucene.store.NIOFSDirectory;
@@ -74,11 +73,7 @@ public class UncontendedLockBenchmark {
         || Files.exists(floor.lockFile())) {
       throw new IllegalStateException("a lockfile was left behind in " + root);
     }
-    try (Stream<Path> all = Files.walk(root)) {
-      for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
+    Scratch.delete(root);
   }
 
   /** cryo: acquire without waiting, release. */

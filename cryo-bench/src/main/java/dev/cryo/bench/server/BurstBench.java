@@ -1,5 +1,6 @@
 package dev.cryo.bench.server;
 
+import dev.cryo.bench.Scratch;
 import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.ParcelCodec;
@@ -10,14 +11,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * A burst of calls on a frozen user: the realistic user is frozen, then {@code CALLS} threads call
@@ -76,11 +75,7 @@ public final class BurstBench {
           + " most: %d%n", burst.medianMicros() / single.medianMicros(), most);
     } finally {
       callers.shutdownNow();
-      try (Stream<Path> all = Files.walk(root)) {
-        for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
+      Scratch.delete(root);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.cryo.bench.server;
 
+import dev.cryo.bench.Scratch;
 import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.bench.freezer.TomcatFileStoreSwap;
 import dev.cryo.freezer.Freezer;
@@ -8,8 +9,6 @@ import dev.cryo.server.FreezeOutcome;
 import dev.cryo.server.Worker;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import org.apache.catalina.session.StandardSession;
 
 /**
@@ -67,11 +66,7 @@ public final class HandOverBench {
       System.out.printf("median ratio cryo / Tomcat: %.2f (the hand-over also serves the call)%n",
           ours.medianMicros() / theirs.medianMicros());
     } finally {
-      try (Stream<Path> all = Files.walk(root)) {
-        for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(path);
-        }
-      }
+      Scratch.delete(root);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.cryo.bench.server;
 
+import dev.cryo.bench.Scratch;
 import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.PageRow;
@@ -11,7 +12,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -80,11 +79,7 @@ public class WorkerBenchmark {
     for (Worker worker : workers) {
       worker.close();
     }
-    try (Stream<Path> all = Files.walk(root)) {
-      for (Path path : all.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(path);
-      }
-    }
+    Scratch.delete(root);
   }
 
   /** Frozen on the current host, woken on the other, his call served there. */
