@@ -146,7 +146,9 @@ public final class LockFile {
    * reused), and no other remover can unlink it while this one holds its lock.
    *
    * @param ours a test on the exact bytes that accepts only records with the caller's own token (a
-   *     bare pid, which any process could have written, must be refused)
+   *     bare pid, which any process could have written, must be refused). A test that accepts a
+   *     few acquisitions of the caller, as {@link FolderSemaphore}'s pid and holder name do, is
+   *     sound as long as the caller never holds two of them at once
    * @param patience how long to wait for another remover of the same file; zero tries once
    */
   public Removal removeOwn(Predicate<byte[]> ours, Duration patience) throws IOException {
