@@ -746,8 +746,11 @@ public class RegisterRegistry {
         refuseIfLeaving(page, "dropPage", pageId);
         ConnectionRow connection = connections.rowLocked(page.connectionId());
         addPage(page);
-        if (cascade && connection.pages.size() == 1) {
-          climbFrom(connection);
+        if (cascade) {
+          climbsFrom = connection;
+          if (connection.pages.size() == 1) {
+            climbFrom(connection);
+          }
         }
       }
     }).droppedPage;
@@ -779,6 +782,7 @@ public class RegisterRegistry {
         }
         addConnection(connection);
         if (cascade) {
+          climbsFromConnection = connection;
           UserRow user = users.rowLocked(connection.user());
           if (user.connections.size() == 1) {
             addUser(user);
@@ -827,6 +831,10 @@ public class RegisterRegistry {
     PageRow droppedPage;
     ConnectionRow droppedConnection;
     UserRow droppedUser;
+    /** The connection of a cascading page drop: it goes when the drop leaves it with no page. */
+    ConnectionRow climbsFrom;
+    /** The connection a cascading drop takes: its user goes when it leaves him with none. */
+    ConnectionRow climbsFromConnection;
 
     Demolition(String operation, String key) {
       this.operation = operation;
@@ -864,6 +872,7 @@ public class RegisterRegistry {
         droppedConnection = row;
       }
       connectionRows.add(row);
+      climbsFromConnection = row;
       UserRow owner = users.rowLocked(row.user());
       if (owner.connections.size() == 1) {
         addUser(owner);
@@ -925,6 +934,34 @@ public class RegisterRegistry {
       if (droppedUser != null) {
         droppedUser.connections.clear();
         users.removeLocked(droppedUser);
+      }
+      climbAgain();
+    }
+
+    /**
+     * The climb, read again at the removal. The claim counted the parent's children as they were
+     * then; a drop of a sibling claimed meanwhile, running its seams as this one did, had not yet
+     * removed it, so each saw the other and neither climbed. Whichever cascading drop removes the
+     * parent's last child takes the parent, in this same step: the climb still starts once, from
+     * an originating drop, and a parent a claim already took (or one being dropped by another call)
+     * is left alone. With no seams the claim and the removal are one step and this finds nothing.
+     */
+    private void climbAgain() {
+      if (climbsFrom != null && droppedConnection == null && climbsFrom.state == Row.LIVE
+          && climbsFrom.pages.isEmpty()) {
+        ConnectionRow row = climbsFrom;
+        droppedConnection = row;
+        connectionRows.add(row);
+        users.rowLocked(row.user()).connections.remove(row.key());
+        connections.removeLocked(row);
+        climbsFromConnection = row;
+      }
+      if (climbsFromConnection != null && droppedUser == null) {
+        UserRow owner = users.rowLocked(climbsFromConnection.user());
+        if (owner != null && owner.state == Row.LIVE && owner.connections.isEmpty()) {
+          droppedUser = owner;
+          users.removeLocked(owner);
+        }
       }
     }
   }
