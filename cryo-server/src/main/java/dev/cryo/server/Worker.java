@@ -31,7 +31,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -100,32 +99,12 @@ public final class Worker implements AutoCloseable {
   private final Executor disk;
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
-  private final Duration gate;
-  private final Duration grace;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
   private final SemaphoreTrips trips;
-  private final AtomicBoolean departing = new AtomicBoolean();
-  private final Object planLock = new Object();
-  private volatile Instant gateOpensAt = Instant.MAX;
-  private volatile Quit quit;
-  private volatile boolean finished;
-
-  /** A quit in progress and what it counted. */
-  private static final class Quit {
-    final Freezer into;
-    final CompletableFuture<QuitReport> report = new CompletableFuture<>();
-    final AtomicInteger frozen = new AtomicInteger();
-    final AtomicInteger dropped = new AtomicInteger();
-    final AtomicInteger failed = new AtomicInteger();
-    final AtomicInteger cut = new AtomicInteger();
-
-    Quit(Freezer into) {
-      this.into = into;
-    }
-  }
+  private final Departures departures;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -150,10 +129,10 @@ public final class Worker implements AutoCloseable {
       this.disk = builder.disk;
     }
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
-    this.gate = builder.gate;
-    this.grace = builder.grace;
+    this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
+        builder.grace);
     if (builder.idleLimit != null) {
-      scheduleIdleValve(builder.idleLimit, builder.idleCheck);
+      departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
   }
 
@@ -200,7 +179,7 @@ public final class Worker implements AutoCloseable {
 
   /** Whether the worker has finished (its quit completed); it serves nothing more. */
   public boolean isFinished() {
-    return finished;
+    return departures.finished();
   }
 
   // ---- calls ----------------------------------------------------------------------------------
@@ -313,7 +292,7 @@ public final class Worker implements AutoCloseable {
           if (tenants.putIfAbsent(user, fresh) != null) {
             continue;
           }
-          if (quit != null) {
+          if (departures.quitting()) {
             fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
@@ -355,7 +334,7 @@ public final class Worker implements AutoCloseable {
             + " semaphore were left: retry the call", cause);
       }
       if (slot != null) {
-        kickIfFlagged(tenant);
+        departures.kickIfFlagged(tenant);
         return slot;
       }
       if (!call.userFrozen()) {
@@ -412,8 +391,8 @@ public final class Worker implements AutoCloseable {
     if (start != null) {
       start.run();
     }
-    kickIfFlagged(tenant);
-    checkQuitFinished();
+    departures.kickIfFlagged(tenant);
+    departures.checkQuitFinished();
   }
 
   /** The connection from its parcel when there is one; then the births the call needs. */
@@ -545,7 +524,7 @@ public final class Worker implements AutoCloseable {
         // After the delivery and the release: a woken caller has heard the adoption, and the
         // semaphore is free again.
         tenant.transition.complete(null);
-        kickIfFlagged(tenant);
+        departures.kickIfFlagged(tenant);
       } else {
         Throwable cause = unwrap(failure);
         LOG.log(Level.WARNING, "waking '" + user + "' on worker " + name + " failed; no row and no"
@@ -560,7 +539,7 @@ public final class Worker implements AutoCloseable {
         } finally {
           tenant.lock.unlock();
         }
-        checkQuitFinished();
+        departures.checkQuitFinished();
       }
     });
   }
@@ -753,7 +732,7 @@ public final class Worker implements AutoCloseable {
   }
 
   @SuppressWarnings("unchecked")
-  private CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
       String cause, boolean force) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
@@ -814,7 +793,7 @@ public final class Worker implements AutoCloseable {
       tenant.lock.lock();
       try {
         dropAnnounced(tenant.user);
-        count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
         leave(tenant, "expired");
         tenant.transition.complete(null);
       } finally {
@@ -822,7 +801,7 @@ public final class Worker implements AutoCloseable {
       }
       announcer.deliver();
       result.complete(FreezeOutcome.DROPPED);
-      afterDeparture();
+      departures.afterDeparture();
       return;
     }
     trips.run(into, tenant.user, cause, () -> {
@@ -834,7 +813,7 @@ public final class Worker implements AutoCloseable {
       } else {
         Throwable cause2 = unwrap(failure);
         freezeFailures.incrementAndGet();
-        count(q -> q.failed.incrementAndGet());
+        departures.count(q -> q.failed.incrementAndGet());
         LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
             + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
         tenant.lock.lock();
@@ -849,7 +828,7 @@ public final class Worker implements AutoCloseable {
         }
         result.completeExceptionally(cause2);
       }
-      afterDeparture();
+      departures.afterDeparture();
     });
   }
 
@@ -898,7 +877,7 @@ public final class Worker implements AutoCloseable {
       if (!pageIds.isEmpty()) {
         announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
       }
-      count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
+      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
       leave(tenant, "frozen");
       tenant.transition.complete(null);
     } finally {
@@ -923,18 +902,6 @@ public final class Worker implements AutoCloseable {
     tenant.flag = null;
     tenant.slots.clear();
     tenants.remove(tenant.user, tenant);
-  }
-
-  private void afterDeparture() {
-    kickDepartures();
-    checkQuitFinished();
-  }
-
-  private void count(java.util.function.Consumer<Quit> counter) {
-    Quit current = quit;
-    if (current != null) {
-      counter.accept(current);
-    }
   }
 
   // ---- drops ----------------------------------------------------------------------------------
@@ -1194,7 +1161,7 @@ public final class Worker implements AutoCloseable {
           continue;
         }
         if (tenant.phase == Phase.ACTIVE) {
-          if (quit != null && tenant.flag == null) {
+          if (departures.quitting() && tenant.flag == null) {
             tenant.flag = TransferFlag.TRANSFER;
           }
           return tenant;
@@ -1257,7 +1224,7 @@ public final class Worker implements AutoCloseable {
         }
         result.completeExceptionally(cause);
       }
-      afterDeparture();
+      departures.afterDeparture();
     });
   }
 
@@ -1317,107 +1284,7 @@ public final class Worker implements AutoCloseable {
    * — a user in the middle of a call when his last call closes, a user being woken once awake.
    */
   public void planTransfers(Map<String, TransferFlag> plan) {
-    plan.forEach((user, flag) -> {
-      Tenant tenant = tenants.get(user);
-      if (tenant != null) {
-        tenant.lock.lock();
-        try {
-          if (tenant.present) {
-            tenant.flag = flag;
-            tenant.departureFailed = false;
-          }
-        } finally {
-          tenant.lock.unlock();
-        }
-      }
-    });
-    openGateLater();
-  }
-
-  private void openGateLater() {
-    Instant opens = clock.instant().plus(gate);
-    synchronized (planLock) {
-      gateOpensAt = opens;
-    }
-    schedule.schedule(gate, this::kickDepartures);
-  }
-
-  private void kickIfFlagged(Tenant tenant) {
-    if (tenant.flag != null) {
-      kickDepartures();
-    }
-  }
-
-  private void kickDepartures() {
-    if (clock.instant().isBefore(gateOpensAt)) {
-      return; // the gate's own task will kick
-    }
-    if (departing.compareAndSet(false, true)) {
-      schedule.schedule(Duration.ZERO, this::departNext);
-    }
-  }
-
-  /** One departure, then the next on the schedule: other work runs between two users. */
-  private void departNext() {
-    Tenant next = nextFlagged();
-    TransferFlag flag = next == null ? null : flagOf(next);
-    if (next == null || flag == null) {
-      departing.set(false);
-      if (nextFlagged() != null) {
-        kickDepartures();
-      }
-      checkQuitFinished();
-      return;
-    }
-    Quit current = quit;
-    Freezer into = current != null ? current.into : freezer;
-    CompletableFuture<FreezeOutcome> departure = depart(next.user, flag == TransferFlag.EXPIRY,
-        into, current != null ? "quit" : "transfer", false);
-    boolean deferred;
-    next.lock.lock();
-    try {
-      deferred = next.present && next.phase == Phase.ACTIVE && next.departure != null;
-    } finally {
-      next.lock.unlock();
-    }
-    if (deferred || departure.isDone()) {
-      schedule.schedule(Duration.ZERO, this::departNext);
-    } else {
-      departure.whenComplete((outcome, failure) ->
-          schedule.schedule(Duration.ZERO, this::departNext));
-    }
-  }
-
-  private static TransferFlag flagOf(Tenant tenant) {
-    tenant.lock.lock();
-    try {
-      return tenant.flag;
-    } finally {
-      tenant.lock.unlock();
-    }
-  }
-
-  /** A user to send away: flagged, active, not already leaving, not failed this round. */
-  private Tenant nextFlagged() {
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        if (!tenant.present || tenant.flag == null || tenant.departure != null
-            || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
-          continue;
-        }
-        if (!registry.userItems().contains(tenant.user)) {
-          if (tenant.slots.isEmpty()) {
-            tenant.flag = null; // consumed by his absence
-          }
-          continue;
-        }
-        return tenant;
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    return null;
+    departures.planTransfers(plan);
   }
 
   /**
@@ -1427,38 +1294,7 @@ public final class Worker implements AutoCloseable {
    * @return the users whose freeze was ordered
    */
   public List<String> freezeIdle(Duration limit) {
-    Instant threshold = clock.instant().minus(limit);
-    List<String> ordered = new ArrayList<>();
-    for (String user : registry.userItems().keys()) {
-      UserRow row = registry.userItems().get(user).orElse(null);
-      if (row == null || UserState.of(row.get(UserState.FIELD)) != UserState.ACTIVE) {
-        continue;
-      }
-      Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
-      if (last == null || last.isBefore(threshold)) {
-        ordered.add(user);
-        depart(user, false, freezer, "idle", false);
-      }
-    }
-    return ordered;
-  }
-
-  private void scheduleIdleValve(Duration limit, Duration every) {
-    schedule.schedule(every, () -> {
-      if (!finished) {
-        freezeIdle(limit);
-        scheduleIdleValve(limit, every);
-      }
-    });
-  }
-
-  private static Instant latest(Object first, Object second) {
-    Instant a = first instanceof Instant instant ? instant : null;
-    Instant b = second instanceof Instant instant ? instant : null;
-    if (a == null) {
-      return b;
-    }
-    return b == null || a.isAfter(b) ? a : b;
+    return departures.freezeIdle(limit);
   }
 
   /** Quits into the worker's own freezer; see {@link #quit(Freezer)}. */
@@ -1475,92 +1311,11 @@ public final class Worker implements AutoCloseable {
    * is. Asking again returns the same report.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
-    Objects.requireNonNull(into, "into");
-    synchronized (planLock) {
-      if (quit != null) {
-        return quit.report;
-      }
-      quit = new Quit(into);
-    }
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        if (tenant.present) {
-          tenant.flag = TransferFlag.TRANSFER;
-          tenant.departureFailed = false;
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    Instant opens = clock.instant().plus(gate);
-    synchronized (planLock) {
-      gateOpensAt = opens;
-    }
-    schedule.schedule(gate, () -> {
-      kickDepartures();
-      checkQuitFinished();
-      scheduleCut();
-    });
-    return quit.report;
-  }
-
-  private void scheduleCut() {
-    schedule.schedule(grace, () -> {
-      if (finished) {
-        return;
-      }
-      Quit current = quit;
-      for (Tenant tenant : tenants.values()) {
-        boolean straggler;
-        tenant.lock.lock();
-        try {
-          straggler = tenant.present && tenant.phase == Phase.ACTIVE && tenant.departure != null
-              && !tenant.slots.isEmpty();
-        } finally {
-          tenant.lock.unlock();
-        }
-        if (straggler) {
-          current.cut.incrementAndGet();
-          LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
-              + " after the gate; he is frozen without waiting for them");
-          depart(tenant.user, false, current.into, "quit", true);
-        }
-      }
-      scheduleCut();
-    });
-  }
-
-  private void checkQuitFinished() {
-    Quit current = quit;
-    if (current == null || finished || clock.instant().isBefore(gateOpensAt)) {
-      return;
-    }
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        boolean shell = tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE
-            && !registry.userItems().contains(tenant.user);
-        if (tenant.present && !tenant.departureFailed && !shell) {
-          return;
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    synchronized (planLock) {
-      if (finished) {
-        return;
-      }
-      finished = true;
-    }
-    current.report.complete(new QuitReport(current.frozen.get(), current.dropped.get(),
-        current.failed.get(), current.cut.get(), clock.instant()));
-    shutdownOwned();
+    return departures.quit(into);
   }
 
   private void refuseIfFinished(String user) {
-    if (finished) {
+    if (departures.finished()) {
       throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
           + " has quit; nothing was served: route the call to another worker");
     }
@@ -1572,11 +1327,12 @@ public final class Worker implements AutoCloseable {
    */
   @Override
   public void close() {
-    finished = true;
+    departures.markFinished();
     shutdownOwned();
   }
 
-  private void shutdownOwned() {
+  /** Stops the executors the worker made itself; idempotent. */
+  void shutdownOwned() {
     if (ownedDisk != null) {
       ownedDisk.shutdown();
     }
