@@ -28,8 +28,8 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe. Tenant state is read and written under each tenant's own lock, taken one tenant
  * at a time and never held across a call to {@link Worker#depart}. The gate instant, the quit and
- * the worker's end are written under one plan lock of this class; the departure loop runs on the
- * schedule, at most one step at a time ({@code departing}).
+ * the end of a quit are written under one plan lock of this class (a close marks the end without
+ * it); the departure loop runs on the schedule, at most one step at a time ({@code departing}).
  */
 final class Departures {
 
@@ -106,12 +106,7 @@ final class Departures {
     checkQuitFinished();
   }
 
-  /**
-   * Sets transfer flags from above: each user of the plan who is here is marked (users not here
-   * are ignored). The flags ride the photo; after the gate delay the flagged users leave one at a
-   * time — by the freezer for {@link TransferFlag#TRANSFER}, dropped for {@link TransferFlag#EXPIRY}
-   * — a user in the middle of a call when his last call closes, a user being woken once awake.
-   */
+  /** Sets transfer flags, then opens the gate; the contract is {@link Worker#planTransfers}'s. */
   void planTransfers(Map<String, TransferFlag> plan) {
     plan.forEach((user, flag) -> {
       Tenant tenant = tenants.get(user);
@@ -216,12 +211,7 @@ final class Departures {
     return null;
   }
 
-  /**
-   * The idle valve: freezes every active user whose real clocks ({@code last_user_ts},
-   * {@code last_rpc_ts}) are both older than {@code limit} (a user with neither counts as idle).
-   *
-   * @return the users whose freeze was ordered
-   */
+  /** The idle valve; the contract is {@link Worker#freezeIdle}'s. */
   List<String> freezeIdle(Duration limit) {
     Instant threshold = clock.instant().minus(limit);
     List<String> ordered = new ArrayList<>();
@@ -257,14 +247,7 @@ final class Departures {
     return b == null || a.isAfter(b) ? a : b;
   }
 
-  /**
-   * Quits: every user is flagged (the plan is terminal: users arriving later are flagged too), the
-   * gate is waited, users leave one at a time into {@code into} as their calls end, calls still
-   * stuck a grace period after the gate are cut (their users are frozen with them in flight; what
-   * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
-   * executors and serves nothing more. A departure that fails is counted and its user left as he
-   * is. Asking again returns the same report.
-   */
+  /** Quits into {@code into}; the contract is {@link Worker#quit(Freezer)}'s. */
   CompletableFuture<QuitReport> quit(Freezer into) {
     Objects.requireNonNull(into, "into");
     synchronized (planLock) {
