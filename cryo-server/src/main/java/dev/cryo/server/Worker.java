@@ -12,7 +12,6 @@ import dev.cryo.server.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -100,32 +98,14 @@ public final class Worker implements AutoCloseable {
   private final Executor disk;
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
-  private final Duration gate;
-  private final Duration grace;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
   private final SemaphoreTrips trips;
-  private final AtomicBoolean departing = new AtomicBoolean();
-  private final Object planLock = new Object();
-  private volatile Instant gateOpensAt = Instant.MAX;
-  private volatile Quit quit;
-  private volatile boolean finished;
-
-  /** A quit in progress and what it counted. */
-  private static final class Quit {
-    final Freezer into;
-    final CompletableFuture<QuitReport> report = new CompletableFuture<>();
-    final AtomicInteger frozen = new AtomicInteger();
-    final AtomicInteger dropped = new AtomicInteger();
-    final AtomicInteger failed = new AtomicInteger();
-    final AtomicInteger cut = new AtomicInteger();
-
-    Quit(Freezer into) {
-      this.into = into;
-    }
-  }
+  private final Departures departures;
+  private final Login login;
+  private final Waking waking;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -150,10 +130,13 @@ public final class Worker implements AutoCloseable {
       this.disk = builder.disk;
     }
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
-    this.gate = builder.gate;
-    this.grace = builder.grace;
+    this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
+        builder.grace);
+    this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
+        departures);
+    this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
     if (builder.idleLimit != null) {
-      scheduleIdleValve(builder.idleLimit, builder.idleCheck);
+      departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
   }
 
@@ -200,7 +183,7 @@ public final class Worker implements AutoCloseable {
 
   /** Whether the worker has finished (its quit completed); it serves nothing more. */
   public boolean isFinished() {
-    return finished;
+    return departures.finished();
   }
 
   // ---- calls ----------------------------------------------------------------------------------
@@ -313,7 +296,7 @@ public final class Worker implements AutoCloseable {
           if (tenants.putIfAbsent(user, fresh) != null) {
             continue;
           }
-          if (quit != null) {
+          if (departures.quitting()) {
             fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
@@ -344,7 +327,7 @@ public final class Worker implements AutoCloseable {
         tenant.lock.unlock();
       }
       if (wake) {
-        startWake(tenant);
+        waking.startWake(tenant);
       }
       try {
         transition.join(); // the wake or the departure, never another call's service
@@ -355,7 +338,7 @@ public final class Worker implements AutoCloseable {
             + " semaphore were left: retry the call", cause);
       }
       if (slot != null) {
-        kickIfFlagged(tenant);
+        departures.kickIfFlagged(tenant);
         return slot;
       }
       if (!call.userFrozen()) {
@@ -412,8 +395,8 @@ public final class Worker implements AutoCloseable {
     if (start != null) {
       start.run();
     }
-    kickIfFlagged(tenant);
-    checkQuitFinished();
+    departures.kickIfFlagged(tenant);
+    departures.checkQuitFinished();
   }
 
   /** The connection from its parcel when there is one; then the births the call needs. */
@@ -422,7 +405,7 @@ public final class Worker implements AutoCloseable {
     String user = slot.user();
     Call call = slot.call();
     if (!registry.connectionItems().contains(call.connectionId())) {
-      adoptConnectionIfParcelled(tenant, user, call.connectionId());
+      waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
     }
     Optional<PageRow> page = registry.pageItems().get(call.pageId());
     if (page.isPresent()) {
@@ -528,211 +511,8 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private static boolean held(dev.cryo.register.Row row) {
+  static boolean held(dev.cryo.register.Row row) {
     return row != null && row.lock().isHeldByCurrentThread();
-  }
-
-  // ---- waking ---------------------------------------------------------------------------------
-
-  /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
-  private void startWake(Tenant tenant) {
-    String user = tenant.user;
-    trips.run(freezer, user, "wake", () -> {
-      wake(tenant);
-      return null;
-    }).whenComplete((ignored, failure) -> {
-      if (failure == null) {
-        // After the delivery and the release: a woken caller has heard the adoption, and the
-        // semaphore is free again.
-        tenant.transition.complete(null);
-        kickIfFlagged(tenant);
-      } else {
-        Throwable cause = unwrap(failure);
-        LOG.log(Level.WARNING, "waking '" + user + "' on worker " + name + " failed; no row and no"
-            + " semaphore are left and the next call may retry", cause);
-        tenant.lock.lock();
-        try {
-          if (registry.userItems().contains(user)) {
-            registry.dropUser(user); // the placeholder, never announced
-          }
-          leave(tenant, "its wake failed");
-          tenant.transition.completeExceptionally(cause);
-        } finally {
-          tenant.lock.unlock();
-        }
-        checkQuitFinished();
-      }
-    });
-  }
-
-  /** The disk trip of a wake, semaphore held: read, drop, rebuild, announce. */
-  private void wake(Tenant tenant) throws IOException {
-    String user = tenant.user;
-    Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
-    Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
-    if (userParcel != null) {
-      for (String connectionId : Parcels.connectionIds(userParcel)) {
-        Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
-        if (parcel.isPresent()) {
-          connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
-        }
-      }
-    }
-    for (String connectionId : connectionParcels.keySet()) {
-      freezer.dropConnectionParcel(user, connectionId);
-    }
-    if (userParcel != null) {
-      freezer.dropUserParcel(user);
-    }
-    tenant.lock.lock();
-    try {
-      List<Object[]> births = new ArrayList<>();
-      try {
-        if (userParcel != null) {
-          registry.userItems().update(user, Parcels.rebuildFields(userParcel));
-        }
-        births.add(new Object[] {Kind.NEW_USER, user});
-        for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
-          if (!registry.connectionItems().contains(connection.getKey())) { // a held one wins
-            rebuildConnection(user, connection.getKey(), connection.getValue(), births);
-          }
-        }
-        registry.userItems().update(user, Map.of(UserState.FIELD, UserState.ACTIVE.code()));
-      } catch (RuntimeException e) {
-        registry.dropUser(user); // placeholder and what was rebuilt; nothing was announced
-        registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
-        rewrite(user, userParcel, connectionParcels);
-        throw e;
-      }
-      for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, (String) birth[1]);
-      }
-      announcer.publish(Kind.USER_ADOPTED, user, user);
-      tenant.phase = Phase.ACTIVE;
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-  }
-
-  /** Puts back what a failed wake had read, so that nothing is lost; best effort, logged. */
-  private void rewrite(String user, Map<?, ?> userParcel, Map<String, Map<?, ?>> connections) {
-    try {
-      if (userParcel != null) {
-        freezer.writeUserParcel(user, userParcel, name, "wake undone", group);
-      }
-      for (Map.Entry<String, Map<?, ?>> connection : connections.entrySet()) {
-        freezer.writeConnectionParcel(user, connection.getKey(), connection.getValue(), name,
-            "wake undone", group);
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.log(Level.ERROR, "a failed wake of '" + user + "' could not put its parcels back; what"
-          + " was read is lost from the freezer", e);
-    }
-  }
-
-  /** Rebuilds one connection and its pages through the lifecycle; the caller holds the tenant lock. */
-  private void rebuildConnection(String user, String connectionId, Map<?, ?> parcel,
-      List<Object[]> births) {
-    if (!registry.userItems().contains(user)) {
-      Map<String, Object> fields = new HashMap<>();
-      Object carried = parcel.get(Parcels.CARRIED_USER_STORE);
-      if (carried != null) {
-        fields.put("store", Parcels.storeFrom(carried)); // the guest's store, unless a resident exists
-      }
-      registry.newUser(user, fields);
-      births.add(new Object[] {Kind.NEW_USER, user});
-    }
-    registry.newConnection(connectionId, user, Parcels.rebuildFields(parcel));
-    births.add(new Object[] {Kind.NEW_CONNECTION, connectionId});
-    for (Map<?, ?> page : Parcels.pages(parcel)) {
-      String pageId = (String) page.get(Parcels.ID);
-      registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
-      births.add(new Object[] {Kind.NEW_PAGE, pageId});
-    }
-  }
-
-  /**
-   * Adopts a connection from its parcel in the user's folder, when there is one: one disk trip per
-   * connection however many calls ask. The look for the file is unlocked; only a file that is there
-   * makes the worker take the semaphore.
-   */
-  private void adoptConnectionIfParcelled(Tenant tenant, String user, String connectionId) {
-    if (!Files.exists(freezer.connectionParcel(user, connectionId), LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    CompletableFuture<Void> probe;
-    boolean mine = false;
-    tenant.lock.lock();
-    try {
-      probe = tenant.probes.get(connectionId);
-      if (probe == null) {
-        probe = new CompletableFuture<>();
-        tenant.probes.put(connectionId, probe);
-        mine = true;
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    if (mine) {
-      CompletableFuture<Void> mineProbe = probe;
-      trips.run(freezer, user, "adopt", () -> {
-        adoptConnection(tenant, user, connectionId);
-        return null;
-      }).whenComplete((ignored, failure) -> {
-        tenant.lock.lock();
-        try {
-          tenant.probes.remove(connectionId);
-        } finally {
-          tenant.lock.unlock();
-        }
-        if (failure != null) {
-          mineProbe.completeExceptionally(unwrap(failure));
-        } else {
-          mineProbe.complete(null);
-        }
-      });
-    }
-    try {
-      probe.join();
-    } catch (CompletionException e) {
-      throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "adopting connection '"
-          + connectionId + "' of '" + user + "' on worker " + name + " failed ("
-          + e.getCause().getMessage() + "); its parcel was left as it was: retry the call",
-          e.getCause());
-    }
-  }
-
-  private void adoptConnection(Tenant tenant, String user, String connectionId) throws IOException {
-    Optional<Object> read = freezer.readConnectionParcel(user, connectionId);
-    if (read.isEmpty()) {
-      return; // adopted meanwhile by somebody else, or never there
-    }
-    Map<?, ?> parcel = (Map<?, ?>) read.get();
-    freezer.dropConnectionParcel(user, connectionId);
-    tenant.lock.lock();
-    try {
-      if (registry.connectionItems().contains(connectionId)) {
-        return; // a held connection wins over its parcel
-      }
-      List<Object[]> births = new ArrayList<>();
-      boolean userSeen = registry.userItems().contains(user);
-      try {
-        rebuildConnection(user, connectionId, parcel, births);
-      } catch (RuntimeException e) {
-        if (registry.connectionItems().contains(connectionId)) {
-          registry.dropConnection(connectionId, !userSeen);
-        }
-        rewrite(user, null, Map.of(connectionId, parcel));
-        throw e;
-      }
-      for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, (String) birth[1]);
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
   }
 
   // ---- freezing -------------------------------------------------------------------------------
@@ -753,7 +533,7 @@ public final class Worker implements AutoCloseable {
   }
 
   @SuppressWarnings("unchecked")
-  private CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
       String cause, boolean force) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
@@ -814,7 +594,7 @@ public final class Worker implements AutoCloseable {
       tenant.lock.lock();
       try {
         dropAnnounced(tenant.user);
-        count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
         leave(tenant, "expired");
         tenant.transition.complete(null);
       } finally {
@@ -822,7 +602,7 @@ public final class Worker implements AutoCloseable {
       }
       announcer.deliver();
       result.complete(FreezeOutcome.DROPPED);
-      afterDeparture();
+      departures.afterDeparture();
       return;
     }
     trips.run(into, tenant.user, cause, () -> {
@@ -834,7 +614,7 @@ public final class Worker implements AutoCloseable {
       } else {
         Throwable cause2 = unwrap(failure);
         freezeFailures.incrementAndGet();
-        count(q -> q.failed.incrementAndGet());
+        departures.count(q -> q.failed.incrementAndGet());
         LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
             + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
         tenant.lock.lock();
@@ -849,7 +629,7 @@ public final class Worker implements AutoCloseable {
         }
         result.completeExceptionally(cause2);
       }
-      afterDeparture();
+      departures.afterDeparture();
     });
   }
 
@@ -898,7 +678,7 @@ public final class Worker implements AutoCloseable {
       if (!pageIds.isEmpty()) {
         announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
       }
-      count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
+      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
       leave(tenant, "frozen");
       tenant.transition.complete(null);
     } finally {
@@ -907,7 +687,7 @@ public final class Worker implements AutoCloseable {
     announcer.deliver();
   }
 
-  private List<PageRow> pagesOf(ConnectionRow connection) {
+  List<PageRow> pagesOf(ConnectionRow connection) {
     List<PageRow> pages = new ArrayList<>();
     for (String pageId : new TreeSet<>(connection.pages())) {
       registry.pageItems().get(pageId).ifPresent(pages::add);
@@ -916,25 +696,13 @@ public final class Worker implements AutoCloseable {
   }
 
   /** Takes a tenant out of the map for good; the caller holds its lock. */
-  private void leave(Tenant tenant, String because) {
+  void leave(Tenant tenant, String because) {
     tenant.present = false;
     tenant.leftBecause = because;
     tenant.departure = null;
     tenant.flag = null;
     tenant.slots.clear();
     tenants.remove(tenant.user, tenant);
-  }
-
-  private void afterDeparture() {
-    kickDepartures();
-    checkQuitFinished();
-  }
-
-  private void count(java.util.function.Consumer<Quit> counter) {
-    Quit current = quit;
-    if (current != null) {
-      counter.accept(current);
-    }
   }
 
   // ---- drops ----------------------------------------------------------------------------------
@@ -1072,7 +840,7 @@ public final class Worker implements AutoCloseable {
     return true;
   }
 
-  private WorkerException unknownConnection(String connectionId) {
+  WorkerException unknownConnection(String connectionId) {
     return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
         + connectionId + "' is not on worker " + name + "; nothing was changed");
   }
@@ -1102,210 +870,7 @@ public final class Worker implements AutoCloseable {
    */
   public CompletableFuture<LoginOutcome> login(String connectionId, String user,
       boolean identityElsewhere) {
-    Objects.requireNonNull(user, "user");
-    if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
-      registry.changeConnectionUser(connectionId, user, Map.of()); // refused, with its own words
-    }
-    ConnectionRow connection = registry.connectionItems().get(connectionId)
-        .orElseThrow(() -> unknownConnection(connectionId));
-    String previous = connection.user();
-    if (previous.equals(user)) {
-      return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
-    }
-    Tenant from = tenants.get(previous);
-    if (from == null) {
-      throw unknownConnection(connectionId);
-    }
-    if (identityElsewhere) {
-      return loginTail(from, connectionId, user);
-    }
-    relabel(from, connection, previous, user);
-    return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
-  }
-
-  private void relabel(Tenant from, ConnectionRow connection, String previous, String user) {
-    UserRow previousRow = registry.userItems().get(previous)
-        .orElseThrow(() -> unknownConnection(connection.connectionId()));
-    if (held(previousRow) && !held(connection)) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, previous, "the login of"
-          + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
-          + previous + "' alone; nothing was changed: release it, or hold the connection's first");
-    }
-    Tenant to = activeTenant(user);
-    connection.lock().lock(); // row locks first, upwards, then the users' locks
-    boolean guest = previousRow.isGuest();
-    if (guest) {
-      previousRow.lock().lock();
-    }
-    try {
-      Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
-      Tenant second = first == from ? to : from;
-      first.lock.lock();
-      second.lock.lock();
-      try {
-        if (!to.present || to.phase != Phase.ACTIVE) {
-          throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-              + "' is leaving or being woken on worker " + name + "; connection '"
-              + connection.connectionId() + "' was not logged in: retry");
-        }
-        boolean targetSeen = registry.userItems().contains(user);
-        boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
-        registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-        for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
-          from.slots.remove(slot);
-          to.slots.add(slot);
-          slot.tenant = to;
-          slot.user = user;
-        }
-        if (guest) {
-          from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
-        }
-        announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
-        if (!targetSeen && !transfer) {
-          announcer.publish(Kind.NEW_USER, user, user);
-        }
-        if (!transfer && !registry.userItems().contains(previous)) {
-          announcer.publish(Kind.DROP_USER, previous, previous);
-        }
-        if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
-          leave(from, "logged in as '" + user + "'");
-        }
-      } finally {
-        second.lock.unlock();
-        first.lock.unlock();
-      }
-    } finally {
-      if (guest) {
-        previousRow.lock().unlock();
-      }
-      connection.lock().unlock();
-    }
-    announcer.deliver();
-  }
-
-  /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
-  private Tenant activeTenant(String user) {
-    while (true) {
-      Tenant tenant = tenants.computeIfAbsent(user, Tenant::new);
-      CompletableFuture<Void> transition;
-      tenant.lock.lock();
-      try {
-        if (!tenant.present) {
-          continue;
-        }
-        if (tenant.phase == Phase.ACTIVE) {
-          if (quit != null && tenant.flag == null) {
-            tenant.flag = TransferFlag.TRANSFER;
-          }
-          return tenant;
-        }
-        transition = tenant.transition;
-      } finally {
-        tenant.lock.unlock();
-      }
-      transition.handle((ignored, failure) -> null).join();
-    }
-  }
-
-  private CompletableFuture<LoginOutcome> loginTail(Tenant from, String connectionId, String user) {
-    CompletableFuture<Object> result = new CompletableFuture<>();
-    Runnable start = null;
-    from.lock.lock();
-    try {
-      if (!from.present || from.departure != null || from.phase != Phase.ACTIVE) {
-        return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
-            from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
-                + connectionId + "' was not handed over: retry once he is gone or back"));
-      }
-      from.departure = new Tenant.Departure(result,
-          () -> runLoginTail(from, connectionId, user, result), true);
-      if (from.slots.isEmpty()) {
-        from.phase = Phase.LEAVING;
-        from.transition = new CompletableFuture<>();
-        start = from.departure.start();
-      }
-    } finally {
-      from.lock.unlock();
-    }
-    if (start != null) {
-      start.run();
-    }
-    return result.thenApply(outcome -> (LoginOutcome) outcome);
-  }
-
-  private void runLoginTail(Tenant from, String connectionId, String user,
-      CompletableFuture<Object> result) {
-    trips.run(freezer, user, "login", () -> {
-      handOver(from, connectionId, user);
-      return null;
-    }).whenComplete((ignored, failure) -> {
-      if (failure == null) {
-        result.complete(LoginOutcome.HANDED_OVER);
-      } else {
-        Throwable cause = unwrap(failure);
-        LOG.log(Level.WARNING, "the login tail of connection '" + connectionId + "' into '" + user
-            + "' failed on worker " + name + "; the connection stays alive here as it was", cause);
-        from.lock.lock();
-        try {
-          if (from.present) {
-            from.phase = Phase.ACTIVE;
-            from.departure = null;
-          }
-          from.transition.complete(null);
-        } finally {
-          from.lock.unlock();
-        }
-        result.completeExceptionally(cause);
-      }
-      afterDeparture();
-    });
-  }
-
-  /** The disk trip of a login tail, the new identity's semaphore held. */
-  private void handOver(Tenant from, String connectionId, String user) throws IOException {
-    ConnectionRow connection = registry.connectionItems().get(connectionId)
-        .orElseThrow(() -> unknownConnection(connectionId));
-    String previous = connection.user();
-    UserRow owner = registry.userItems().get(previous).orElseThrow();
-    boolean ownerGoes = owner.connections().size() == 1;
-    Map<String, Object> carried = owner.isGuest() && ownerGoes ? Parcels.storeOf(owner) : null;
-    List<PageRow> pages = pagesOf(connection);
-    Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
-    try {
-      freezer.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
-    } catch (IOException | RuntimeException e) {
-      try {
-        freezer.dropConnectionParcel(user, connectionId);
-      } catch (IOException | RuntimeException dropFailure) {
-        e.addSuppressed(dropFailure);
-      }
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
-          + " the parcel of connection '" + connectionId + "' under '" + user + "' ("
-          + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
-          + " nothing was announced: retry the login once the freezer is fixed", e);
-    }
-    from.lock.lock();
-    try {
-      List<String> pageIds = new ArrayList<>();
-      pages.forEach(page -> pageIds.add(page.pageId()));
-      registry.dropConnection(connectionId);
-      announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
-      }
-      announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
-      from.departure = null;
-      if (ownerGoes) {
-        announcer.publish(Kind.DROP_USER, previous, previous);
-        leave(from, "logged in elsewhere as '" + user + "'");
-      } else {
-        from.phase = Phase.ACTIVE;
-      }
-      from.transition.complete(null);
-    } finally {
-      from.lock.unlock();
-    }
-    announcer.deliver();
+    return login.login(connectionId, user, identityElsewhere);
   }
 
   // ---- departures: transfers, the idle valve, quit --------------------------------------------
@@ -1317,107 +882,7 @@ public final class Worker implements AutoCloseable {
    * — a user in the middle of a call when his last call closes, a user being woken once awake.
    */
   public void planTransfers(Map<String, TransferFlag> plan) {
-    plan.forEach((user, flag) -> {
-      Tenant tenant = tenants.get(user);
-      if (tenant != null) {
-        tenant.lock.lock();
-        try {
-          if (tenant.present) {
-            tenant.flag = flag;
-            tenant.departureFailed = false;
-          }
-        } finally {
-          tenant.lock.unlock();
-        }
-      }
-    });
-    openGateLater();
-  }
-
-  private void openGateLater() {
-    Instant opens = clock.instant().plus(gate);
-    synchronized (planLock) {
-      gateOpensAt = opens;
-    }
-    schedule.schedule(gate, this::kickDepartures);
-  }
-
-  private void kickIfFlagged(Tenant tenant) {
-    if (tenant.flag != null) {
-      kickDepartures();
-    }
-  }
-
-  private void kickDepartures() {
-    if (clock.instant().isBefore(gateOpensAt)) {
-      return; // the gate's own task will kick
-    }
-    if (departing.compareAndSet(false, true)) {
-      schedule.schedule(Duration.ZERO, this::departNext);
-    }
-  }
-
-  /** One departure, then the next on the schedule: other work runs between two users. */
-  private void departNext() {
-    Tenant next = nextFlagged();
-    TransferFlag flag = next == null ? null : flagOf(next);
-    if (next == null || flag == null) {
-      departing.set(false);
-      if (nextFlagged() != null) {
-        kickDepartures();
-      }
-      checkQuitFinished();
-      return;
-    }
-    Quit current = quit;
-    Freezer into = current != null ? current.into : freezer;
-    CompletableFuture<FreezeOutcome> departure = depart(next.user, flag == TransferFlag.EXPIRY,
-        into, current != null ? "quit" : "transfer", false);
-    boolean deferred;
-    next.lock.lock();
-    try {
-      deferred = next.present && next.phase == Phase.ACTIVE && next.departure != null;
-    } finally {
-      next.lock.unlock();
-    }
-    if (deferred || departure.isDone()) {
-      schedule.schedule(Duration.ZERO, this::departNext);
-    } else {
-      departure.whenComplete((outcome, failure) ->
-          schedule.schedule(Duration.ZERO, this::departNext));
-    }
-  }
-
-  private static TransferFlag flagOf(Tenant tenant) {
-    tenant.lock.lock();
-    try {
-      return tenant.flag;
-    } finally {
-      tenant.lock.unlock();
-    }
-  }
-
-  /** A user to send away: flagged, active, not already leaving, not failed this round. */
-  private Tenant nextFlagged() {
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        if (!tenant.present || tenant.flag == null || tenant.departure != null
-            || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
-          continue;
-        }
-        if (!registry.userItems().contains(tenant.user)) {
-          if (tenant.slots.isEmpty()) {
-            tenant.flag = null; // consumed by his absence
-          }
-          continue;
-        }
-        return tenant;
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    return null;
+    departures.planTransfers(plan);
   }
 
   /**
@@ -1427,38 +892,7 @@ public final class Worker implements AutoCloseable {
    * @return the users whose freeze was ordered
    */
   public List<String> freezeIdle(Duration limit) {
-    Instant threshold = clock.instant().minus(limit);
-    List<String> ordered = new ArrayList<>();
-    for (String user : registry.userItems().keys()) {
-      UserRow row = registry.userItems().get(user).orElse(null);
-      if (row == null || UserState.of(row.get(UserState.FIELD)) != UserState.ACTIVE) {
-        continue;
-      }
-      Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
-      if (last == null || last.isBefore(threshold)) {
-        ordered.add(user);
-        depart(user, false, freezer, "idle", false);
-      }
-    }
-    return ordered;
-  }
-
-  private void scheduleIdleValve(Duration limit, Duration every) {
-    schedule.schedule(every, () -> {
-      if (!finished) {
-        freezeIdle(limit);
-        scheduleIdleValve(limit, every);
-      }
-    });
-  }
-
-  private static Instant latest(Object first, Object second) {
-    Instant a = first instanceof Instant instant ? instant : null;
-    Instant b = second instanceof Instant instant ? instant : null;
-    if (a == null) {
-      return b;
-    }
-    return b == null || a.isAfter(b) ? a : b;
+    return departures.freezeIdle(limit);
   }
 
   /** Quits into the worker's own freezer; see {@link #quit(Freezer)}. */
@@ -1475,92 +909,11 @@ public final class Worker implements AutoCloseable {
    * is. Asking again returns the same report.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
-    Objects.requireNonNull(into, "into");
-    synchronized (planLock) {
-      if (quit != null) {
-        return quit.report;
-      }
-      quit = new Quit(into);
-    }
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        if (tenant.present) {
-          tenant.flag = TransferFlag.TRANSFER;
-          tenant.departureFailed = false;
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    Instant opens = clock.instant().plus(gate);
-    synchronized (planLock) {
-      gateOpensAt = opens;
-    }
-    schedule.schedule(gate, () -> {
-      kickDepartures();
-      checkQuitFinished();
-      scheduleCut();
-    });
-    return quit.report;
-  }
-
-  private void scheduleCut() {
-    schedule.schedule(grace, () -> {
-      if (finished) {
-        return;
-      }
-      Quit current = quit;
-      for (Tenant tenant : tenants.values()) {
-        boolean straggler;
-        tenant.lock.lock();
-        try {
-          straggler = tenant.present && tenant.phase == Phase.ACTIVE && tenant.departure != null
-              && !tenant.slots.isEmpty();
-        } finally {
-          tenant.lock.unlock();
-        }
-        if (straggler) {
-          current.cut.incrementAndGet();
-          LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
-              + " after the gate; he is frozen without waiting for them");
-          depart(tenant.user, false, current.into, "quit", true);
-        }
-      }
-      scheduleCut();
-    });
-  }
-
-  private void checkQuitFinished() {
-    Quit current = quit;
-    if (current == null || finished || clock.instant().isBefore(gateOpensAt)) {
-      return;
-    }
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        boolean shell = tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE
-            && !registry.userItems().contains(tenant.user);
-        if (tenant.present && !tenant.departureFailed && !shell) {
-          return;
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-    }
-    synchronized (planLock) {
-      if (finished) {
-        return;
-      }
-      finished = true;
-    }
-    current.report.complete(new QuitReport(current.frozen.get(), current.dropped.get(),
-        current.failed.get(), current.cut.get(), clock.instant()));
-    shutdownOwned();
+    return departures.quit(into);
   }
 
   private void refuseIfFinished(String user) {
-    if (finished) {
+    if (departures.finished()) {
       throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
           + " has quit; nothing was served: route the call to another worker");
     }
@@ -1572,11 +925,12 @@ public final class Worker implements AutoCloseable {
    */
   @Override
   public void close() {
-    finished = true;
+    departures.markFinished();
     shutdownOwned();
   }
 
-  private void shutdownOwned() {
+  /** Stops the executors the worker made itself; idempotent. */
+  void shutdownOwned() {
     if (ownedDisk != null) {
       ownedDisk.shutdown();
     }
@@ -1642,7 +996,7 @@ public final class Worker implements AutoCloseable {
     }
   }
 
-  private static Throwable unwrap(Throwable failure) {
+  static Throwable unwrap(Throwable failure) {
     Throwable cause = failure;
     while (cause instanceof CompletionException && cause.getCause() != null) {
       cause = cause.getCause();
