@@ -13,6 +13,9 @@ public final class CborCodec implements ParcelCodec {
   /** The name written in parcel headers. */
   public static final String NAME = "cbor";
 
+  /** One instance to share (the codec is thread-safe), for {@link ParcelCodec#builtIn}. */
+  static final CborCodec SHARED = new CborCodec();
+
   private final CBORFactory factory = new CBORFactory();
 
   @Override

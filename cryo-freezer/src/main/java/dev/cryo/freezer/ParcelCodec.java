@@ -38,12 +38,13 @@ public interface ParcelCodec {
    * The built-in codec written under {@code name} in parcel headers ({@value SmileCodec#NAME} or
    * {@value CborCodec#NAME}), for readers such as tools that meet parcels of either.
    *
-   * @return the codec, or empty for a name no built-in codec writes
+   * @return the codec (one shared, thread-safe instance), or empty for a name no built-in codec
+   *     writes
    */
   static Optional<ParcelCodec> builtIn(String name) {
     return switch (name) {
-      case SmileCodec.NAME -> Optional.of(new SmileCodec());
-      case CborCodec.NAME -> Optional.of(new CborCodec());
+      case SmileCodec.NAME -> Optional.of(SmileCodec.SHARED);
+      case CborCodec.NAME -> Optional.of(CborCodec.SHARED);
       default -> Optional.empty();
     };
   }

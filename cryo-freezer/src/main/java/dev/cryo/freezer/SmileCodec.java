@@ -15,6 +15,9 @@ public final class SmileCodec implements ParcelCodec {
   /** The name written in parcel headers. */
   public static final String NAME = "smile";
 
+  /** One instance to share (the codec is thread-safe), for {@link ParcelCodec#builtIn}. */
+  static final SmileCodec SHARED = new SmileCodec();
+
   private final SmileFactory factory = new SmileFactory();
 
   @Override

@@ -459,11 +459,10 @@ class RegisterRegistryTest {
 
   // ---- concurrency rules --------------------------------------------------------------------
 
-  @Test
-  void aRowBeingDroppedIsRefusedToOtherLifecycleCallsAsRetryable() throws Exception {
-    CountDownLatch detaching = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    RegisterRegistry slow = new RegisterRegistry() {
+  /** A registry whose detach seam says it was reached, then waits (bounded) to be released. */
+  private static RegisterRegistry pausingInDetach(CountDownLatch detaching,
+      CountDownLatch release) {
+    return new RegisterRegistry() {
       @Override
       protected void detachPage(PageRow page) {
         detaching.countDown();
@@ -474,6 +473,13 @@ class RegisterRegistryTest {
         }
       }
     };
+  }
+
+  @Test
+  void aRowBeingDroppedIsRefusedToOtherLifecycleCallsAsRetryable() throws Exception {
+    CountDownLatch detaching = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    RegisterRegistry slow = pausingInDetach(detaching, release);
     slow.newPage("p1", "anna", "c1");
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
@@ -507,17 +513,7 @@ class RegisterRegistryTest {
     // structure lock. Had it moved c2 onto bob, bob's removal would leave c2 naming no user.
     CountDownLatch detaching = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    RegisterRegistry slow = new RegisterRegistry() {
-      @Override
-      protected void detachPage(PageRow page) {
-        detaching.countDown();
-        try {
-          release.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    };
+    RegisterRegistry slow = pausingInDetach(detaching, release);
     slow.newPage("p1", "bob", "c1");
     slow.newPage("p2", "anna", "c2");
     ConnectionRow c2 = slow.connectionItems().get("c2").orElseThrow();
