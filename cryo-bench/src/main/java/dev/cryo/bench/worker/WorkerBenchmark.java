@@ -1,0 +1,158 @@
+package dev.cryo.bench.worker;
+
+import dev.cryo.bench.Scratch;
+import dev.cryo.bench.freezer.RealisticUser;
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.Store;
+import dev.cryo.worker.Call;
+import dev.cryo.worker.FreezeOutcome;
+import dev.cryo.worker.Worker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * The worker's speed, one thread driving (the burst uses 50 callers):
+ *
+ * <ul>
+ *   <li>{@code handOver} (sample time, µs): the realistic user frozen on one worker and woken on
+ *       the other by a call carrying the verdict, which is served; the two workers alternate;
+ *   <li>{@code callThroughWorker} against {@code sameWorkOnTheRegistry} (throughput): one call that
+ *       increments a counter in a page's store, through the worker (slot, clocks up the chain,
+ *       application seam, row lock) and the same increment done directly on the registry's row
+ *       under its lock; the ratio is the worker's own overhead;
+ *   <li>{@code burstOfFifty} (average time, µs): the user frozen, then 50 concurrent calls with the
+ *       verdict on the other worker: the time until all 50 are served.
+ * </ul>
+ */
+@State(Scope.Thread)
+public class WorkerBenchmark {
+
+  private static final String USER = "anna";
+  private static final String CONNECTION = RealisticUser.CONNECTION_IDS.get(0);
+  private static final String PAGE = CONNECTION + "-page-0";
+
+  private Path root;
+  private Worker[] workers;
+  private int host;
+  private ExecutorService callers;
+
+  /** Two workers on one fresh freezer, the realistic user on the first. */
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    root = Files.createTempDirectory("cryo-bench-server-");
+    Freezer freezer = new Freezer(root.resolve("freezer"));
+    workers = new Worker[] {HandOverBench.worker("a", freezer), HandOverBench.worker("b", freezer)};
+    RealisticTenant.place(workers[0], USER);
+    host = 0;
+    callers = Executors.newFixedThreadPool(50);
+  }
+
+  private static Call increment(boolean frozen) {
+    Call call = Call.userEvent(USER, CONNECTION, PAGE, "increment")
+        .withArguments(Map.of("scope", "page", "key", "counter"));
+    return frozen ? call.withUserFrozen() : call;
+  }
+
+  /** Closes the workers and removes the freezer. */
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    callers.shutdownNow();
+    for (Worker worker : workers) {
+      worker.close();
+    }
+    Scratch.delete(root);
+  }
+
+  /** Frozen on the current host, woken on the other, his call served there. */
+  @Benchmark
+  @BenchmarkMode(Mode.SampleTime)
+  @OutputTimeUnit(TimeUnit.MICROSECONDS)
+  public Object handOver() {
+    Worker from = workers[host];
+    Worker to = workers[1 - host];
+    if (from.freezeUser(USER).join() != FreezeOutcome.FROZEN) {
+      throw new IllegalStateException("the user was not frozen on " + from.name());
+    }
+    host = 1 - host;
+    Object served = to.call(increment(true));
+    if (to.photo().users().get(USER).connections().size() != 2) {
+      throw new IllegalStateException("the user arrived without his two connections");
+    }
+    return served;
+  }
+
+  /** One call through the worker. */
+  @Benchmark
+  @BenchmarkMode(Mode.Throughput)
+  @OutputTimeUnit(TimeUnit.SECONDS)
+  public Object callThroughWorker() {
+    return workers[host].call(increment(false));
+  }
+
+  /** The same store work, directly on the registry's row under its lock. */
+  @Benchmark
+  @BenchmarkMode(Mode.Throughput)
+  @OutputTimeUnit(TimeUnit.SECONDS)
+  public Object sameWorkOnTheRegistry() {
+    PageRow page = workers[host].registry().pageItems().get(PAGE).orElseThrow();
+    page.lock().lock();
+    try {
+      Store store = page.store(Store.class);
+      Object current = store.get("counter");
+      long next = (current instanceof Number number ? number.longValue() : 0L) + 1;
+      store.set("counter", next);
+      return next;
+    } finally {
+      page.lock().unlock();
+    }
+  }
+
+  /** Frozen, then 50 concurrent calls with the verdict on the other worker, until all are served. */
+  @Benchmark
+  @BenchmarkMode(Mode.AverageTime)
+  @OutputTimeUnit(TimeUnit.MICROSECONDS)
+  public int burstOfFifty() throws Exception {
+    Worker from = workers[host];
+    Worker to = workers[1 - host];
+    from.freezeUser(USER).join();
+    host = 1 - host;
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<Object>> replies = new ArrayList<>(50);
+    for (int i = 0; i < 50; i++) {
+      replies.add(callers.submit(() -> {
+        go.await();
+        return to.call(increment(true));
+      }));
+    }
+    go.countDown();
+    int served = 0;
+    for (Future<Object> reply : replies) {
+      if (reply.get() instanceof Number) {
+        served++;
+      }
+    }
+    if (served != 50) {
+      throw new IllegalStateException("only " + served + " of 50 calls were served");
+    }
+    return served;
+  }
+}

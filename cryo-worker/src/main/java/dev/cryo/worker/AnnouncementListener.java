@@ -1,0 +1,14 @@
+package dev.cryo.worker;
+
+/**
+ * Receives a worker's announcements. Calls are made one at a time, never concurrently, in the
+ * order of {@link Announcement#sequence()}, on whichever worker thread published one; a listener
+ * must return quickly and must not call back into the worker's lifecycle. An exception it throws is
+ * logged and the next announcement is still delivered.
+ */
+@FunctionalInterface
+public interface AnnouncementListener {
+
+  /** Takes one announcement. */
+  void announce(Announcement announcement);
+}

@@ -1,0 +1,335 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.UserRow;
+import dev.cryo.worker.Tenant.Phase;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The departures of a {@link Worker}'s users that the worker orders itself: the transfer plan and
+ * its gate, the departure loop that sends flagged users away one at a time, the idle valve, and the
+ * quit with its cut and its end.
+ *
+ * <p>Each departure goes through {@link Worker#depart}; this class only decides who leaves, when,
+ * and into which freezer, and counts the quit.
+ *
+ * <p>Thread-safe. Tenant state is read and written under each tenant's own lock, taken one tenant
+ * at a time and never held across a call to {@link Worker#depart}. The gate instant, the quit and
+ * the end of a quit are written under one plan lock of this class (a close marks the end without
+ * it); the departure loop runs on the schedule, at most one step at a time ({@code departing}).
+ */
+final class Departures {
+
+  // the worker's own logger, so the log lines keep their origin
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final Worker worker;
+  private final ConcurrentHashMap<String, Tenant> tenants;
+  private final RegisterRegistry registry;
+  private final Freezer freezer;
+  private final Schedule schedule;
+  private final Clock clock;
+  private final Duration gate;
+  private final Duration grace;
+
+  private final AtomicBoolean departing = new AtomicBoolean();
+  private final Object planLock = new Object();
+  private volatile Instant gateOpensAt = Instant.MAX;
+  private volatile Quit quit;
+  private volatile boolean finished;
+
+  /** A quit in progress and what it counted. */
+  static final class Quit {
+    final Freezer into;
+    final CompletableFuture<QuitReport> report = new CompletableFuture<>();
+    final AtomicInteger frozen = new AtomicInteger();
+    final AtomicInteger dropped = new AtomicInteger();
+    final AtomicInteger failed = new AtomicInteger();
+    final AtomicInteger cut = new AtomicInteger();
+
+    Quit(Freezer into) {
+      this.into = into;
+    }
+  }
+
+  Departures(Worker worker, ConcurrentHashMap<String, Tenant> tenants, RegisterRegistry registry,
+      Freezer freezer, Schedule schedule, Duration gate, Duration grace) {
+    this.worker = worker;
+    this.tenants = tenants;
+    this.registry = registry;
+    this.freezer = freezer;
+    this.schedule = schedule;
+    this.clock = schedule.clock();
+    this.gate = gate;
+    this.grace = grace;
+  }
+
+  /** Whether a quit was asked: its plan is terminal, so users arriving later are flagged too. */
+  boolean quitting() {
+    return quit != null;
+  }
+
+  /** Whether the worker has finished: its quit completed, or it was closed. */
+  boolean finished() {
+    return finished;
+  }
+
+  /** Marks the worker finished without a quit (a close); idempotent. */
+  void markFinished() {
+    finished = true;
+  }
+
+  /** Counts into the quit in progress, if any. */
+  void count(Consumer<Quit> counter) {
+    Quit current = quit;
+    if (current != null) {
+      counter.accept(current);
+    }
+  }
+
+  /** After a user left (or failed to): the next departure may start, and the quit may end. */
+  void afterDeparture() {
+    kickDepartures();
+    checkQuitFinished();
+  }
+
+  /** Sets transfer flags, then opens the gate; the contract is {@link Worker#planTransfers}'s. */
+  void planTransfers(Map<String, TransferFlag> plan) {
+    plan.forEach((user, flag) -> {
+      Tenant tenant = tenants.get(user);
+      if (tenant != null) {
+        tenant.lock.lock();
+        try {
+          if (tenant.present) {
+            tenant.flag = flag;
+            tenant.departureFailed = false;
+          }
+        } finally {
+          tenant.lock.unlock();
+        }
+      }
+    });
+    openGateLater();
+  }
+
+  private void openGateLater() {
+    Instant opens = clock.instant().plus(gate);
+    synchronized (planLock) {
+      gateOpensAt = opens;
+    }
+    schedule.schedule(gate, this::kickDepartures);
+  }
+
+  void kickIfFlagged(Tenant tenant) {
+    if (tenant.flag != null) {
+      kickDepartures();
+    }
+  }
+
+  void kickDepartures() {
+    if (clock.instant().isBefore(gateOpensAt)) {
+      return; // the gate's own task will kick
+    }
+    if (departing.compareAndSet(false, true)) {
+      schedule.schedule(Duration.ZERO, this::departNext);
+    }
+  }
+
+  /** One departure, then the next on the schedule: other work runs between two users. */
+  private void departNext() {
+    Tenant next = nextFlagged();
+    TransferFlag flag = next == null ? null : flagOf(next);
+    if (next == null || flag == null) {
+      departing.set(false);
+      if (nextFlagged() != null) {
+        kickDepartures();
+      }
+      checkQuitFinished();
+      return;
+    }
+    Quit current = quit;
+    Freezer into = current != null ? current.into : freezer;
+    CompletableFuture<FreezeOutcome> departure = worker.depart(next.user,
+        flag == TransferFlag.EXPIRY, into, current != null ? "quit" : "transfer", false);
+    boolean deferred;
+    next.lock.lock();
+    try {
+      deferred = next.present && next.phase == Phase.ACTIVE && next.departure != null;
+    } finally {
+      next.lock.unlock();
+    }
+    if (deferred || departure.isDone()) {
+      schedule.schedule(Duration.ZERO, this::departNext);
+    } else {
+      departure.whenComplete((outcome, failure) ->
+          schedule.schedule(Duration.ZERO, this::departNext));
+    }
+  }
+
+  private static TransferFlag flagOf(Tenant tenant) {
+    tenant.lock.lock();
+    try {
+      return tenant.flag;
+    } finally {
+      tenant.lock.unlock();
+    }
+  }
+
+  /** A user to send away: flagged, active, not already leaving, not failed this round. */
+  private Tenant nextFlagged() {
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        if (!tenant.present || tenant.flag == null || tenant.departure != null
+            || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
+          continue;
+        }
+        if (!registry.userItems().contains(tenant.user)) {
+          if (tenant.slots.isEmpty()) {
+            tenant.flag = null; // consumed by his absence
+          }
+          continue;
+        }
+        return tenant;
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    return null;
+  }
+
+  /** The idle valve; the contract is {@link Worker#freezeIdle}'s. */
+  List<String> freezeIdle(Duration limit) {
+    Instant threshold = clock.instant().minus(limit);
+    List<String> ordered = new ArrayList<>();
+    for (String user : registry.userItems().keys()) {
+      UserRow row = registry.userItems().get(user).orElse(null);
+      if (row == null || UserState.of(row.get(UserState.FIELD)) != UserState.ACTIVE) {
+        continue;
+      }
+      Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
+      if (last == null || last.isBefore(threshold)) {
+        ordered.add(user);
+        worker.depart(user, false, freezer, "idle", false);
+      }
+    }
+    return ordered;
+  }
+
+  void scheduleIdleValve(Duration limit, Duration every) {
+    schedule.schedule(every, () -> {
+      if (!finished) {
+        freezeIdle(limit);
+        scheduleIdleValve(limit, every);
+      }
+    });
+  }
+
+  private static Instant latest(Object first, Object second) {
+    Instant a = first instanceof Instant instant ? instant : null;
+    Instant b = second instanceof Instant instant ? instant : null;
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.isAfter(b) ? a : b;
+  }
+
+  /** Quits into {@code into}; the contract is {@link Worker#quit(Freezer)}'s. */
+  CompletableFuture<QuitReport> quit(Freezer into) {
+    Objects.requireNonNull(into, "into");
+    synchronized (planLock) {
+      if (quit != null) {
+        return quit.report;
+      }
+      quit = new Quit(into);
+    }
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        if (tenant.present) {
+          tenant.flag = TransferFlag.TRANSFER;
+          tenant.departureFailed = false;
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    Instant opens = clock.instant().plus(gate);
+    synchronized (planLock) {
+      gateOpensAt = opens;
+    }
+    schedule.schedule(gate, () -> {
+      kickDepartures();
+      checkQuitFinished();
+      scheduleCut();
+    });
+    return quit.report;
+  }
+
+  private void scheduleCut() {
+    schedule.schedule(grace, () -> {
+      if (finished) {
+        return;
+      }
+      Quit current = quit;
+      for (Tenant tenant : tenants.values()) {
+        boolean straggler;
+        tenant.lock.lock();
+        try {
+          straggler = tenant.present && tenant.phase == Phase.ACTIVE && tenant.departure != null
+              && !tenant.slots.isEmpty();
+        } finally {
+          tenant.lock.unlock();
+        }
+        if (straggler) {
+          current.cut.incrementAndGet();
+          LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
+              + " after the gate; he is frozen without waiting for them");
+          worker.depart(tenant.user, false, current.into, "quit", true);
+        }
+      }
+      scheduleCut();
+    });
+  }
+
+  void checkQuitFinished() {
+    Quit current = quit;
+    if (current == null || finished || clock.instant().isBefore(gateOpensAt)) {
+      return;
+    }
+    for (Tenant tenant : tenants.values()) {
+      tenant.lock.lock();
+      try {
+        boolean shell = tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE
+            && !registry.userItems().contains(tenant.user);
+        if (tenant.present && !tenant.departureFailed && !shell) {
+          return;
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+    }
+    synchronized (planLock) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+    }
+    current.report.complete(new QuitReport(current.frozen.get(), current.dropped.get(),
+        current.failed.get(), current.cut.get(), clock.instant()));
+    worker.shutdownOwned();
+  }
+}

@@ -1,0 +1,267 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.UserRow;
+import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.worker.Tenant.Phase;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The logins of a {@link Worker}'s connections: the relabel in place, when the identity lives here
+ * or nowhere, and the login tail, when it lives on another worker and the connection leaves by the
+ * freezer. The contract is {@link Worker#login}'s.
+ *
+ * <p>Thread-safe, with the worker's locking: a relabel takes the connection's row lock, then the
+ * guest owner's row lock, then both users' locks in name order, and publishes under them; the
+ * login tail claims the previous owner's departure under his lock and writes the parcel on the disk
+ * executor with the new identity's semaphore held and no lock held, then takes the previous owner's
+ * lock again to apply and announce.
+ */
+final class Login {
+
+  // the worker's own logger, so the log lines keep their origin
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final Worker worker;
+  private final String name;
+  private final String group;
+  private final Freezer freezer;
+  private final RegisterRegistry registry;
+  private final Announcer announcer;
+  private final ConcurrentHashMap<String, Tenant> tenants;
+  private final SemaphoreTrips trips;
+  private final Departures departures;
+
+  Login(Worker worker, String name, String group, Freezer freezer, RegisterRegistry registry,
+      Announcer announcer, ConcurrentHashMap<String, Tenant> tenants, SemaphoreTrips trips,
+      Departures departures) {
+    this.worker = worker;
+    this.name = name;
+    this.group = group;
+    this.freezer = freezer;
+    this.registry = registry;
+    this.announcer = announcer;
+    this.tenants = tenants;
+    this.trips = trips;
+    this.departures = departures;
+  }
+
+  /** Logs a connection into {@code user}; the contract is {@link Worker#login}'s. */
+  CompletableFuture<LoginOutcome> login(String connectionId, String user,
+      boolean identityElsewhere) {
+    Objects.requireNonNull(user, "user");
+    if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
+      registry.changeConnectionUser(connectionId, user, Map.of()); // refused, with its own words
+    }
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> worker.unknownConnection(connectionId));
+    String previous = connection.user();
+    if (previous.equals(user)) {
+      return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
+    }
+    Tenant from = tenants.get(previous);
+    if (from == null) {
+      throw worker.unknownConnection(connectionId);
+    }
+    if (identityElsewhere) {
+      return loginTail(from, connectionId, user);
+    }
+    relabel(from, connection, previous, user);
+    return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
+  }
+
+  private void relabel(Tenant from, ConnectionRow connection, String previous, String user) {
+    UserRow previousRow = registry.userItems().get(previous)
+        .orElseThrow(() -> worker.unknownConnection(connection.connectionId()));
+    if (Worker.held(previousRow) && !Worker.held(connection)) {
+      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, previous, "the login of"
+          + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
+          + previous + "' alone; nothing was changed: release it, or hold the connection's first");
+    }
+    Tenant to = activeTenant(user);
+    connection.lock().lock(); // row locks first, upwards, then the users' locks
+    boolean guest = previousRow.isGuest();
+    if (guest) {
+      previousRow.lock().lock();
+    }
+    try {
+      Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
+      Tenant second = first == from ? to : from;
+      first.lock.lock();
+      second.lock.lock();
+      try {
+        if (!to.present || to.phase != Phase.ACTIVE) {
+          throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+              + "' is leaving or being woken on worker " + name + "; connection '"
+              + connection.connectionId() + "' was not logged in: retry");
+        }
+        boolean targetSeen = registry.userItems().contains(user);
+        boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
+        registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+        for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
+          from.slots.remove(slot);
+          to.slots.add(slot);
+          slot.tenant = to;
+          slot.user = user;
+        }
+        if (guest) {
+          from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+        }
+        announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
+        if (!targetSeen && !transfer) {
+          announcer.publish(Kind.NEW_USER, user, user);
+        }
+        if (!transfer && !registry.userItems().contains(previous)) {
+          announcer.publish(Kind.DROP_USER, previous, previous);
+        }
+        if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+          worker.leave(from, "logged in as '" + user + "'");
+        }
+      } finally {
+        second.lock.unlock();
+        first.lock.unlock();
+      }
+    } finally {
+      if (guest) {
+        previousRow.lock().unlock();
+      }
+      connection.lock().unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
+  private Tenant activeTenant(String user) {
+    while (true) {
+      Tenant tenant = tenants.computeIfAbsent(user, Tenant::new);
+      CompletableFuture<Void> transition;
+      tenant.lock.lock();
+      try {
+        if (!tenant.present) {
+          continue;
+        }
+        if (tenant.phase == Phase.ACTIVE) {
+          if (departures.quitting() && tenant.flag == null) {
+            tenant.flag = TransferFlag.TRANSFER;
+          }
+          return tenant;
+        }
+        transition = tenant.transition;
+      } finally {
+        tenant.lock.unlock();
+      }
+      transition.handle((ignored, failure) -> null).join();
+    }
+  }
+
+  private CompletableFuture<LoginOutcome> loginTail(Tenant from, String connectionId, String user) {
+    CompletableFuture<Object> result = new CompletableFuture<>();
+    Runnable start = null;
+    from.lock.lock();
+    try {
+      if (!from.present || from.departure != null || from.phase != Phase.ACTIVE) {
+        return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
+            from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
+                + connectionId + "' was not handed over: retry once he is gone or back"));
+      }
+      from.departure = new Tenant.Departure(result,
+          () -> runLoginTail(from, connectionId, user, result), true);
+      if (from.slots.isEmpty()) {
+        from.phase = Phase.LEAVING;
+        from.transition = new CompletableFuture<>();
+        start = from.departure.start();
+      }
+    } finally {
+      from.lock.unlock();
+    }
+    if (start != null) {
+      start.run();
+    }
+    return result.thenApply(outcome -> (LoginOutcome) outcome);
+  }
+
+  private void runLoginTail(Tenant from, String connectionId, String user,
+      CompletableFuture<Object> result) {
+    trips.run(freezer, user, "login", () -> {
+      handOver(from, connectionId, user);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        result.complete(LoginOutcome.HANDED_OVER);
+      } else {
+        Throwable cause = Worker.unwrap(failure);
+        LOG.log(Level.WARNING, "the login tail of connection '" + connectionId + "' into '" + user
+            + "' failed on worker " + name + "; the connection stays alive here as it was", cause);
+        from.lock.lock();
+        try {
+          if (from.present) {
+            from.phase = Phase.ACTIVE;
+            from.departure = null;
+          }
+          from.transition.complete(null);
+        } finally {
+          from.lock.unlock();
+        }
+        result.completeExceptionally(cause);
+      }
+      departures.afterDeparture();
+    });
+  }
+
+  /** The disk trip of a login tail, the new identity's semaphore held. */
+  private void handOver(Tenant from, String connectionId, String user) throws IOException {
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> worker.unknownConnection(connectionId));
+    String previous = connection.user();
+    UserRow owner = registry.userItems().get(previous).orElseThrow();
+    boolean ownerGoes = owner.connections().size() == 1;
+    Map<String, Object> carried = owner.isGuest() && ownerGoes ? Parcels.storeOf(owner) : null;
+    List<PageRow> pages = worker.pagesOf(connection);
+    Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
+    try {
+      freezer.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
+    } catch (IOException | RuntimeException e) {
+      try {
+        freezer.dropConnectionParcel(user, connectionId);
+      } catch (IOException | RuntimeException dropFailure) {
+        e.addSuppressed(dropFailure);
+      }
+      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+          + " the parcel of connection '" + connectionId + "' under '" + user + "' ("
+          + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
+          + " nothing was announced: retry the login once the freezer is fixed", e);
+    }
+    from.lock.lock();
+    try {
+      List<String> pageIds = new ArrayList<>();
+      pages.forEach(page -> pageIds.add(page.pageId()));
+      registry.dropConnection(connectionId);
+      announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
+      }
+      announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
+      from.departure = null;
+      if (ownerGoes) {
+        announcer.publish(Kind.DROP_USER, previous, previous);
+        worker.leave(from, "logged in elsewhere as '" + user + "'");
+      } else {
+        from.phase = Phase.ACTIVE;
+      }
+      from.transition.complete(null);
+    } finally {
+      from.lock.unlock();
+    }
+    announcer.deliver();
+  }
+}

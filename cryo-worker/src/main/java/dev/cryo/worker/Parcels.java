@@ -1,0 +1,197 @@
+package dev.cryo.worker;
+
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.Row;
+import dev.cryo.register.Store;
+import dev.cryo.register.UserRow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Rows to parcels and back. A parcel is plain data (maps with string keys, lists, strings, numbers,
+ * booleans, bytes, null), so any codec carries it and none instantiates a class from it.
+ *
+ * <p>A user parcel holds the user's own fields, clocks and store, and the ids of the connections
+ * frozen with him. A connection parcel holds the connection's fields, clocks and store, and its pages
+ * with theirs; a connection left by the login tail also carries its guest's store. What is left
+ * behind: the key, the chain (rebuilt by the lifecycle), the row's state, and any field whose value
+ * is not plain data.
+ */
+final class Parcels {
+
+  static final String KIND = "parcel";
+  static final String USER_KIND = "user";
+  static final String CONNECTION_KIND = "connection";
+  static final String FIELDS = "fields";
+  static final String CLOCKS = "clocks";
+  static final String STORE = "store";
+  static final String CONNECTIONS = "connections";
+  static final String PAGES = "pages";
+  static final String ID = "id";
+  static final String CARRIED_USER_STORE = "carried_user_store";
+
+  /** The clocks, stamped up the chain. */
+  static final String LAST_REFRESH_TS = "last_refresh_ts";
+  static final String LAST_RPC_TS = "last_rpc_ts";
+  static final String LAST_USER_TS = "last_user_ts";
+  static final List<String> CLOCK_FIELDS = List.of(LAST_REFRESH_TS, LAST_RPC_TS, LAST_USER_TS);
+
+  private static final Set<String> LEFT_BEHIND = Set.of(Row.KEY_FIELD, "store",
+      UserRow.CONNECTIONS, ConnectionRow.PAGES, ConnectionRow.USER, PageRow.CONNECTION_ID,
+      UserState.FIELD, LAST_REFRESH_TS, LAST_RPC_TS, LAST_USER_TS);
+
+  private Parcels() {}
+
+  /** The user parcel of {@code user}: fields, clocks, store (read under its lock), connection ids. */
+  static Map<String, Object> user(UserRow user, List<String> connectionIds) {
+    Map<String, Object> parcel = row(user, USER_KIND);
+    parcel.put(CONNECTIONS, List.copyOf(connectionIds));
+    return parcel;
+  }
+
+  /** The parcel of one connection with its pages; {@code carried} is a guest store, or null. */
+  static Map<String, Object> connection(ConnectionRow connection, List<PageRow> pages,
+      Map<String, Object> carried) {
+    Map<String, Object> parcel = row(connection, CONNECTION_KIND);
+    List<Object> pageParcels = new ArrayList<>(pages.size());
+    for (PageRow page : pages) {
+      pageParcels.add(row(page, "page"));
+    }
+    parcel.put(PAGES, pageParcels);
+    if (carried != null) {
+      parcel.put(CARRIED_USER_STORE, carried);
+    }
+    return parcel;
+  }
+
+  /** A row's store content, read under the row's lock. */
+  static Map<String, Object> storeOf(Row row) {
+    row.lock().lock();
+    try {
+      Store store = row.get(STORE, Store.class);
+      return store == null ? Map.of() : store.toMap();
+    } finally {
+      row.lock().unlock();
+    }
+  }
+
+  private static Map<String, Object> row(Row row, String kind) {
+    Map<String, Object> parcel = new LinkedHashMap<>();
+    parcel.put(KIND, kind);
+    parcel.put(ID, row.key());
+    Map<String, Object> fields = new LinkedHashMap<>();
+    Map<String, Object> clocks = new LinkedHashMap<>();
+    for (Map.Entry<String, Object> field : row.fields().entrySet()) {
+      String name = field.getKey();
+      Object value = field.getValue();
+      if (CLOCK_FIELDS.contains(name)) {
+        if (value instanceof Instant instant) {
+          clocks.put(name, instant.toString());
+        }
+      } else if (!LEFT_BEHIND.contains(name) && isPlain(value, 0)) {
+        fields.put(name, value);
+      }
+    }
+    parcel.put(FIELDS, fields);
+    parcel.put(CLOCKS, clocks);
+    parcel.put(STORE, storeOf(row));
+    return parcel;
+  }
+
+  /** The fields to rebuild a row with: its own fields, its clocks, and a store of its content. */
+  static Map<String, Object> rebuildFields(Map<?, ?> parcel) {
+    Map<String, Object> fields = new HashMap<>();
+    if (parcel.get(FIELDS) instanceof Map<?, ?> own) {
+      for (Map.Entry<?, ?> field : own.entrySet()) {
+        fields.put((String) field.getKey(), field.getValue());
+      }
+    }
+    if (parcel.get(CLOCKS) instanceof Map<?, ?> clocks) {
+      for (Map.Entry<?, ?> clock : clocks.entrySet()) {
+        if (CLOCK_FIELDS.contains(clock.getKey()) && clock.getValue() instanceof String text) {
+          fields.put((String) clock.getKey(), Instant.parse(text));
+        }
+      }
+    }
+    fields.put("store", storeFrom(parcel.get(STORE)));
+    return fields;
+  }
+
+  /** A store holding {@code content} (a map from a parcel), or an empty one. */
+  static Store storeFrom(Object content) {
+    if (content instanceof Map<?, ?> map) {
+      Map<String, Object> copy = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        copy.put((String) entry.getKey(), entry.getValue());
+      }
+      return Store.copyOf(copy);
+    }
+    return new Store();
+  }
+
+  /** The ids a user parcel lists as frozen with him. */
+  static List<String> connectionIds(Map<?, ?> userParcel) {
+    List<String> ids = new ArrayList<>();
+    if (userParcel.get(CONNECTIONS) instanceof List<?> list) {
+      for (Object id : list) {
+        ids.add((String) id);
+      }
+    }
+    return ids;
+  }
+
+  /** The page parcels of a connection parcel, roots first. */
+  static List<Map<?, ?>> pages(Map<?, ?> connectionParcel) {
+    List<Map<?, ?>> roots = new ArrayList<>();
+    List<Map<?, ?>> children = new ArrayList<>();
+    if (connectionParcel.get(PAGES) instanceof List<?> list) {
+      for (Object page : list) {
+        Map<?, ?> map = (Map<?, ?>) page;
+        boolean root = !(map.get(FIELDS) instanceof Map<?, ?> fields)
+            || fields.get(PageRow.PARENT_PAGE_ID) == null;
+        (root ? roots : children).add(map);
+      }
+    }
+    roots.addAll(children);
+    return roots;
+  }
+
+  private static boolean isPlain(Object value, int depth) {
+    if (depth > Store.MAX_DEPTH) {
+      return false;
+    }
+    if (value == null || value instanceof String || value instanceof Number
+        || value instanceof Boolean || value instanceof byte[]) {
+      return true;
+    }
+    if (value instanceof List<?> list) {
+      for (Object element : list) {
+        if (!isPlain(element, depth + 1)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (value instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> entry : map.entrySet()) {
+        if (!(entry.getKey() instanceof String) || !isPlain(entry.getValue(), depth + 1)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** The registry's name for a guest of {@code connectionId}. */
+  static String guestOf(String connectionId) {
+    return RegisterRegistry.GUEST_PREFIX + connectionId;
+  }
+}

@@ -1,0 +1,144 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.lock.LockException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A worker's trips to the disk, each holding a user's semaphore: the semaphore is tried once at a
+ * time on the disk executor, and a busy one is tried again on the worker's schedule, never by
+ * holding a disk thread while waiting, until the wait limit; the work then runs holding it, and the
+ * semaphore is given back whatever happens. One warning per trip names the holder found in the way.
+ * Thread-safe.
+ */
+final class SemaphoreTrips {
+
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  /** Disk work done holding a user's semaphore. */
+  @FunctionalInterface
+  interface DiskWork<T> {
+    T run() throws IOException;
+  }
+
+  private final String worker;
+  private final Executor disk;
+  private final Schedule schedule;
+  private final Clock clock;
+  private final Duration retryInterval;
+  private final Duration waitLimit;
+  private final AtomicLong count = new AtomicLong();
+
+  SemaphoreTrips(String worker, Executor disk, Schedule schedule, Duration retryInterval,
+      Duration waitLimit) {
+    this.worker = worker;
+    this.disk = disk;
+    this.schedule = schedule;
+    this.clock = schedule.clock();
+    this.retryInterval = retryInterval;
+    this.waitLimit = waitLimit;
+  }
+
+  /** How many trips held a semaphore so far. */
+  long count() {
+    return count.get();
+  }
+
+  /**
+   * Takes the semaphore of {@code user} in {@code into}, runs {@code work} holding it, gives it
+   * back. The holder is named {@code "<worker> <purpose>"}.
+   *
+   * @return completes with what the work returned; or exceptionally with a {@link WorkerException}:
+   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT} (nothing was done),
+   *     {@link WorkerException.Reason#FREEZER_FAILED}, or the work's own
+   */
+  <T> CompletableFuture<T> run(Freezer into, String user, String purpose, DiskWork<T> work) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    Instant deadline = clock.instant().plus(waitLimit);
+    String holder = worker + " " + purpose;
+    Runnable attempt = new Runnable() {
+      private boolean warned; // touched by one task at a time, handed over by the executors
+
+      @Override
+      public void run() {
+        boolean taken;
+        try {
+          taken = into.tryTakeSemaphore(user, holder);
+        } catch (LockException | RuntimeException e) {
+          result.completeExceptionally(new WorkerException(WorkerException.Reason.FREEZER_FAILED,
+              user, "worker " + worker + " could not take the semaphore of '" + user + "' for its "
+                  + purpose + " (" + e.getMessage() + "); nothing was changed", e));
+          return;
+        }
+        if (!taken) {
+          if (!warned) {
+            warned = true;
+            LOG.log(Level.WARNING, "the semaphore of '" + user + "' is held by "
+                + holderOf(into, user) + "; worker " + worker + " retries its " + purpose
+                + " every " + retryInterval + " for up to " + waitLimit);
+          }
+          if (!clock.instant().isBefore(deadline)) {
+            result.completeExceptionally(new WorkerException(
+                WorkerException.Reason.SEMAPHORE_TIMEOUT, user, "the semaphore of '" + user
+                    + "' stayed held by " + holderOf(into, user) + " past the wait limit of "
+                    + waitLimit + "; worker " + worker + " gave up its " + purpose + " and changed"
+                    + " nothing: retry later"));
+            return;
+          }
+          schedule.schedule(retryInterval, () -> execute(this, result));
+          return;
+        }
+        count.incrementAndGet();
+        T value;
+        try {
+          value = work.run();
+        } catch (Throwable e) {
+          release(into, user, holder);
+          result.completeExceptionally(e instanceof WorkerException ? e
+              : new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the " + purpose
+                  + " of '" + user + "' on worker " + worker + " failed: " + e.getMessage()
+                  + "; the semaphore was given back", e));
+          return;
+        }
+        release(into, user, holder);
+        result.complete(value);
+      }
+    };
+    execute(attempt, result);
+    return result;
+  }
+
+  private void execute(Runnable task, CompletableFuture<?> result) {
+    try {
+      disk.execute(task);
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new WorkerException(WorkerException.Reason.WORKER_FINISHED, null,
+          "worker " + worker + " has stopped its disk work; nothing was changed", e));
+    }
+  }
+
+  private void release(Freezer into, String user, String holder) {
+    try {
+      into.releaseSemaphore(user, holder);
+    } catch (LockException | RuntimeException e) {
+      LOG.log(Level.ERROR, "worker " + worker + " could not release the semaphore of '" + user
+          + "' (" + holder + "); it stays until its holder is proven dead", e);
+    }
+  }
+
+  private static String holderOf(Freezer into, String user) {
+    try {
+      return into.semaphoreHolder(user).map(record -> "'" + record.holder() + "'").orElse("nobody");
+    } catch (LockException | RuntimeException e) {
+      return "an unreadable holder";
+    }
+  }
+}

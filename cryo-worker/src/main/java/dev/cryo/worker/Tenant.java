@@ -1,0 +1,68 @@
+package dev.cryo.worker;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What the worker knows of one user beside his rows: the phase of his stay, his calls in flight,
+ * the departure waiting for them, and his transfer flag. Every field is guarded by {@link #lock},
+ * which also serialises the user's lifecycle changes and their announcements. The lock is never
+ * held while waiting for a row lock or for the disk.
+ */
+final class Tenant {
+
+  enum Phase {
+    /** Served. */
+    ACTIVE,
+    /** Being woken; calls wait for {@link #transition}. */
+    UNFREEZING,
+    /** Leaving (freeze, expiry or login tail in progress); calls wait for {@link #transition}. */
+    LEAVING
+  }
+
+  /**
+   * A departure waiting for the user's calls to end, or running: a freeze or an expiry (its result a
+   * {@link FreezeOutcome}), or a login tail (a {@link LoginOutcome}).
+   */
+  record Departure(CompletableFuture<Object> result, Runnable start, boolean loginTail) {}
+
+  final String user;
+  final ReentrantLock lock = new ReentrantLock();
+  Phase phase = Phase.ACTIVE;
+  /** False once the tenant left the worker's map: whoever holds a reference must look again. */
+  boolean present = true;
+  /** Why the tenant left the map, for the calls that waited on it. */
+  String leftBecause;
+  final Set<RequestSlot> slots = new LinkedHashSet<>();
+  long servedCalls;
+  TransferFlag flag;
+  /** Set while failed departures must not be retried by the departure loop (a quit's failures). */
+  boolean departureFailed;
+  /** Completes when the current UNFREEZING or LEAVING phase ends. */
+  CompletableFuture<Void> transition = CompletableFuture.completedFuture(null);
+  /** The departure claimed for this user, deferred until his last call closes, or running. */
+  Departure departure;
+  /** Connection parcels being looked for, by connection id: one disk trip per connection. */
+  final Map<String, CompletableFuture<Void>> probes = new HashMap<>();
+
+  Tenant(String user) {
+    this.user = user;
+  }
+
+  /** Slots whose connection is {@code connectionId}. */
+  List<RequestSlot> slotsOf(String connectionId) {
+    List<RequestSlot> out = new ArrayList<>();
+    for (RequestSlot slot : slots) {
+      if (slot.connectionId().equals(connectionId)) {
+        out.add(slot);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,256 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.worker.Tenant.Phase;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The waking of a {@link Worker}'s users: the wake of a user marked {@code unfreezing} (one disk
+ * trip for a burst of calls, which wait for its transition), and the adoption of a connection
+ * parcelled in the user's folder (one disk trip per connection however many calls ask).
+ *
+ * <p>Thread-safe, with the worker's locking: each disk trip runs on the disk executor with the
+ * user's semaphore held and no lock held while reading and dropping parcels; the rows are then
+ * rebuilt and the births published under the user's tenant lock, and delivered after it. A failed
+ * wake leaves no row and no semaphore; a failed rebuild puts the parcels it read back.
+ */
+final class Waking {
+
+  // the worker's own logger, so the log lines keep their origin
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final Worker worker;
+  private final String name;
+  private final String group;
+  private final Freezer freezer;
+  private final RegisterRegistry registry;
+  private final Announcer announcer;
+  private final SemaphoreTrips trips;
+  private final Departures departures;
+
+  Waking(Worker worker, String name, String group, Freezer freezer, RegisterRegistry registry,
+      Announcer announcer, SemaphoreTrips trips, Departures departures) {
+    this.worker = worker;
+    this.name = name;
+    this.group = group;
+    this.freezer = freezer;
+    this.registry = registry;
+    this.announcer = announcer;
+    this.trips = trips;
+    this.departures = departures;
+  }
+
+  /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
+  void startWake(Tenant tenant) {
+    String user = tenant.user;
+    trips.run(freezer, user, "wake", () -> {
+      wake(tenant);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        // After the delivery and the release: a woken caller has heard the adoption, and the
+        // semaphore is free again.
+        tenant.transition.complete(null);
+        departures.kickIfFlagged(tenant);
+      } else {
+        Throwable cause = Worker.unwrap(failure);
+        LOG.log(Level.WARNING, "waking '" + user + "' on worker " + name + " failed; no row and no"
+            + " semaphore are left and the next call may retry", cause);
+        tenant.lock.lock();
+        try {
+          if (registry.userItems().contains(user)) {
+            registry.dropUser(user); // the placeholder, never announced
+          }
+          worker.leave(tenant, "its wake failed");
+          tenant.transition.completeExceptionally(cause);
+        } finally {
+          tenant.lock.unlock();
+        }
+        departures.checkQuitFinished();
+      }
+    });
+  }
+
+  /** The disk trip of a wake, semaphore held: read, drop, rebuild, announce. */
+  private void wake(Tenant tenant) throws IOException {
+    String user = tenant.user;
+    Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
+    Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
+    if (userParcel != null) {
+      for (String connectionId : Parcels.connectionIds(userParcel)) {
+        Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
+        if (parcel.isPresent()) {
+          connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
+        }
+      }
+    }
+    for (String connectionId : connectionParcels.keySet()) {
+      freezer.dropConnectionParcel(user, connectionId);
+    }
+    if (userParcel != null) {
+      freezer.dropUserParcel(user);
+    }
+    tenant.lock.lock();
+    try {
+      List<Object[]> births = new ArrayList<>();
+      try {
+        if (userParcel != null) {
+          registry.userItems().update(user, Parcels.rebuildFields(userParcel));
+        }
+        births.add(new Object[] {Kind.NEW_USER, user});
+        for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
+          if (!registry.connectionItems().contains(connection.getKey())) { // a held one wins
+            rebuildConnection(user, connection.getKey(), connection.getValue(), births);
+          }
+        }
+        registry.userItems().update(user, Map.of(UserState.FIELD, UserState.ACTIVE.code()));
+      } catch (RuntimeException e) {
+        registry.dropUser(user); // placeholder and what was rebuilt; nothing was announced
+        registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+        rewrite(user, userParcel, connectionParcels);
+        throw e;
+      }
+      for (Object[] birth : births) {
+        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+      }
+      announcer.publish(Kind.USER_ADOPTED, user, user);
+      tenant.phase = Phase.ACTIVE;
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** Puts back what a failed wake had read, so that nothing is lost; best effort, logged. */
+  private void rewrite(String user, Map<?, ?> userParcel, Map<String, Map<?, ?>> connections) {
+    try {
+      if (userParcel != null) {
+        freezer.writeUserParcel(user, userParcel, name, "wake undone", group);
+      }
+      for (Map.Entry<String, Map<?, ?>> connection : connections.entrySet()) {
+        freezer.writeConnectionParcel(user, connection.getKey(), connection.getValue(), name,
+            "wake undone", group);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.ERROR, "a failed wake of '" + user + "' could not put its parcels back; what"
+          + " was read is lost from the freezer", e);
+    }
+  }
+
+  /** Rebuilds one connection and its pages through the lifecycle; the caller holds the tenant lock. */
+  private void rebuildConnection(String user, String connectionId, Map<?, ?> parcel,
+      List<Object[]> births) {
+    if (!registry.userItems().contains(user)) {
+      Map<String, Object> fields = new HashMap<>();
+      Object carried = parcel.get(Parcels.CARRIED_USER_STORE);
+      if (carried != null) {
+        fields.put("store", Parcels.storeFrom(carried)); // the guest's store, unless a resident exists
+      }
+      registry.newUser(user, fields);
+      births.add(new Object[] {Kind.NEW_USER, user});
+    }
+    registry.newConnection(connectionId, user, Parcels.rebuildFields(parcel));
+    births.add(new Object[] {Kind.NEW_CONNECTION, connectionId});
+    for (Map<?, ?> page : Parcels.pages(parcel)) {
+      String pageId = (String) page.get(Parcels.ID);
+      registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
+      births.add(new Object[] {Kind.NEW_PAGE, pageId});
+    }
+  }
+
+  /**
+   * Adopts a connection from its parcel in the user's folder, when there is one: one disk trip per
+   * connection however many calls ask. The look for the file is unlocked; only a file that is there
+   * makes the worker take the semaphore.
+   */
+  void adoptConnectionIfParcelled(Tenant tenant, String user, String connectionId) {
+    if (!Files.exists(freezer.connectionParcel(user, connectionId), LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    CompletableFuture<Void> probe;
+    boolean mine = false;
+    tenant.lock.lock();
+    try {
+      probe = tenant.probes.get(connectionId);
+      if (probe == null) {
+        probe = new CompletableFuture<>();
+        tenant.probes.put(connectionId, probe);
+        mine = true;
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (mine) {
+      CompletableFuture<Void> mineProbe = probe;
+      trips.run(freezer, user, "adopt", () -> {
+        adoptConnection(tenant, user, connectionId);
+        return null;
+      }).whenComplete((ignored, failure) -> {
+        tenant.lock.lock();
+        try {
+          tenant.probes.remove(connectionId);
+        } finally {
+          tenant.lock.unlock();
+        }
+        if (failure != null) {
+          mineProbe.completeExceptionally(Worker.unwrap(failure));
+        } else {
+          mineProbe.complete(null);
+        }
+      });
+    }
+    try {
+      probe.join();
+    } catch (CompletionException e) {
+      throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "adopting connection '"
+          + connectionId + "' of '" + user + "' on worker " + name + " failed ("
+          + e.getCause().getMessage() + "); its parcel was left as it was: retry the call",
+          e.getCause());
+    }
+  }
+
+  private void adoptConnection(Tenant tenant, String user, String connectionId) throws IOException {
+    Optional<Object> read = freezer.readConnectionParcel(user, connectionId);
+    if (read.isEmpty()) {
+      return; // adopted meanwhile by somebody else, or never there
+    }
+    Map<?, ?> parcel = (Map<?, ?>) read.get();
+    freezer.dropConnectionParcel(user, connectionId);
+    tenant.lock.lock();
+    try {
+      if (registry.connectionItems().contains(connectionId)) {
+        return; // a held connection wins over its parcel
+      }
+      List<Object[]> births = new ArrayList<>();
+      boolean userSeen = registry.userItems().contains(user);
+      try {
+        rebuildConnection(user, connectionId, parcel, births);
+      } catch (RuntimeException e) {
+        if (registry.connectionItems().contains(connectionId)) {
+          registry.dropConnection(connectionId, !userSeen);
+        }
+        rewrite(user, null, Map.of(connectionId, parcel));
+        throw e;
+      }
+      for (Object[] birth : births) {
+        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+}

@@ -1,0 +1,1124 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.RegisterException;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.Store;
+import dev.cryo.register.UserRow;
+import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.worker.Tenant.Phase;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * A worker: it serves calls for the users placed on it from memory, lets them go into the freezer,
+ * and wakes frozen users when their calls arrive.
+ *
+ * <pre>{@code
+ * Worker worker = Worker.builder("w1", new Freezer(root)).group("main")
+ *     .application(new ExampleApplication()).listener(commander::fold).build();
+ * worker.call(Call.userEvent("anna", "c1", "p1", "increment"));   // anna born here, served
+ * worker.freezeUser("anna").join();                                // FROZEN: parcels written, rows gone
+ * other.call(Call.rpc("anna", "c1", "p1", "get").withUserFrozen()); // woken on the other worker
+ * }</pre>
+ *
+ * <h2>The unified row</h2>
+ *
+ * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
+ * row is active is served. A call for a user the worker does not hold is served after a wake, but
+ * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
+ * ({@link Call#userFrozen()}); otherwise a user parcel is residue and is never touched, and the user
+ * is born fresh. A connection the worker does not hold is looked for in the user's folder by the
+ * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
+ * first marks the row {@code unfreezing} and wakes him; the others wait for that transition — the
+ * wake, never the service of another call — and are then served in parallel.
+ *
+ * <h2>Clocks</h2>
+ *
+ * <p>Each call stamps the clocks of its page, then its connection, then its user with the
+ * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
+ * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}.
+ *
+ * <h2>Departures</h2>
+ *
+ * <p>A user leaves by {@link #freezeUser}, by a transfer plan ({@link #planTransfers}), by the idle
+ * valve ({@link #freezeIdle}), by {@link #quit()}, and a connection by the login tail
+ * ({@link #login}). A departure happens only when the user has no call in flight, else it waits
+ * for his last call to close. Every disk step holds the user's semaphore, taken by one try at a time
+ * on the worker's disk executor and retried on its schedule (never holding a disk thread while
+ * waiting), up to the wait limit. A refused write aborts the departure whole: the semaphore is given
+ * back, the user stays alive and active where he was, nothing is announced, and the failure is
+ * logged and counted ({@link #freezeFailures()}).
+ *
+ * <h2>Concurrency</h2>
+ *
+ * <p>Thread-safe. Calls run on the caller's threads, concurrently, several per user; disk work runs
+ * on the disk executor; delayed work on the schedule. Each user has one lock of the worker's that
+ * serialises his lifecycle changes with their announcements and is never held while waiting for a
+ * row lock or for the disk; the photo takes it briefly per user, so no user appears half changed.
+ * All lifecycle changes of the users a worker holds must go through the worker (its methods and the
+ * {@link CallContext}), never directly through the registry, or the announcements miss them.
+ */
+public final class Worker implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final String name;
+  private final String group;
+  private final Freezer freezer;
+  private final RegisterRegistry registry;
+  private final Application application;
+  private final Announcer announcer;
+  private final Schedule schedule;
+  private final Clock clock;
+  private final Executor disk;
+  private final ExecutorService ownedDisk;
+  private final boolean ownsSchedule;
+
+  private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
+  private final AtomicLong freezeFailures = new AtomicLong();
+  private final AtomicLong servedCalls = new AtomicLong();
+  private final SemaphoreTrips trips;
+  private final Departures departures;
+  private final Login login;
+  private final Waking waking;
+
+  private Worker(Builder builder) {
+    this.name = builder.name;
+    this.group = builder.group;
+    this.freezer = builder.freezer;
+    this.ownsSchedule = builder.schedule == null;
+    this.schedule = ownsSchedule ? Schedule.system() : builder.schedule;
+    this.clock = schedule.clock();
+    this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
+    this.application = builder.application;
+    this.announcer = new Announcer(builder.listener);
+    if (builder.disk == null) {
+      AtomicInteger count = new AtomicInteger();
+      this.ownedDisk = Executors.newFixedThreadPool(2, runnable -> {
+        Thread thread = new Thread(runnable, "cryo-worker-disk-" + count.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+      });
+      this.disk = ownedDisk;
+    } else {
+      this.ownedDisk = null;
+      this.disk = builder.disk;
+    }
+    this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
+    this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
+        builder.grace);
+    this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
+        departures);
+    this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
+    if (builder.idleLimit != null) {
+      departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
+    }
+  }
+
+  /**
+   * A builder of a worker named {@code name} working with {@code freezer}.
+   *
+   * @param name the worker's name: it answers for the parcels it writes and holds the semaphores
+   */
+  public static Builder builder(String name, Freezer freezer) {
+    return new Builder(name, freezer);
+  }
+
+  // ---- identity -------------------------------------------------------------------------------
+
+  /** The worker's name. */
+  public String name() {
+    return name;
+  }
+
+  /** The worker's group. */
+  public String group() {
+    return group;
+  }
+
+  /** The freezer the worker freezes into and wakes from. */
+  public Freezer freezer() {
+    return freezer;
+  }
+
+  /** The registry holding the worker's users, connections and pages; read it, change it through the worker. */
+  public RegisterRegistry registry() {
+    return registry;
+  }
+
+  /** How many departures the disk refused since the worker started. */
+  public long freezeFailures() {
+    return freezeFailures.get();
+  }
+
+  /** How many times the worker held a user's semaphore to work on the disk, for tests. */
+  long diskTrips() {
+    return trips.count();
+  }
+
+  /** Whether the worker has finished (its quit completed); it serves nothing more. */
+  public boolean isFinished() {
+    return departures.finished();
+  }
+
+  // ---- calls ----------------------------------------------------------------------------------
+
+  /**
+   * Serves one call: a ping stamps {@code last_refresh_ts} up the chain if the page is here and does
+   * nothing else (it returns null); a real call opens a request slot, runs the application, and
+   * closes the slot.
+   *
+   * @return what the application returned
+   * @throws WorkerException when the user cannot be woken or served (see {@link #openRequest}), or
+   *     {@link WorkerException.Reason#APPLICATION_FAILED} when the handler threw
+   */
+  public Object call(Call call) {
+    if (call.kind() == CallKind.PING) {
+      ping(call.pageId());
+      return null;
+    }
+    try (RequestSlot slot = openRequest(call)) {
+      try {
+        return application.handle(new CallContext(this, slot));
+      } catch (WorkerException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new WorkerException(WorkerException.Reason.APPLICATION_FAILED, slot.user(),
+            "the application failed on '" + call.operation() + "' for page '" + call.pageId()
+                + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
+                + " stays as the handler left him: fix the handler or the call", e);
+      }
+    }
+  }
+
+  /**
+   * Stamps {@code last_refresh_ts} on a page, its connection and its user, if the page is here.
+   * Never wakes, never creates.
+   *
+   * @return whether the page is here
+   */
+  public boolean ping(String pageId) {
+    Optional<PageRow> page = registry.pageItems().get(pageId);
+    if (page.isEmpty()) {
+      return false;
+    }
+    stamp(pageId, page.get().connectionId(), CallKind.PING);
+    return true;
+  }
+
+  /**
+   * Opens a request slot for a real call: resolves the user (the connection's owner when the
+   * connection is here, else the call's user, else the connection's guest), wakes him when the call
+   * brings the verdict and he is not here, waits while he is being woken or is leaving, adopts the
+   * connection from its parcel when there is one, brings the connection and the page into being
+   * when they are new (announced as births), and stamps the clocks. The caller must close the slot.
+   *
+   * @throws IllegalArgumentException for a {@link CallKind#PING}
+   * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
+   *     connection's adoption failed (nothing of it is left; retry),
+   *     {@link WorkerException.Reason#USER_LEFT} when the user was frozen while the call waited
+   *     (route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
+   *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
+   */
+  public RequestSlot openRequest(Call call) {
+    if (call.kind() == CallKind.PING) {
+      throw new IllegalArgumentException("a ping opens no request slot: call ping(pageId)");
+    }
+    String user = ownerOf(call);
+    RequestSlot slot = enter(user, call);
+    boolean opened = false;
+    try {
+      ensureChain(slot);
+      stamp(call.pageId(), call.connectionId(), call.kind());
+      opened = true;
+      return slot;
+    } finally {
+      if (!opened) {
+        slot.close();
+      }
+    }
+  }
+
+  private String ownerOf(Call call) {
+    Optional<ConnectionRow> connection = registry.connectionItems().get(call.connectionId());
+    if (connection.isPresent()) {
+      String owner = connection.get().user();
+      if (call.user() != null && !call.user().equals(owner)) {
+        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, call.user(), "connection '"
+            + call.connectionId() + "' belongs to '" + owner + "' on worker " + name + ", not to '"
+            + call.user() + "'; nothing was served: route the call as '" + owner
+            + "', or log the connection in first");
+      }
+      return owner;
+    }
+    return call.user() != null ? call.user() : Parcels.guestOf(call.connectionId());
+  }
+
+  /**
+   * Finds or makes the user's tenant and opens a slot; wakes him when told. A call that finds him
+   * being woken opens its slot at once and waits for the wake: a departure ordered meanwhile waits
+   * for the calls that pulled him, not only for the pull.
+   */
+  private RequestSlot enter(String user, Call call) {
+    while (true) {
+      refuseIfFinished(user);
+      Tenant tenant = tenants.get(user);
+      boolean wake = false;
+      if (tenant == null) {
+        Tenant fresh = new Tenant(user);
+        fresh.lock.lock();
+        try {
+          if (tenants.putIfAbsent(user, fresh) != null) {
+            continue;
+          }
+          if (departures.quitting()) {
+            fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
+          }
+          if (call.userFrozen() && !registry.userItems().contains(user)) {
+            fresh.phase = Phase.UNFREEZING;
+            fresh.transition = new CompletableFuture<>();
+            registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+            wake = true;
+          }
+        } finally {
+          fresh.lock.unlock();
+        }
+        tenant = fresh;
+      }
+      CompletableFuture<Void> transition;
+      Phase phase;
+      RequestSlot slot = null;
+      tenant.lock.lock();
+      try {
+        if (!tenant.present) {
+          continue;
+        }
+        phase = tenant.phase;
+        transition = tenant.transition;
+        if (phase != Phase.LEAVING) {
+          slot = open(tenant, call);
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+      if (wake) {
+        waking.startWake(tenant);
+      }
+      try {
+        transition.join(); // the wake or the departure, never another call's service
+      } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
+            + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
+            + " semaphore were left: retry the call", cause);
+      }
+      if (slot != null) {
+        departures.kickIfFlagged(tenant);
+        return slot;
+      }
+      if (!call.userFrozen()) {
+        tenant.lock.lock();
+        try {
+          if (!tenant.present) {
+            throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+                + "' left worker " + name + " (" + tenant.leftBecause + ") while the call waited;"
+                + " nothing was served: route the call again, with the verdict frozen");
+          }
+        } finally {
+          tenant.lock.unlock();
+        }
+      }
+    }
+  }
+
+  private RequestSlot open(Tenant tenant, Call call) {
+    RequestSlot slot = new RequestSlot(this, tenant, call);
+    tenant.slots.add(slot);
+    return slot;
+  }
+
+  /** Closes a slot; see {@link RequestSlot#close()}. */
+  void close(RequestSlot slot) {
+    Runnable start = null;
+    Tenant tenant;
+    while (true) {
+      tenant = slot.tenant;
+      tenant.lock.lock();
+      try {
+        if (slot.tenant != tenant) {
+          continue; // moved by a login meanwhile
+        }
+        if (!tenant.slots.remove(slot)) {
+          return; // closed already, or cut by a quit
+        }
+        tenant.servedCalls++;
+        servedCalls.incrementAndGet();
+        if (tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE) {
+          if (tenant.departure != null) {
+            tenant.phase = Phase.LEAVING;
+            tenant.transition = new CompletableFuture<>();
+            start = tenant.departure.start();
+          } else if (!registry.userItems().contains(tenant.user)) {
+            leave(tenant, "no rows left");
+          }
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+      break;
+    }
+    if (start != null) {
+      start.run();
+    }
+    departures.kickIfFlagged(tenant);
+    departures.checkQuitFinished();
+  }
+
+  /** The connection from its parcel when there is one; then the births the call needs. */
+  private void ensureChain(RequestSlot slot) {
+    Tenant tenant = slot.tenant;
+    String user = slot.user();
+    Call call = slot.call();
+    if (!registry.connectionItems().contains(call.connectionId())) {
+      waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
+    }
+    Optional<PageRow> page = registry.pageItems().get(call.pageId());
+    if (page.isPresent()) {
+      if (!page.get().connectionId().equals(call.connectionId())) {
+        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "page '"
+            + call.pageId() + "' hangs from connection '" + page.get().connectionId() + "', not '"
+            + call.connectionId() + "'; nothing was served: route the call with its own connection");
+      }
+      return;
+    }
+    newPage(user, call.connectionId(), call.pageId(), call.pageFields());
+  }
+
+  /** Brings a page (and its connection and user when unseen) into being, announced as births. */
+  void newPage(String user, String connectionId, String pageId, Map<String, ?> fields) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+          + " worker " + name + "; page '" + pageId + "' was not created: open a call for him first");
+    }
+    tenant.lock.lock();
+    try {
+      boolean userSeen = registry.userItems().contains(user);
+      boolean connectionSeen = registry.connectionItems().contains(connectionId);
+      try {
+        registry.newPage(pageId, user, connectionId, fields);
+      } catch (RegisterException e) {
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
+            && registry.pageItems().contains(pageId)) {
+          return; // born by a sister call meanwhile
+        }
+        if (e.reason() == RegisterException.Reason.USER_MISMATCH) {
+          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, e.getMessage(), e);
+        }
+        throw e;
+      }
+      if (!userSeen) {
+        announcer.publish(Kind.NEW_USER, user, user);
+      }
+      if (!connectionSeen) {
+        announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+      }
+      announcer.publish(Kind.NEW_PAGE, user, pageId);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** Stamps the clocks of a page, its connection and its user, in that order, each row by itself. */
+  private void stamp(String pageId, String connectionId, CallKind kind) {
+    Instant now = clock.instant();
+    Map<String, Object> clocks = new HashMap<>(4);
+    clocks.put(Parcels.LAST_REFRESH_TS, now);
+    if (kind != CallKind.PING) {
+      clocks.put(Parcels.LAST_RPC_TS, now);
+    }
+    if (kind == CallKind.USER_EVENT) {
+      clocks.put(Parcels.LAST_USER_TS, now);
+    }
+    try {
+      registry.pageItems().update(pageId, clocks);
+      ConnectionRow connection = registry.connectionItems().update(connectionId, clocks);
+      registry.userItems().update(connection.user(), clocks);
+    } catch (RegisterException e) {
+      if (e.reason() != RegisterException.Reason.UNKNOWN_KEY) {
+        throw e;
+      }
+      // The row left meanwhile (a cut straggler, a drop): nothing to stamp.
+    }
+  }
+
+  /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
+  <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
+    PageRow page = registry.pageItems().get(slot.pageId()).orElse(null);
+    ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
+    UserRow user = connection == null ? null : registry.userItems().get(connection.user()).orElse(null);
+    dev.cryo.register.Row row = switch (level) {
+      case PAGE -> page;
+      case CONNECTION -> connection;
+      case USER -> user;
+    };
+    if (row == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, slot.user(), "the " + level
+          + " row of the call for page '" + slot.pageId() + "' is no longer on worker " + name
+          + "; nothing was read or written: the user left (a cut call, a drop)");
+    }
+    boolean outOfOrder = switch (level) {
+      case PAGE -> held(connection) || held(user);
+      case CONNECTION -> held(user);
+      case USER -> false;
+    };
+    if (outOfOrder) {
+      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, slot.user(), "the " + level
+          + " store was asked for while holding the lock of a row above it; nothing was run: nest"
+          + " store actions upwards only (page, then connection, then user)");
+    }
+    row.lock().lock();
+    try {
+      return action.apply(row.get("store", Store.class));
+    } finally {
+      row.lock().unlock();
+    }
+  }
+
+  static boolean held(dev.cryo.register.Row row) {
+    return row != null && row.lock().isHeldByCurrentThread();
+  }
+
+  // ---- freezing -------------------------------------------------------------------------------
+
+  /**
+   * Freezes a user into the worker's freezer: when he has no call in flight now, else when his last
+   * call closes. Writes his user parcel and one parcel per connection with its pages, announces
+   * {@code user_frozen} (placement none) and {@code drop_pages}, and takes his rows out of memory.
+   * Asking again while a departure is claimed returns that departure; a user being woken is frozen
+   * once awake.
+   *
+   * @return completes with {@link FreezeOutcome#FROZEN}, or {@link FreezeOutcome#NOT_HOSTED}; or
+   *     exceptionally with a {@link WorkerException} ({@link WorkerException.Reason#FREEZER_FAILED},
+   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
+   */
+  public CompletableFuture<FreezeOutcome> freezeUser(String user) {
+    return depart(user, false, freezer, "freeze", false);
+  }
+
+  @SuppressWarnings("unchecked")
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
+      String cause, boolean force) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+    }
+    CompletableFuture<Void> waitWake = null;
+    CompletableFuture<Object> result;
+    Runnable start = null;
+    tenant.lock.lock();
+    try {
+      if (!tenant.present) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      }
+      if (tenant.departure != null && tenant.departure.loginTail()) {
+        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
+        result = null;
+      } else if (tenant.departure != null) {
+        result = tenant.departure.result();
+        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      } else if (tenant.phase == Phase.UNFREEZING) {
+        waitWake = tenant.transition;
+        result = null;
+      } else if (!registry.userItems().contains(user)) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      } else {
+        CompletableFuture<Object> departure = new CompletableFuture<>();
+        result = departure;
+        tenant.departure = new Tenant.Departure(departure,
+            () -> runDeparture(tenant, expire, into, cause, departure), false);
+        if (tenant.slots.isEmpty() || force) {
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
+      return waitWake.handle((ignored, failure) -> null)
+          .thenCompose(ignored -> depart(user, expire, into, cause, force));
+    }
+    if (start != null) {
+      start.run();
+    }
+    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
+  }
+
+  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
+      CompletableFuture<Object> result) {
+    if (expire) {
+      tenant.lock.lock();
+      try {
+        dropAnnounced(tenant.user);
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+        leave(tenant, "expired");
+        tenant.transition.complete(null);
+      } finally {
+        tenant.lock.unlock();
+      }
+      announcer.deliver();
+      result.complete(FreezeOutcome.DROPPED);
+      departures.afterDeparture();
+      return;
+    }
+    trips.run(into, tenant.user, cause, () -> {
+      freeze(tenant, into, cause);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        result.complete(FreezeOutcome.FROZEN);
+      } else {
+        Throwable cause2 = unwrap(failure);
+        freezeFailures.incrementAndGet();
+        departures.count(q -> q.failed.incrementAndGet());
+        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
+            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
+        tenant.lock.lock();
+        try {
+          tenant.phase = Phase.ACTIVE;
+          tenant.departure = null;
+          tenant.flag = null; // consumed by a counted failure
+          tenant.departureFailed = true;
+          tenant.transition.complete(null);
+        } finally {
+          tenant.lock.unlock();
+        }
+        result.completeExceptionally(cause2);
+      }
+      departures.afterDeparture();
+    });
+  }
+
+  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
+  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
+    String user = tenant.user;
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
+        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
+            + " before his freeze; nothing was written"));
+    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
+    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
+    Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
+    List<String> pageIds = new ArrayList<>();
+    for (String connectionId : connectionIds) {
+      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
+      if (connection == null) {
+        continue;
+      }
+      List<PageRow> pages = pagesOf(connection);
+      pages.forEach(page -> pageIds.add(page.pageId()));
+      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
+    }
+    try {
+      into.writeUserParcel(user, userParcel, name, cause, group);
+      for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
+        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
+      }
+    } catch (IOException | RuntimeException e) {
+      try { // nothing half-frozen stays behind: the user is alive here
+        into.dropUserParcel(user);
+        for (String connectionId : connectionParcels.keySet()) {
+          into.dropConnectionParcel(user, connectionId);
+        }
+      } catch (IOException | RuntimeException dropFailure) {
+        e.addSuppressed(dropFailure);
+      }
+      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+          + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
+          + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
+          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
+    }
+    tenant.lock.lock();
+    try {
+      registry.dropUser(user);
+      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      }
+      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
+      leave(tenant, "frozen");
+      tenant.transition.complete(null);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  List<PageRow> pagesOf(ConnectionRow connection) {
+    List<PageRow> pages = new ArrayList<>();
+    for (String pageId : new TreeSet<>(connection.pages())) {
+      registry.pageItems().get(pageId).ifPresent(pages::add);
+    }
+    return pages;
+  }
+
+  /** Takes a tenant out of the map for good; the caller holds its lock. */
+  void leave(Tenant tenant, String because) {
+    tenant.present = false;
+    tenant.leftBecause = because;
+    tenant.departure = null;
+    tenant.flag = null;
+    tenant.slots.clear();
+    tenants.remove(tenant.user, tenant);
+  }
+
+  // ---- drops ----------------------------------------------------------------------------------
+
+  /**
+   * Drops a user with his connections and pages, announced as {@code drop_pages},
+   * {@code drop_connections} and {@code drop_user}. Silent when he is not here.
+   *
+   * @return whether he was here
+   */
+  public boolean dropUser(String user) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return false;
+    }
+    boolean dropped;
+    tenant.lock.lock();
+    try {
+      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user);
+      if (dropped && tenant.slots.isEmpty()) {
+        leave(tenant, "dropped");
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+    return dropped;
+  }
+
+  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
+  private boolean dropAnnounced(String user) {
+    Optional<UserRow> row = registry.userItems().get(user);
+    if (row.isEmpty()) {
+      return false;
+    }
+    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.get().connections()));
+    List<String> pageIds = new ArrayList<>();
+    for (String connectionId : connectionIds) {
+      registry.connectionItems().get(connectionId)
+          .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
+    }
+    registry.dropUser(user);
+    if (!pageIds.isEmpty()) {
+      announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+    }
+    if (!connectionIds.isEmpty()) {
+      announcer.publish(Kind.DROP_CONNECTIONS, user, connectionIds, null);
+    }
+    announcer.publish(Kind.DROP_USER, user, user);
+    return true;
+  }
+
+  /**
+   * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
+   * when it was his last ({@code drop_user}).
+   *
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
+   */
+  public void dropConnection(String connectionId) {
+    ConnectionRow connection = registry.connectionItems().get(connectionId)
+        .orElseThrow(() -> unknownConnection(connectionId));
+    Tenant tenant = tenants.get(connection.user());
+    if (tenant == null) {
+      throw unknownConnection(connectionId);
+    }
+    tenant.lock.lock();
+    try {
+      String user = tenant.user;
+      UserRow owner = registry.userItems().get(user).orElse(null);
+      if (owner == null || !owner.connections().contains(connectionId)) {
+        throw unknownConnection(connectionId);
+      }
+      List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
+      boolean userGoes = owner.connections().size() == 1;
+      registry.dropConnection(connectionId);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      }
+      announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
+      if (userGoes) {
+        announcer.publish(Kind.DROP_USER, user, user);
+        if (tenant.slots.isEmpty()) {
+          leave(tenant, "dropped");
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /**
+   * Drops a page ({@code drop_page}); its connection goes with its last page
+   * ({@code drop_connection}) and the user with his last connection ({@code drop_user}). Silent when
+   * the page is not here.
+   *
+   * @return whether it was here
+   */
+  public boolean dropPage(String pageId) {
+    String user;
+    try {
+      user = registry.pageUser(pageId);
+    } catch (RegisterException e) {
+      return false;
+    }
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return false;
+    }
+    tenant.lock.lock();
+    try {
+      PageRow page = registry.pageItems().get(pageId).orElse(null);
+      if (page == null) {
+        return false;
+      }
+      ConnectionRow connection = registry.connectionItems().get(page.connectionId()).orElseThrow();
+      boolean connectionGoes = connection.pages().size() == 1;
+      boolean userGoes = connectionGoes
+          && registry.userItems().get(user).map(row -> row.connections().size() == 1).orElse(false);
+      registry.dropPage(pageId);
+      announcer.publish(Kind.DROP_PAGE, user, pageId);
+      if (connectionGoes) {
+        announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
+      }
+      if (userGoes) {
+        announcer.publish(Kind.DROP_USER, user, user);
+        if (tenant.slots.isEmpty()) {
+          leave(tenant, "dropped");
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+    return true;
+  }
+
+  WorkerException unknownConnection(String connectionId) {
+    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
+        + connectionId + "' is not on worker " + name + "; nothing was changed");
+  }
+
+  // ---- login ----------------------------------------------------------------------------------
+
+  /**
+   * Logs a connection into {@code user}.
+   *
+   * <p>When the identity lives here or nowhere ({@code identityElsewhere} false) the connection is
+   * relabelled in place at once (the registry's change of connection user: a guest's entry follows
+   * its first identity, store included; a resident user wins) and {@code login} is announced, with
+   * {@code new_user} and {@code drop_user} when an entry was born or left. The guest's transfer
+   * flag is dropped; a real previous owner keeps his.
+   *
+   * <p>When the identity lives on another worker, the connection leaves by the login tail once its
+   * owner has no call in flight: its parcel, with its pages and — for a guest's only connection —
+   * the guest's store, is written under the new identity's folder; {@code login} and the drops are
+   * announced and memory no longer holds it. The worker holding the identity adopts it on the next
+   * call. A busy semaphore (past the wait limit) or a refused write leaves everything alive as it
+   * was.
+   *
+   * @return completes with the outcome, or exceptionally with a {@link WorkerException}
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION},
+   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock
+   * @throws RegisterException {@link RegisterException.Reason#GUEST_TARGET} for a guest identity
+   */
+  public CompletableFuture<LoginOutcome> login(String connectionId, String user,
+      boolean identityElsewhere) {
+    return login.login(connectionId, user, identityElsewhere);
+  }
+
+  // ---- departures: transfers, the idle valve, quit --------------------------------------------
+
+  /**
+   * Sets transfer flags from above: each user of the plan who is here is marked (users not here
+   * are ignored). The flags ride the photo; after the gate delay the flagged users leave one at a
+   * time — by the freezer for {@link TransferFlag#TRANSFER}, dropped for {@link TransferFlag#EXPIRY}
+   * — a user in the middle of a call when his last call closes, a user being woken once awake.
+   */
+  public void planTransfers(Map<String, TransferFlag> plan) {
+    departures.planTransfers(plan);
+  }
+
+  /**
+   * The idle valve: freezes every active user whose real clocks ({@code last_user_ts},
+   * {@code last_rpc_ts}) are both older than {@code limit} (a user with neither counts as idle).
+   *
+   * @return the users whose freeze was ordered
+   */
+  public List<String> freezeIdle(Duration limit) {
+    return departures.freezeIdle(limit);
+  }
+
+  /** Quits into the worker's own freezer; see {@link #quit(Freezer)}. */
+  public CompletableFuture<QuitReport> quit() {
+    return quit(freezer);
+  }
+
+  /**
+   * Quits: every user is flagged (the plan is terminal: users arriving later are flagged too), the
+   * gate is waited, users leave one at a time into {@code into} as their calls end, calls still
+   * stuck a grace period after the gate are cut (their users are frozen with them in flight; what
+   * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
+   * executors and serves nothing more. A departure that fails is counted and its user left as he
+   * is. Asking again returns the same report.
+   */
+  public CompletableFuture<QuitReport> quit(Freezer into) {
+    return departures.quit(into);
+  }
+
+  private void refuseIfFinished(String user) {
+    if (departures.finished()) {
+      throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
+          + " has quit; nothing was served: route the call to another worker");
+    }
+  }
+
+  /**
+   * Stops the worker's own executors (those it made itself) without freezing anybody: what is in
+   * memory is lost, as after a stop {@code now}. Idempotent.
+   */
+  @Override
+  public void close() {
+    departures.markFinished();
+    shutdownOwned();
+  }
+
+  /** Stops the executors the worker made itself; idempotent. */
+  void shutdownOwned() {
+    if (ownedDisk != null) {
+      ownedDisk.shutdown();
+    }
+    if (ownsSchedule) {
+      schedule.shutdown();
+    }
+  }
+
+  // ---- the photo ------------------------------------------------------------------------------
+
+  /**
+   * The photo of the worker: cheap (no disk, no row lock, one short lock per user) and consistent
+   * per user — each user is read whole, never in the middle of a wake, a freeze or a login, and only
+   * as the registers hold him.
+   */
+  public Photo photo() {
+    Map<String, Photo.UserPhoto> users = new HashMap<>();
+    int connections = 0;
+    int pages = 0;
+    int pending = 0;
+    for (String user : registry.userItems().keys()) {
+      Tenant tenant = tenants.get(user);
+      if (tenant != null) {
+        tenant.lock.lock();
+      }
+      try {
+        UserRow row = registry.userItems().get(user).orElse(null);
+        if (row == null) {
+          continue;
+        }
+        Map<String, Integer> connectionPages = new HashMap<>();
+        for (String connectionId : row.connections()) {
+          int count = registry.connectionItems().get(connectionId)
+              .map(connection -> connection.pages().size()).orElse(0);
+          connectionPages.put(connectionId, count);
+          pages += count;
+        }
+        connections += connectionPages.size();
+        int userPending = tenant == null ? 0 : tenant.slots.size();
+        pending += userPending;
+        users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
+            tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
+            row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
+            tenant == null ? null : tenant.flag));
+      } finally {
+        if (tenant != null) {
+          tenant.lock.unlock();
+        }
+      }
+    }
+    Runtime runtime = Runtime.getRuntime();
+    return new Photo(ProcessHandle.current().pid(), name, group, clock.instant(), residentBytes(),
+        runtime.totalMemory() - runtime.freeMemory(), users.size(), connections, pages, pending,
+        servedCalls.get(), freezeFailures.get(), users);
+  }
+
+  private static long residentBytes() {
+    try {
+      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
+      return Long.parseLong(statm[1]) * 4096L;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  // ---- the builder ----------------------------------------------------------------------------
+
+  /**
+   * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
+   * application that refuses every call; no listener; the system schedule; two daemon disk threads;
+   * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; idle valve off.
+   * Not thread-safe.
+   */
+  public static final class Builder {
+    private final String name;
+    private final Freezer freezer;
+    private String group = "";
+    private RegisterRegistry registry;
+    private Application application = context -> {
+      throw new UnsupportedOperationException("this worker was built without an application");
+    };
+    private AnnouncementListener listener = announcement -> { };
+    private Schedule schedule;
+    private Executor disk;
+    private Duration retryInterval = Duration.ofMillis(50);
+    private Duration waitLimit = Duration.ofSeconds(30);
+    private Duration gate = Duration.ofSeconds(2);
+    private Duration grace = Duration.ofSeconds(5);
+    private Duration idleLimit;
+    private Duration idleCheck = Duration.ofMinutes(1);
+
+    private Builder(String name, Freezer freezer) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.freezer = Objects.requireNonNull(freezer, "freezer");
+    }
+
+    /** The worker's group, written in the parcels' headers. */
+    public Builder group(String value) {
+      this.group = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The registry to hold the users in; its stores must be {@link Store}s. */
+    public Builder registry(RegisterRegistry value) {
+      this.registry = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The application serving the calls. */
+    public Builder application(Application value) {
+      this.application = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** Who receives the announcements. */
+    public Builder listener(AnnouncementListener value) {
+      this.listener = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** The clock and the delayed work; the worker does not shut down a schedule it was given. */
+    public Builder schedule(Schedule value) {
+      this.schedule = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** Where disk work runs; the worker does not shut down an executor it was given. */
+    public Builder diskExecutor(Executor value) {
+      this.disk = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /** How long between two tries of a busy semaphore. */
+    public Builder semaphoreRetryInterval(Duration value) {
+      this.retryInterval = requirePositive(value);
+      return this;
+    }
+
+    /** How long a busy semaphore is tried before the operation gives up. */
+    public Builder semaphoreWaitLimit(Duration value) {
+      this.waitLimit = requireNotNegative(value);
+      return this;
+    }
+
+    /** The gate: how long after a plan (or a quit) the departures start. */
+    public Builder transferStartDelay(Duration value) {
+      this.gate = requireNotNegative(value);
+      return this;
+    }
+
+    /** How long after the quit's gate calls still in flight are cut. */
+    public Builder pendingCallGrace(Duration value) {
+      this.grace = requireNotNegative(value);
+      return this;
+    }
+
+    /** Turns the idle valve on: every {@code every}, users idle for {@code limit} are frozen. */
+    public Builder idleFreeze(Duration limit, Duration every) {
+      this.idleLimit = requireNotNegative(limit);
+      this.idleCheck = requirePositive(every);
+      return this;
+    }
+
+    /** The worker. */
+    public Worker build() {
+      return new Worker(this);
+    }
+
+    private static Duration requirePositive(Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("expected a positive duration, got " + value);
+      }
+      return value;
+    }
+
+    private static Duration requireNotNegative(Duration value) {
+      if (value.isNegative()) {
+        throw new IllegalArgumentException("expected a duration of zero or more, got " + value);
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.cryo.worker;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A worker operation that was refused or failed. The message says what happened, what was kept and
+ * what to do next; {@link #reason()} is machine-readable; {@link #user()} names the user concerned.
+ */
+public final class WorkerException extends RuntimeException {
+
+  /** Why a worker operation failed; {@link #code()} is the stable machine-readable spelling. */
+  public enum Reason {
+    /** The user's semaphore stayed taken past the wait limit; nothing was changed. Retryable. */
+    SEMAPHORE_TIMEOUT,
+    /** The freezer refused to read, write or drop a parcel; the user was kept as he was. */
+    FREEZER_FAILED,
+    /** The user left this worker while the call waited for his departure. Retryable elsewhere. */
+    USER_LEFT,
+    /** A wake failed; no row and no lock are left, and the same call may be retried. */
+    WAKE_FAILED,
+    /** The application's handler threw; the request slot was closed. */
+    APPLICATION_FAILED,
+    /** The connection is not registered on this worker. */
+    UNKNOWN_CONNECTION,
+    /** The connection belongs to another user than the call says. */
+    USER_MISMATCH,
+    /** The calling thread holds a row lock that the operation would have to take out of order. */
+    LOCK_ORDER,
+    /** The worker has finished (it quit); it serves nothing more. */
+    WORKER_FINISHED;
+
+    /** The reason in {@code snake_case}. */
+    public String code() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final Reason reason;
+  private final String user;
+
+  WorkerException(Reason reason, String user, String message, Throwable cause) {
+    super(message, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.user = user;
+  }
+
+  WorkerException(Reason reason, String user, String message) {
+    this(reason, user, message, null);
+  }
+
+  /** The machine-readable reason. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The user concerned, or null. */
+  public String user() {
+    return user;
+  }
+
+  /** Whether the same operation may succeed later without the caller changing anything. */
+  public boolean isRetryable() {
+    return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
+        || reason == Reason.USER_LEFT;
+  }
+}

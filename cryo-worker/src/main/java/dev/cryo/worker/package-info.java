@@ -1,0 +1,30 @@
+/**
+ * The runtime of cryo: the worker that serves the users placed on it from memory, freezes them
+ * into the freezer and wakes them from it.
+ *
+ * <p>A {@link dev.cryo.worker.Worker} holds a register registry (cryo-register) of the users placed
+ * on it and a freezer (cryo-freezer) shared with the other workers of its run. It serves
+ * {@link dev.cryo.worker.Call}s through an {@link dev.cryo.worker.Application}, tells every change
+ * of its population as {@link dev.cryo.worker.Announcement}s, and describes itself in a
+ * {@link dev.cryo.worker.Photo}. The commander, the wire between processes and the HTTP front drive
+ * it through this API.
+ *
+ * <h2>Rules of the package</h2>
+ *
+ * <ul>
+ *   <li>A user lives in one worker at a time. He leaves only with no call in flight (or when a quit
+ *       cuts calls stuck past its grace), by the freezer, and comes back by a wake that makes one
+ *       disk trip however many of his calls arrive together.
+ *   <li>Every disk step holds the user's semaphore, tried once at a time and retried on the
+ *       worker's {@link dev.cryo.worker.Schedule}, never by blocking a thread of the disk work.
+ *   <li>A departure is whole or nothing: a refused write leaves the user alive and active where he
+ *       was, with nothing announced. A failed wake leaves no row and no semaphore.
+ *   <li>The user's own parcel is woken only with the commander's verdict "this user is frozen";
+ *       without it, it is residue and is never touched.
+ *   <li>Every refusal is a {@link dev.cryo.worker.WorkerException} with a machine-readable reason
+ *       and a message saying what happened, what was kept and what to do.
+ *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging
+ *       backend and depends on nothing beyond cryo's own modules.
+ * </ul>
+ */
+package dev.cryo.worker;

@@ -1,0 +1,384 @@
+package dev.cryo.worker;
+
+import static dev.cryo.worker.Harness.get;
+import static dev.cryo.worker.Harness.increment;
+import static dev.cryo.worker.Harness.number;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cryo.freezer.Freezer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The upstream checklist's departures: freeze, transfers, the idle valve, quit. */
+class DeparturesTest {
+
+  @TempDir Path temp;
+  Harness harness;
+  Worker worker;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = new Harness(temp);
+    worker = harness.worker("w1");
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  private boolean hosted(Worker on, String user) {
+    return on.registry().userItems().contains(user);
+  }
+
+  @Test
+  void twoWorkersSharingAFreezerHandUsersBackAndForthWithEveryStoreIntact() {
+    Worker other = harness.worker("w2");
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("anna", "c1", "p1", "connection"));
+    worker.call(increment("anna", "c2", "p2", "user"));
+    worker.call(Call.rpc("anna", "c1", "p1", "put").withArguments(Map.of("scope", "user",
+        "key", "cart", "value", Map.of("items", List.of("A-1", "B-2"), "photo", new byte[] {1, 2}))));
+    Worker[] hosts = {worker, other};
+    for (int round = 1; round <= 6; round++) {
+      Worker from = hosts[(round + 1) % 2];
+      Worker to = hosts[round % 2];
+      assertThat(from.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
+      assertThat(hosted(from, "anna")).isFalse();
+      assertThat(number(to.call(increment("anna", "c1", "p1", "page").withUserFrozen())))
+          .isEqualTo(1L + round);
+      assertThat(harness.told(to.name())).endsWith("user_adopted:anna");
+    }
+    Worker last = hosts[0];
+    assertThat(number(last.call(get("anna", "c1", "p1", "connection")))).isEqualTo(1L);
+    assertThat(number(last.call(get("anna", "c2", "p2", "user")))).isEqualTo(1L);
+    Object cart = last.call(Call.rpc("anna", "c2", "p2", "get")
+        .withArguments(Map.of("scope", "user", "key", "cart")));
+    assertThat(((Map<?, ?>) cart).get("items")).isEqualTo(List.of("A-1", "B-2"));
+    assertThat((byte[]) ((Map<?, ?>) cart).get("photo")).containsExactly(1, 2);
+    assertThat(last.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c1", "c2");
+  }
+
+  @Test
+  void anInFlightCallDefersTheFreezeUntilTheLastCallCloses() {
+    RequestSlot first = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    RequestSlot second = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna");
+    assertThat(worker.freezeUser("anna")).as("no double park").isSameAs(freeze);
+
+    first.close();
+    assertThat(freeze).isNotDone();
+    assertThat(worker.photo().users().get("anna").pendingCalls()).isEqualTo(1);
+    second.close();
+    assertThat(freeze.join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(hosted(worker, "anna")).isFalse();
+    assertThat(worker.photo().users()).isEmpty();
+  }
+
+  @Test
+  void theParcelIsASnapshotOfTheMomentOfTheFreeze() throws Exception {
+    worker.call(increment("anna", "c1", "p1", "user"));
+    worker.freezeUser("anna").join();
+    Object parcel = harness.freezer.readUserParcel("anna").orElseThrow();
+    assertThat(number(((Map<?, ?>) ((Map<?, ?>) parcel).get("store")).get("n"))).isEqualTo(1L);
+    // A new anna born here without the verdict changes nothing in the frozen parcel.
+    worker.call(increment("anna", "c7", "p7", "user"));
+    worker.call(increment("anna", "c7", "p7", "user"));
+    Object again = harness.freezer.readUserParcel("anna").orElseThrow();
+    assertThat(again).isEqualTo(parcel);
+  }
+
+  @Test
+  void aBusySemaphoreTimesOutTheFreezeAndTheWakeAndChangesNothing() throws Exception {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+
+    CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna");
+    driveRetries(freeze);
+    assertThatThrownBy(freeze::join).cause().isInstanceOfSatisfying(WorkerException.class, e -> {
+      assertThat(e.reason()).isEqualTo(WorkerException.Reason.SEMAPHORE_TIMEOUT);
+      assertThat(e.getMessage()).contains("somebody else");
+    });
+    assertThat(worker.freezeFailures()).isEqualTo(1);
+    assertThat(number(worker.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+
+    worker.dropUser("anna");
+    CompletableFuture<Object> wake = CompletableFuture.supplyAsync(
+        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+    driveRetries(wake);
+    assertThatThrownBy(wake::join).isInstanceOf(CompletionException.class).cause()
+        .isInstanceOfSatisfying(WorkerException.class,
+            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.WAKE_FAILED))
+        .hasRootCauseInstanceOf(WorkerException.class);
+    assertThat(hosted(worker, "anna")).isFalse();
+    assertThat(harness.freezer.semaphoreHolder("anna").orElseThrow().holder())
+        .isEqualTo("somebody else");
+  }
+
+  private void driveRetries(CompletableFuture<?> operation) {
+    harness.driveRetries(operation);
+  }
+
+  @Test
+  void flagsComeOnlyFromAPlanRideThePhotoAndWaitForTheGate() throws Exception {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("bob", "c2", "p2", "page"));
+    worker.call(increment("carl", "c3", "p3", "page"));
+    assertThat(worker.photo().users().values()).allMatch(user -> user.transferFlag() == null);
+
+    worker.planTransfers(Map.of("anna", TransferFlag.TRANSFER, "bob", TransferFlag.EXPIRY,
+        "nobody", TransferFlag.TRANSFER));
+    assertThat(worker.photo().users().get("anna").transferFlag()).isEqualTo(TransferFlag.TRANSFER);
+    assertThat(worker.photo().users().get("bob").transferFlag()).isEqualTo(TransferFlag.EXPIRY);
+    assertThat(worker.photo().users().get("carl").transferFlag()).isNull();
+
+    harness.schedule.advance(Duration.ofMillis(1999));
+    assertThat(hosted(worker, "anna")).as("the gate is not open yet").isTrue();
+    assertThat(hosted(worker, "bob")).isTrue();
+
+    harness.schedule.advance(Duration.ofMillis(1));
+    harness.await("flagged users gone, and told", () -> !hosted(worker, "anna")
+        && !hosted(worker, "bob") && harness.told("w1").containsAll(List.of("user_frozen:anna",
+            "drop_user:bob")));
+    assertThat(hosted(worker, "carl")).isTrue();
+    assertThat(harness.freezer.folderKeys()).containsExactly("anna"); // bob expired: nothing written
+  }
+
+  @Test
+  void aFlaggedUserMidCallLeavesWhenHisLastCallCloses() {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    RequestSlot slot = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    worker.planTransfers(Map.of("anna", TransferFlag.TRANSFER));
+    harness.schedule.advance(Duration.ofSeconds(2));
+    harness.await("the departure claimed", () -> harness.schedule.runDue() == 0);
+    assertThat(hosted(worker, "anna")).isTrue();
+    slot.close();
+    harness.await("anna gone, and told", () -> !hosted(worker, "anna")
+        && harness.told("w1").contains("user_frozen:anna"));
+  }
+
+  @Test
+  void anUnfreezingRowIsNotParkedAndTheFreezeOrderWaitsForTheWake() throws Exception {
+    worker = harness.builder("w9").semaphoreWaitLimit(Duration.ofSeconds(10)).build();
+    harness.workers.add(worker);
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.freezeUser("anna").join();
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    CompletableFuture<Object> wake = CompletableFuture.supplyAsync(
+        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+    harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
+    assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.UNFREEZING);
+
+    worker.planTransfers(Map.of("anna", TransferFlag.TRANSFER));
+    CompletableFuture<FreezeOutcome> ordered = worker.freezeUser("anna");
+    harness.schedule.advance(Duration.ofSeconds(2)); // past the gate: still not parked, he is waking
+    assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.UNFREEZING);
+    assertThat(ordered).as(() -> String.valueOf(ordered)).isNotDone();
+
+    harness.freezer.releaseSemaphore("anna", "somebody else");
+    driveRetries(wake); // the wake's next tries
+    assertThat(number(wake.get())).isEqualTo(2L);
+    harness.await("frozen after the wake", () -> ordered.isDone());
+    assertThat(ordered.join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(hosted(worker, "anna")).isFalse();
+  }
+
+  @Test
+  void theIdleValveFreezesUsersWhoseRealClocksAreOld() {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("bob", "c2", "p2", "page"));
+    harness.schedule.advance(Duration.ofMinutes(10));
+    worker.call(Call.rpc("bob", "c2", "p2", "get"));
+    worker.call(Call.ping("anna", "c1", "p1")); // a beat is no sign of life
+    harness.schedule.advance(Duration.ofMinutes(10));
+
+    assertThat(worker.freezeIdle(Duration.ofMinutes(15))).containsExactly("anna");
+    harness.await("anna frozen", () -> !hosted(worker, "anna"));
+    assertThat(hosted(worker, "bob")).isTrue();
+  }
+
+  @Test
+  void quitFreezesEveryoneIncludingLateArrivalsCutsStragglersAndReports(@TempDir Path other)
+      throws Exception {
+    Freezer into = new Freezer(other.resolve("reboot-temp"));
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("bob", "c2", "p2", "page"));
+    RequestSlot stuck = worker.openRequest(increment("carl", "c3", "p3", "page"));
+
+    CompletableFuture<QuitReport> report = worker.quit(into);
+    assertThat(worker.quit(into)).isSameAs(report);
+    worker.call(increment("dora", "c4", "p4", "page")); // arrives after the quit began
+    assertThat(worker.photo().users().values()).allMatch(u -> u.transferFlag() == TransferFlag.TRANSFER);
+
+    harness.schedule.advance(Duration.ofSeconds(2));
+    harness.await("all but the straggler gone", () -> worker.registry().userItems().keys()
+        .equals(java.util.Set.of("carl")));
+    assertThat(report).isNotDone();
+
+    harness.schedule.advance(Duration.ofSeconds(5)); // the grace runs out
+    QuitReport done = report.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(done.frozen()).isEqualTo(4);
+    assertThat(done.cut()).isEqualTo(1);
+    assertThat(done.failed()).isZero();
+    assertThat(worker.isFinished()).isTrue();
+    assertThat(into.folderKeys()).containsExactlyInAnyOrder("anna", "bob", "carl", "dora");
+    assertThat(harness.freezer.folderKeys()).isEmpty();
+    stuck.close(); // a cut call closes quietly
+    assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page")))
+        .isInstanceOfSatisfying(WorkerException.class,
+            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.WORKER_FINISHED));
+  }
+
+  @Test
+  void aMassFreezeLetsOtherWorkRunBetweenTwoUsers() {
+    for (int i = 0; i < 5; i++) {
+      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
+    }
+    worker.quit();
+    harness.schedule.skip(Duration.ofSeconds(2)); // the gate is open from the next turn
+    // One departure per turn of the schedule: once one has ended, the next waits for the next
+    // turn, and meanwhile every user still here is served.
+    int servedBetween = 0;
+    for (int turn = 0; turn < 50 && !worker.isFinished(); turn++) {
+      harness.schedule.turn();
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+      while (!worker.isFinished() && !harness.schedule.dueWithin(Duration.ZERO)) {
+        assertThat(System.nanoTime() < deadline).as("a departure ended").isTrue();
+        java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+      }
+      for (String user : worker.registry().userItems().keys()) {
+        String index = user.substring(1);
+        assertThat(worker.call(get(user, "c" + index, "p" + index, "page"))).isEqualTo(1L);
+        servedBetween++;
+      }
+    }
+    assertThat(worker.isFinished()).isTrue();
+    assertThat(servedBetween).as("5 + 4 + 3 + 2 + 1: all still here are served at every turn")
+        .isEqualTo(15);
+  }
+
+  @Test
+  void aRefusingDiskKeepsTheUserAliveAndActive() throws Exception {
+    Path mount = Files.createDirectory(temp.resolve("small"));
+    org.junit.jupiter.api.Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o",
+        "size=256k,mode=0700", "tmpfs", mount.toString()),
+        "cannot mount a small tmpfs here (needs root): the refusing-disk test is skipped");
+    try {
+      Freezer small = new Freezer(mount.resolve("freezer"));
+      Worker worker2 = Worker.builder("w3", small).application(new ExampleApplication())
+          .schedule(harness.schedule).diskExecutor(harness.disk).build();
+      worker2.call(Call.rpc("anna", "c1", "p1", "put").withArguments(
+          Map.of("scope", "user", "key", "blob", "value", new byte[200 * 1024])));
+      worker2.call(increment("anna", "c1", "p1", "page"));
+      Files.write(mount.resolve("filler"), new byte[216 * 1024]); // what is left cannot hold the parcel
+
+      assertThatThrownBy(() -> worker2.freezeUser("anna").join()).cause()
+          .isInstanceOfSatisfying(WorkerException.class,
+              e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.FREEZER_FAILED))
+          .hasMessageContaining("stays alive and active");
+      assertThat(worker2.freezeFailures()).isEqualTo(1);
+      assertThat(worker2.photo().freezeFailures()).isEqualTo(1);
+      assertThat(small.folderKeys()).isEmpty(); // semaphore back, nothing half-frozen left
+      assertThat(worker2.photo().users().get("anna").state()).isEqualTo(UserState.ACTIVE);
+      assertThat(number(worker2.call(increment("anna", "c1", "p1", "page")))).isEqualTo(2L);
+      Files.delete(mount.resolve("filler"));
+      worker2.call(Call.rpc("anna", "c1", "p1", "put").withArguments(
+          Map.of("scope", "user", "key", "blob", "value", "small now")));
+      assertThat(worker2.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
+      worker2.close();
+    } finally {
+      assertThat(run("umount", mount.toString())).as("umount").isTrue();
+    }
+  }
+
+  @Test
+  void aFailedDepartureNeitherStallsTheLoopNorTheQuitAndOneWarningNamesTheHolder()
+      throws Exception {
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.call(increment("bob", "c2", "p2", "page"));
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    java.util.List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger log = java.util.logging.Logger.getLogger(Worker.class.getName());
+    java.util.logging.Handler handler = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord record) {
+        if (record.getLevel() == java.util.logging.Level.WARNING) {
+          warnings.add(record);
+        }
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    log.addHandler(handler);
+    try {
+      CompletableFuture<QuitReport> report = worker.quit();
+      harness.schedule.advance(Duration.ofSeconds(2));
+      harness.driveRetries(report);
+      QuitReport done = report.join();
+      assertThat(done.frozen()).isEqualTo(1);
+      assertThat(done.failed()).isEqualTo(1);
+      assertThat(hosted(worker, "bob")).isFalse();
+      assertThat(hosted(worker, "anna")).as("alive, as the failure left him").isTrue();
+      assertThat(worker.freezeFailures()).isEqualTo(1);
+      assertThat(warnings.stream().filter(r -> r.getMessage().contains("is held by 'somebody else'")))
+          .as("one warning for the whole wait, naming the holder").hasSize(1);
+    } finally {
+      log.removeHandler(handler);
+    }
+  }
+
+  @Test
+  void theIdleValveCanRunOnTheWorkersOwnSchedule() {
+    Worker valved = harness.builder("w-idle")
+        .idleFreeze(Duration.ofMinutes(15), Duration.ofMinutes(1)).build();
+    harness.workers.add(valved);
+    valved.call(increment("anna", "c1", "p1", "page"));
+    harness.schedule.advance(Duration.ofMinutes(14));
+    assertThat(hosted(valved, "anna")).isTrue();
+    harness.schedule.advance(Duration.ofMinutes(2));
+    harness.await("anna frozen by the valve", () -> !hosted(valved, "anna"));
+  }
+
+  @Test
+  void quitWaitsForAWakeInProgressThenSendsThatUserAwayToo() throws Exception {
+    worker = harness.builder("w-pull").semaphoreWaitLimit(Duration.ofSeconds(30)).build();
+    harness.workers.add(worker);
+    worker.call(increment("anna", "c1", "p1", "page"));
+    worker.freezeUser("anna").join();
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    CompletableFuture<Object> pull = CompletableFuture.supplyAsync(
+        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+    harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
+
+    CompletableFuture<QuitReport> report = worker.quit();
+    harness.schedule.advance(Duration.ofSeconds(2));
+    assertThat(report).as("the quit waits for the pull").isNotDone();
+    harness.freezer.releaseSemaphore("anna", "somebody else");
+    harness.driveRetries(report);
+
+    assertThat(number(pull.join())).as("the pulling call was served").isEqualTo(2L);
+    assertThat(report.join().frozen()).isEqualTo(1);
+    assertThat(hosted(worker, "anna")).isFalse();
+    assertThat(harness.freezer.folderKeys()).containsExactly("anna");
+  }
+
+  static boolean run(String... command) throws Exception {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    process.getInputStream().readAllBytes();
+    return process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && process.exitValue() == 0;
+  }
+}

@@ -1,0 +1,214 @@
+package dev.cryo.worker;
+
+import static dev.cryo.worker.Harness.get;
+import static dev.cryo.worker.Harness.increment;
+import static dev.cryo.worker.Harness.number;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cryo.register.RegisterException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The upstream checklist's login: the relabel in place, and the login tail to another worker. */
+class LoginTest {
+
+  @TempDir Path temp;
+  Harness harness;
+  Worker worker;
+  Worker other;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = new Harness(temp);
+    worker = harness.worker("w1");
+    other = harness.worker("w2");
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  /** A guest on c1 with a page p1, two clicks in his user store and one in his page's. */
+  private void guest() {
+    worker.call(increment(null, "c1", "p1", "user"));
+    worker.call(increment(null, "c1", "p1", "user"));
+    worker.call(increment(null, "c1", "p1", "page"));
+  }
+
+  @Test
+  void theRelabelIsImmediateAndTheGuestStoreObjectIsInherited() {
+    guest();
+    Object guestStore = worker.registry().userItems().get("guest_c1").orElseThrow().store();
+    harness.heard("w1").clear();
+
+    assertThat(worker.login("c1", "anna", false).join()).isEqualTo(LoginOutcome.RELABELLED);
+
+    assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user()).isEqualTo("anna");
+    assertThat(worker.registry().userItems().get("anna").orElseThrow().store()).isSameAs(guestStore);
+    assertThat(worker.registry().userItems().contains("guest_c1")).isFalse();
+    assertThat(harness.heard("w1")).singleElement().satisfies(announcement -> {
+      assertThat(announcement.kind()).isEqualTo(Announcement.Kind.LOGIN);
+      assertThat(announcement.user()).isEqualTo("anna");
+      assertThat(announcement.keys()).containsExactly("c1");
+      assertThat(announcement.detail()).isEqualTo("guest_c1");
+    });
+    assertThat(worker.registry().pageUser("p1")).isEqualTo("anna");
+    assertThat(number(worker.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(worker.photo().users().keySet()).containsExactly("anna");
+  }
+
+  @Test
+  void aLoginOntoAResidentLeavesTheResidentStoreTheTruth() {
+    worker.call(increment("anna", "c0", "p0", "user")); // anna lives here
+    guest();
+    worker.login("c1", "anna", false).join();
+    assertThat(number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(harness.told("w1")).endsWith("login:c1", "drop_user:guest_c1");
+    assertThat(worker.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
+  }
+
+  @Test
+  void aLoginFromInsideACallMovesTheCallToTheNewIdentity() {
+    guest();
+    worker.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
+    // The login call moved with its connection: it is anna's, and was closed and counted as hers.
+    assertThat(worker.photo().users().get("anna").servedCalls()).isEqualTo(1);
+    assertThat(worker.photo().pendingCallCount()).isZero();
+    assertThat(number(worker.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+  }
+
+  @Test
+  void theGuestsFlagIsDroppedWhileARealPreviousOwnerKeepsHis() {
+    guest();
+    worker.call(increment("bob", "c2", "p2", "page"));
+    worker.call(increment("bob", "c3", "p3", "page"));
+    worker.planTransfers(Map.of("guest_c1", TransferFlag.TRANSFER, "bob", TransferFlag.TRANSFER));
+
+    worker.login("c1", "anna", false).join();
+    worker.login("c2", "carl", false).join(); // an avatar switch: bob keeps c3
+
+    Map<String, Photo.UserPhoto> users = worker.photo().users();
+    assertThat(users.get("anna").transferFlag()).isNull();
+    assertThat(users.get("carl").transferFlag()).isNull();
+    assertThat(users.get("bob").transferFlag()).isEqualTo(TransferFlag.TRANSFER);
+  }
+
+  @Test
+  void aGuestTargetIsRefusedAndNothingChanges() {
+    guest();
+    assertThatThrownBy(() -> worker.login("c1", "guest_c9", false))
+        .isInstanceOfSatisfying(RegisterException.class,
+            e -> assertThat(e.reason()).isEqualTo(RegisterException.Reason.GUEST_TARGET));
+    assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())
+        .isEqualTo("guest_c1");
+  }
+
+  @Test
+  void theLoginTailCarriesTheGuestStoreToTheWorkerWithoutAResident() throws Exception {
+    guest();
+    assertThat(worker.login("c1", "anna", true).join()).isEqualTo(LoginOutcome.HANDED_OVER);
+
+    assertThat(worker.registry().connectionItems().size()).isZero();
+    assertThat(worker.registry().userItems().size()).isZero();
+    assertThat(worker.photo().users()).isEmpty();
+    harness.await("told", () -> harness.told("w1").contains("drop_user:guest_c1"));
+    assertThat(harness.told("w1")).endsWith("login:c1", "drop_pages:p1", "drop_connection:c1",
+        "drop_user:guest_c1");
+    assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c1"))).isTrue();
+
+    // The worker that gets anna's next call adopts the connection, with the carried store.
+    assertThat(number(other.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(harness.told("w2")).startsWith("new_user:anna", "new_connection:c1", "new_page:p1");
+    assertThat(harness.freezer.folderKeys()).isEmpty();
+  }
+
+  @Test
+  void theNextWakeKeepsTheResidentStoreOverTheCarriedOne() {
+    other.call(increment("anna", "c0", "p0", "user")); // anna lives on w2
+    guest();
+    worker.login("c1", "anna", true).join();
+
+    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(other.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
+  }
+
+  @Test
+  void anAvatarSwitchCarriesNoStore() throws Exception {
+    worker.call(increment("bob", "c1", "p1", "user"));
+    worker.login("c1", "carl", true).join();
+    Map<?, ?> parcel = (Map<?, ?>) harness.freezer.readConnectionParcel("carl", "c1").orElseThrow();
+    assertThat(parcel.containsKey("carried_user_store")).isFalse();
+    assertThat(parcel.get("store")).isEqualTo(Map.of()); // the connection's own store travels
+    assertThat(other.call(get("carl", "c1", "p1", "user"))).isNull(); // carl born with his own
+    assertThat(worker.registry().userItems().contains("bob")).isFalse(); // c1 was his only one
+  }
+
+  @Test
+  void theTailWaitsForTheLoginCallToClose() {
+    guest();
+    worker.call(Call.userEvent(null, "c1", "p1", "login")
+        .withArguments(Map.of("user", "anna", "elsewhere", true)));
+    // Handed over once the connection left memory and the tail gave the semaphore back: a call
+    // before that would wait for a retry on the manual schedule, which only this thread moves.
+    harness.await("handed over", () -> !worker.registry().connectionItems().contains("c1")
+        && semaphoreFree("anna"));
+    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(2L);
+  }
+
+  private boolean semaphoreFree(String user) {
+    try {
+      return harness.freezer.semaphoreHolder(user).isEmpty();
+    } catch (dev.cryo.lock.LockException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void aBusySemaphoreLeavesEverythingAliveAsItWas() throws Exception {
+    guest();
+    assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    harness.heard("w1").clear();
+
+    CompletableFuture<LoginOutcome> login = worker.login("c1", "anna", true);
+    harness.driveRetries(login);
+
+    assertThatThrownBy(login::join).cause().isInstanceOfSatisfying(WorkerException.class,
+        e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.SEMAPHORE_TIMEOUT));
+    assertAliveAsItWas();
+    assertThat(harness.freezer.semaphoreHolder("anna").orElseThrow().holder())
+        .isEqualTo("somebody else");
+  }
+
+  @Test
+  void aRefusedWriteLeavesEverythingAliveAsItWas() throws Exception {
+    guest();
+    // Something that is not a parcel sits where the parcel goes: the freezer refuses the write.
+    Files.createDirectories(harness.freezer.connectionParcel("anna", "c1").resolve("in-the-way"));
+    harness.heard("w1").clear();
+
+    assertThatThrownBy(() -> worker.login("c1", "anna", true).join()).cause()
+        .isInstanceOfSatisfying(WorkerException.class,
+            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.FREEZER_FAILED))
+        .hasMessageContaining("stays alive");
+    assertAliveAsItWas();
+    assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
+  }
+
+  private void assertAliveAsItWas() {
+    assertThat(harness.heard("w1")).isEmpty();
+    assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())
+        .isEqualTo("guest_c1");
+    assertThat(number(worker.call(increment(null, "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(worker.call(get(null, "c1", "p1", "page")))).isEqualTo(1L);
+  }
+}
