@@ -1,0 +1,16 @@
+/**
+ * The wire: a bidirectional framed RPC between the commander and one worker over one Unix domain
+ * socket. Calls, replies and events, correlated by id, each side serving calls concurrently.
+ *
+ * <h2>Rules of the package</h2>
+ *
+ * <ul>
+ *   <li>It carries opaque payloads and knows nothing of users (the messages of cryo's runtime are
+ *       in {@link dev.cryo.wire.protocol}).
+ *   <li>End of stream is death: every pending call fails, the handler hears it once.
+ *   <li>A hostile or malformed frame closes that one wire with a logged reason; nothing is thrown
+ *       out of its reader, and no other wire notices.
+ *   <li>Everything is bounded: frame and header sizes, pending calls, abandoned ids.
+ * </ul>
+ */
+package dev.cryo.wire;
