@@ -1,21 +1,13 @@
 package dev.cryo.wire.protocol;
 
-import java.util.List;
-
 /**
- * A worker's reply to {@code quit}: who went into the freezer, whose departure failed, whose calls
- * were cut. The worker exits after sending it.
+ * A worker's reply to {@code quit}: how many users went into the freezer, expired, failed to
+ * leave, or had calls cut. Each frozen user was also announced ({@code user_frozen}) before this
+ * reply, which is what the commander's maps follow. The worker exits after sending it.
  *
- * @param frozen the users frozen
- * @param failed the users whose departure failed (lost when the worker exits)
- * @param cut the users whose calls were cut past the grace
+ * @param frozen users frozen
+ * @param dropped users that expired (dropped, nothing written)
+ * @param failed users whose departure failed (lost when the worker exits)
+ * @param cut users frozen while calls of theirs were still stuck past the grace
  */
-public record QuitResult(List<String> frozen, List<String> failed, List<String> cut) {
-
-  /** Copies the lists. */
-  public QuitResult {
-    frozen = frozen == null ? List.of() : List.copyOf(frozen);
-    failed = failed == null ? List.of() : List.copyOf(failed);
-    cut = cut == null ? List.of() : List.copyOf(cut);
-  }
-}
+public record QuitResult(int frozen, int dropped, int failed, int cut) {}
