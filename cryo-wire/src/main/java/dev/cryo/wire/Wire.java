@@ -116,9 +116,9 @@ public final class Wire implements AutoCloseable {
   /**
    * Connects to a Unix socket path (the worker side).
    *
-   * @param socket the socket's path (shorter than 108 bytes)
+   * @param socket the socket's path (106 bytes at most)
    * @return the connected channel, blocking, for {@link #open}
-   * @throws IllegalArgumentException when the path is 108 bytes or longer
+   * @throws IllegalArgumentException when the path is 107 bytes or longer
    * @throws IOException when nothing listens there
    */
   public static SocketChannel connect(Path socket) throws IOException {

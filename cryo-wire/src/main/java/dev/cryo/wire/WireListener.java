@@ -31,8 +31,11 @@ public final class WireListener implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(WireListener.class.getName());
 
-  /** sun_path holds 108 bytes, its terminating zero included. */
-  static final int MAX_PATH_BYTES = 107;
+  /**
+   * The longest path bound: sun_path holds 108 bytes, its terminating zero included, and the JDK
+   * refuses to bind 107 bytes already (it keeps one more byte), so 106 is the longest that works.
+   */
+  static final int MAX_PATH_BYTES = 106;
   /** S_IFMT and S_IFSOCK of stat(2): the file type bits, and those of a socket. */
   private static final int TYPE_MASK = 0170000;
   private static final int TYPE_SOCKET = 0140000;
@@ -50,11 +53,12 @@ public final class WireListener implements AutoCloseable {
 
   /**
    * Binds a Unix socket at path (parent made 0700 if missing; a stale socket file unlinked). A
-   * path of 108 bytes or more is refused with a clear IllegalArgumentException.
+   * path of 108 bytes or more is refused with a clear IllegalArgumentException (so is one of 107,
+   * which the JDK cannot bind either: 106 bytes is the longest path).
    *
    * @param socket where to bind
    * @return the listener, accepting
-   * @throws IllegalArgumentException when the path is 108 bytes or longer
+   * @throws IllegalArgumentException when the path is 107 bytes or longer
    * @throws IOException when something other than a stale socket sits at the path, a live
    *     listener serves it, or the bind fails
    */
@@ -169,14 +173,15 @@ public final class WireListener implements AutoCloseable {
   /**
    * The address of a socket path, refusing paths the kernel cannot hold.
    *
-   * @throws IllegalArgumentException when the path is 108 bytes or longer
+   * @throws IllegalArgumentException when the path is 107 bytes or longer
    */
   static UnixDomainSocketAddress address(Path socket) {
     int bytes = socket.toString().getBytes(StandardCharsets.UTF_8).length;
     if (bytes > MAX_PATH_BYTES) {
       throw new IllegalArgumentException("the wire's socket path " + socket + " is " + bytes
-          + " bytes; a Unix socket path must be shorter than 108 bytes (sun_path); nothing was"
-          + " bound; use a shorter name or a private directory nearer the root");
+          + " bytes; a Unix socket path can be " + MAX_PATH_BYTES + " bytes at most (sun_path holds"
+          + " 108 with its zero, the JDK keeps one more); nothing was bound or connected; use a"
+          + " shorter name or a private directory nearer the root");
     }
     return UnixDomainSocketAddress.of(socket);
   }
