@@ -367,9 +367,11 @@ public final class Worker implements AutoCloseable {
         tenant.lock.lock();
         try {
           if (!tenant.present) {
-            throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-                + "' left worker " + name + " (" + tenant.leftBecause + ") while the call waited;"
-                + " nothing was served: route the call again, with the verdict frozen");
+            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
+                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
+                + (tenant.leftTo == WorkerException.Where.FROZEN
+                    ? "route the call again, with the verdict frozen"
+                    : "route the call again from the maps as the announcements left them"));
           }
         } finally {
           tenant.lock.unlock();
@@ -511,7 +513,10 @@ public final class Worker implements AutoCloseable {
       case USER -> user;
     };
     if (row == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, slot.user(), "the " + level
+      Tenant tenant = slot.tenant;
+      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
+          : WorkerException.Where.MOVING;
+      throw WorkerException.userLeft(slot.user(), where, "the " + level
           + " row of the call for page '" + slot.pageId() + "' is no longer on worker " + name
           + "; nothing was read or written: the user left (a cut call, a drop)");
     }
@@ -701,7 +706,7 @@ public final class Worker implements AutoCloseable {
         announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
       }
       departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
-      leave(tenant, "frozen");
+      leave(tenant, "frozen", WorkerException.Where.FROZEN);
       tenant.transition.complete(null);
     } finally {
       tenant.lock.unlock();
@@ -717,10 +722,16 @@ public final class Worker implements AutoCloseable {
     return pages;
   }
 
-  /** Takes a tenant out of the map for good; the caller holds its lock. */
+  /** Takes a tenant out of the map for good, not into the freezer; the caller holds its lock. */
   void leave(Tenant tenant, String because) {
+    leave(tenant, because, WorkerException.Where.MOVING);
+  }
+
+  /** Takes a tenant out of the map for good, saying where he went; the caller holds its lock. */
+  void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.present = false;
     tenant.leftBecause = because;
+    tenant.leftTo = where;
     tenant.departure = null;
     tenant.flag = null;
     tenant.slots.clear();
