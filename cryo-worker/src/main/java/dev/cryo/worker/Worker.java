@@ -51,8 +51,10 @@ import java.util.function.Function;
  * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
  * row is active is served. A call for a user the worker does not hold is served after a wake, but
  * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
- * ({@link Call#userFrozen()}); otherwise a user parcel is residue and is never touched, and the user
- * is born fresh. A connection the worker does not hold is looked for in the user's folder by the
+ * ({@link Call#userFrozen()}) — also when a tenant of his is present without rows — and a verdict
+ * finding no parcel is refused ({@link WorkerException.Reason#NO_PARCEL}), never born as an empty
+ * user; without the verdict a user parcel is residue and is never touched, and the user is born
+ * fresh. A connection the worker does not hold is looked for in the user's folder by the
  * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
  * first marks the row {@code unfreezing} and wakes him; the others wait for that transition — the
  * wake, never the service of another call — and are then served in parallel.
@@ -263,8 +265,10 @@ public final class Worker implements AutoCloseable {
    * @throws IllegalArgumentException for a {@link CallKind#PING}
    * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
    *     connection's adoption failed (nothing of it is left; retry),
-   *     {@link WorkerException.Reason#USER_LEFT} when the user was frozen while the call waited
-   *     (route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
+   *     {@link WorkerException.Reason#NO_PARCEL} when the call brought the verdict and the freezer
+   *     holds no parcel of the user (nothing was created or announced),
+   *     {@link WorkerException.Reason#USER_LEFT} when the user left while the call waited
+   *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
    *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
    */
   public RequestSlot openRequest(Call call) {
@@ -322,9 +326,7 @@ public final class Worker implements AutoCloseable {
             fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
-            fresh.phase = Phase.UNFREEZING;
-            fresh.transition = new CompletableFuture<>();
-            registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+            startUnfreezing(fresh);
             wake = true;
           }
         } finally {
@@ -339,6 +341,12 @@ public final class Worker implements AutoCloseable {
       try {
         if (!tenant.present) {
           continue;
+        }
+        if (!wake && call.userFrozen() && tenant.phase == Phase.ACTIVE && tenant.departure == null
+            && !registry.userItems().contains(user)) {
+          // Present without rows (his calls outlived them): the verdict is honoured all the same.
+          startUnfreezing(tenant);
+          wake = true;
         }
         phase = tenant.phase;
         transition = tenant.transition;
@@ -355,6 +363,11 @@ public final class Worker implements AutoCloseable {
         transition.join(); // the wake or the departure, never another call's service
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof WorkerException refusal
+            && refusal.reason() == WorkerException.Reason.NO_PARCEL) {
+          throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, refusal.getMessage(),
+              refusal);
+        }
         throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
@@ -378,6 +391,13 @@ public final class Worker implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
+  private void startUnfreezing(Tenant tenant) {
+    tenant.phase = Phase.UNFREEZING;
+    tenant.transition = new CompletableFuture<>();
+    registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
   private RequestSlot open(Tenant tenant, Call call) {

@@ -22,6 +22,11 @@ public final class WorkerException extends RuntimeException {
     USER_LEFT,
     /** A wake failed; no row and no lock are left, and the same call may be retried. */
     WAKE_FAILED,
+    /**
+     * The call brought the verdict "frozen" but the freezer holds no parcel of the user: nothing
+     * was created or announced. Not retryable as it is: the maps are wrong about him.
+     */
+    NO_PARCEL,
     /** The application's handler threw; the request slot was closed. */
     APPLICATION_FAILED,
     /** The connection is not registered on this worker. */
