@@ -997,9 +997,13 @@ public final class Worker implements AutoCloseable {
   /**
    * The photo of the worker: cheap (no disk, no row lock, one short lock per user) and consistent
    * per user — each user is read whole, never in the middle of a wake, a freeze or a login, and only
-   * as the registers hold him.
+   * as the registers hold him. It carries the worker's state and the announcement watermark read
+   * before the users: the photo shows at least the effects of every announcement up to it.
    */
   public Photo photo() {
+    long watermark = announcer.watermark(); // first: what follows shows at least its effects
+    WorkerState state = departures.finished() ? WorkerState.FINISHED
+        : departures.quitting() ? WorkerState.QUITTING : WorkerState.RUNNING;
     Map<String, Photo.UserPhoto> users = new HashMap<>();
     int connections = 0;
     int pages = 0;
@@ -1035,8 +1039,10 @@ public final class Worker implements AutoCloseable {
       }
     }
     Runtime runtime = Runtime.getRuntime();
-    return new Photo(ProcessHandle.current().pid(), name, group, clock.instant(), residentBytes(),
-        runtime.totalMemory() - runtime.freeMemory(), users.size(), connections, pages, pending,
+    long heapMax = runtime.maxMemory();
+    return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
+        residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
+        heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
         servedCalls.get(), freezeFailures.get(), users);
   }
 
