@@ -201,4 +201,22 @@ class LockStatusCommandTest {
   private static long startOf(long pid) {
     return dev.cryo.lock.ProcessTable.system().startOf(pid).orElseThrow();
   }
+
+  /** A modification time centuries ahead is not believed: reclaimable, and no overflow. */
+  @Test
+  void aMalformedRecordModifiedCenturiesAheadIsReclaimable() throws Exception {
+    Path lock = Files.writeString(dir.resolve(".lock"), "garbage");
+    Process touch = new ProcessBuilder("touch", "-m", "-d", "2400-01-01T00:00:00Z",
+        lock.toString()).inheritIO().start();
+    assertThat(touch.waitFor()).isZero();
+
+    Result status = cryo("lock", "status", "--json", dir.toString());
+    Result broken = cryo("lock", "break", dir.toString());
+
+    assertThat(status.exitCode()).as(status.err()).isEqualTo(LockStatusReport.EXIT_UNUSABLE);
+    assertThat(JSON.readTree(status.out()).get("reclaimable").asBoolean()).isTrue();
+    assertThat(JSON.readTree(status.out()).get("reason").asText()).contains("not believed");
+    assertThat(broken.exitCode()).as(broken.err()).isZero();
+    assertThat(lock).doesNotExist();
+  }
 }

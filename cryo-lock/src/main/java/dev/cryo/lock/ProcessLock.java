@@ -60,6 +60,14 @@ public final class ProcessLock implements AutoCloseable {
   /** How long a record that does not parse is respected, counted from its last change. */
   public static final Duration MALFORMED_GRACE = Duration.ofSeconds(2);
 
+  /**
+   * How far ahead of this machine's clock a lockfile's modification time may be and still be
+   * believed: a file server's clock may run a little ahead. A time further ahead is no time a
+   * writer set by writing (anybody who may write the file can set any time), so it does not delay
+   * the reclaim of a record that does not parse. See {@link #malformedReclaimableAt}.
+   */
+  public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(10);
+
   /** How long a release waits for another remover (a reclaimer judging us) to step aside. */
   static final Duration RELEASE_PATIENCE = Duration.ofSeconds(10);
 
@@ -386,6 +394,23 @@ public final class ProcessLock implements AutoCloseable {
 
   /** Whether a malformed record last changed at {@code modified} has outlived its grace period. */
   static boolean graceOver(Instant modified) {
-    return !Instant.now().isBefore(modified.plus(MALFORMED_GRACE));
+    Instant now = Instant.now();
+    return !now.isBefore(malformedReclaimableAt(modified, now));
+  }
+
+  /**
+   * When a record that does not parse, last modified at {@code modified}, becomes reclaimable, as
+   * judged at {@code now}: {@link #MALFORMED_GRACE} after its modification, or at once ({@code now})
+   * when the modification time lies more than {@link #MAX_CLOCK_SKEW} ahead of {@code now}. Never
+   * later than {@code now + MAX_CLOCK_SKEW + MALFORMED_GRACE}, whatever the file says; never
+   * overflows.
+   */
+  public static Instant malformedReclaimableAt(Instant modified, Instant now) {
+    Objects.requireNonNull(modified, "modified");
+    Objects.requireNonNull(now, "now");
+    if (modified.isAfter(now.plus(MAX_CLOCK_SKEW))) {
+      return now;
+    }
+    return modified.plus(MALFORMED_GRACE);
   }
 }
