@@ -219,4 +219,27 @@ class LockStatusCommandTest {
     assertThat(broken.exitCode()).as(broken.err()).isZero();
     assertThat(lock).doesNotExist();
   }
+
+  /**
+   * {@code link/..} names the parent of the link's target, as the kernel resolves it and as
+   * {@code cryo lock run} locks it; never the directory holding the link.
+   */
+  @Test
+  void aDirectorySpelledThroughALinkAndDotDotIsTheOneLockRunLocks() throws Exception {
+    Path inner = Files.createDirectories(dir.resolve("a").resolve("b"));
+    Path link = Files.createSymbolicLink(dir.resolve("link"), inner);
+    String spelled = link + "/..";
+
+    try (ProcessLock lock = ProcessLock.acquire(Path.of(spelled), Duration.ZERO, "spelled")) {
+      Result status = cryo("lock", "status", "--json", spelled);
+      Result refused = cryo("lock", "break", spelled);
+
+      assertThat(status.exitCode()).as(status.err()).isEqualTo(LockStatusReport.EXIT_HELD);
+      JsonNode report = JSON.readTree(status.out());
+      assertThat(report.get("lockFile").asText()).isEqualTo(lock.lockFile().toString());
+      assertThat(report.get("holder").get("name").asText()).isEqualTo("spelled");
+      assertThat(refused.exitCode()).as(refused.err()).isEqualTo(LockBreakCommand.EXIT_REFUSED);
+      assertThat(lock.lockFile()).exists();
+    }
+  }
 }
