@@ -25,7 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * One end of a wire: calls, replies and events over one connected Unix domain socket, correlated
  * by id (docs/wire.md).
  *
- * <p>Threads: one reader virtual thread per wire reads every frame in order; it dispatches each
+ * <p>Threads: one reader thread per wire (a daemon platform thread, see docs/wire.md) reads every
+ * frame in order; it dispatches each
  * inbound call to a virtual thread of its own, handles each event itself (so an event is handled
  * before any later frame, the reply of a call included), and completes the future of each reply.
  * Dependent stages attached to a call's future without an executor therefore run on the reader
@@ -71,7 +72,11 @@ public final class Wire implements AutoCloseable {
     this.callMethods = callMethods;
     this.eventMethods = eventMethods;
     this.limits = limits;
-    this.reader = Thread.ofVirtual().name("wire-" + name + "-reader").unstarted(this::read);
+    // A platform thread, not a virtual one: between two frames it blocks in the kernel's read and
+    // is woken by it directly, where a virtual reader parks in the JDK's poller and costs a poller
+    // wake-up and a carrier hand-off per frame (docs/benchmarks.md, "cryo-wire"). One per wire.
+    this.reader = Thread.ofPlatform().daemon(true).name("wire-" + name + "-reader")
+        .unstarted(this::read);
     this.callThreads = Thread.ofVirtual().name("wire-" + name + "-call-", 1).factory();
   }
 

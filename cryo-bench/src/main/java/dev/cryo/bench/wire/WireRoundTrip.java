@@ -32,7 +32,7 @@ public final class WireRoundTrip {
   }
 
   /** What one run measured. */
-  record Result(Map<String, Histogram> histograms) {
+  record Result(Map<String, Histogram> histograms, Map<String, Long> cpuNanos) {
     double ratio(String contender, double percentile) {
       return (double) histograms.get(contender).getValueAtPercentile(percentile)
           / histograms.get("floor").getValueAtPercentile(percentile);
@@ -42,13 +42,20 @@ public final class WireRoundTrip {
   /** Runs the benchmark with the options of the command line and prints its table. */
   public static void main(String[] args) throws Exception {
     Map<String, String> options = new LinkedHashMap<>(Map.of("--seconds", "20", "--warmup", "5",
-        "--block", "1000", "--payload", "1024"));
+        "--block", "1000", "--payload", "1024", "--profile", ""));
     for (int i = 0; i < args.length; i += 2) {
       if (!options.containsKey(args[i]) || i + 1 >= args.length) {
         throw new IllegalArgumentException("usage: WireRoundTrip [--seconds S] [--warmup S]"
-            + " [--block ROUND_TRIPS] [--payload BYTES]; got " + String.join(" ", args));
+            + " [--block ROUND_TRIPS] [--payload BYTES] [--profile wire|floor]; got "
+            + String.join(" ", args));
       }
       options.put(args[i], args[i + 1]);
+    }
+    if (!options.get("--profile").isEmpty()) {
+      profile(options.get("--profile"),
+          Duration.ofMillis((long) (Double.parseDouble(options.get("--seconds")) * 1000)),
+          Integer.parseInt(options.get("--payload")));
+      return;
     }
     run(Duration.ofMillis((long) (Double.parseDouble(options.get("--seconds")) * 1000)),
         Duration.ofMillis((long) (Double.parseDouble(options.get("--warmup")) * 1000)),
@@ -72,22 +79,26 @@ public final class WireRoundTrip {
       for (String name : names) {
         histograms.put(name, new Histogram(60_000_000_000L, 3));
       }
-      rounds(steps, null, block, warmup);
-      int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), block, measure);
+      long[] cpu = new long[steps.length];
+      rounds(steps, null, new long[steps.length], block, warmup);
+      int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), cpu, block,
+          measure);
       String loadAfter = loadAverage();
       out.printf("cryo-wire round trip, %d-byte payload each way (floor: %d bytes each way), %d"
           + " blocks of %d per contender, interleaved; load average %s -> %s%n", payload,
           payload + FRAME_OVERHEAD, blocks, block, loadBefore, loadAfter);
-      out.printf("%-14s %10s %10s %10s %10s %10s%n", "contender", "p50 us", "p90 us", "p99 us",
-          "p99.9 us", "count");
-      for (String name : names) {
-        Histogram h = histograms.get(name);
-        out.printf("%-14s %10.1f %10.1f %10.1f %10.1f %10d%n", name,
+      out.printf("%-14s %10s %10s %10s %10s %10s %12s%n", "contender", "p50 us", "p90 us",
+          "p99 us", "p99.9 us", "count", "cpu us/trip");
+      Map<String, Long> cpuNanos = new LinkedHashMap<>();
+      for (int k = 0; k < names.length; k++) {
+        Histogram h = histograms.get(names[k]);
+        cpuNanos.put(names[k], cpu[k]);
+        out.printf("%-14s %10.1f %10.1f %10.1f %10.1f %10d %12.1f%n", names[k],
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
             h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
-            h.getTotalCount());
+            h.getTotalCount(), cpu[k] / 1e3 / Math.max(1, h.getTotalCount()));
       }
-      Result result = new Result(histograms);
+      Result result = new Result(histograms, cpuNanos);
       out.printf("wire / floor: p50 %.2fx, p99 %.2fx (target: at most 1.5x)%n",
           result.ratio("wire", 50), result.ratio("wire", 99));
       out.printf("floor-virtual / floor: p50 %.2fx, p99 %.2fx%n",
@@ -98,18 +109,46 @@ public final class WireRoundTrip {
     }
   }
 
+  /** Runs one contender alone for a while (for a profiler attached to the process). */
+  private static void profile(String contender, Duration time, int payload) throws Exception {
+    Path scratch = Files.createTempDirectory("cryo-bench-wire-");
+    try (SocketPingPong floor = new SocketPingPong(scratch.resolve("f.sock"),
+            payload + FRAME_OVERHEAD, false);
+        WireEcho wire = new WireEcho(scratch.resolve("w.sock"), payload)) {
+      Step step = contender.equals("wire") ? wire::roundTrip : floor::roundTrip;
+      long deadline = System.nanoTime() + time.toNanos();
+      long trips = 0;
+      while (System.nanoTime() < deadline) {
+        for (int i = 0; i < 1000; i++) {
+          step.roundTrip();
+        }
+        trips += 1000;
+      }
+      System.out.printf("%s: %d round trips in %s%n", contender, trips, time);
+    } finally {
+      Scratch.delete(scratch);
+    }
+  }
+
   private interface Step {
     void roundTrip() throws Exception;
   }
 
-  /** Runs blocks of each step in turn (the order rotating) until the time is up. */
-  private static int rounds(Step[] steps, Histogram[] into, int block, Duration time)
+  /**
+   * Runs blocks of each step in turn (the order rotating) until the time is up; adds the process's
+   * CPU time during each step's blocks to cpu (all its threads: the work of a round trip on both
+   * sides, apart from the time spent waiting to be scheduled).
+   */
+  private static int rounds(Step[] steps, Histogram[] into, long[] cpu, int block, Duration time)
       throws Exception {
+    com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     long deadline = System.nanoTime() + time.toNanos();
     int rounds = 0;
     do {
       for (int k = 0; k < steps.length; k++) {
         int which = (k + rounds) % steps.length;
+        long cpuStart = os.getProcessCpuTime();
         for (int i = 0; i < block; i++) {
           long start = System.nanoTime();
           steps[which].roundTrip();
@@ -118,6 +157,7 @@ public final class WireRoundTrip {
             into[which].recordValue(took);
           }
         }
+        cpu[which] += os.getProcessCpuTime() - cpuStart;
       }
       rounds++;
     } while (System.nanoTime() < deadline);
