@@ -47,7 +47,8 @@ public final class Wire implements AutoCloseable {
   private final Set<String> eventMethods;
   private final WireLimits limits;
 
-  private final ReentrantLock writeLock = new ReentrantLock();
+  /** Fair: writers that wait get the channel in the order they came (FIFO). */
+  private final ReentrantLock writeLock = new ReentrantLock(true);
   private final AtomicLong nextId = new AtomicLong();
   private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicInteger pendingCount = new AtomicInteger();
@@ -400,9 +401,15 @@ public final class Wire implements AutoCloseable {
 
   // ------------------------------------------------------------------------- writing, closing
 
-  /** Writes one whole frame under the write lock. */
+  /**
+   * Writes one whole frame under the write lock. The writer's interrupt status is set aside for
+   * the write: a socket channel closes itself when a thread with its interrupt status set writes
+   * to it, and one interrupted caller (a request given up by its client) must not end the wire of
+   * every other. An interrupt that lands while the write blocks still closes it.
+   */
   private void write(byte[] frame) throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(frame);
+    boolean interrupted = Thread.interrupted();
     writeLock.lock();
     try {
       while (bytes.hasRemaining()) {
@@ -410,6 +417,9 @@ public final class Wire implements AutoCloseable {
       }
     } finally {
       writeLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
