@@ -178,10 +178,9 @@ final class WireEndpoint implements WireHandler {
         entry.state().code(), entry.connections(), entry.pendingCalls(), millis(entry.lastRpc()),
         millis(entry.lastUser()),
         entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase())));
-    return new PhotoMessage(photo.pid(), photo.name(), photo.group(),
-        worker.isFinished() ? PhotoMessage.FINISHED : PhotoMessage.RUNNING,
-        worker.announcementWatermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
-        photo.heapUsedBytes(), Runtime.getRuntime().maxMemory(), photo.userCount(),
+    return new PhotoMessage(photo.pid(), photo.name(), photo.group(), photo.state().code(),
+        photo.watermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
+        photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
         photo.connectionCount(), photo.pageCount(), photo.pendingCallCount(),
         photo.servedCallCount(), photo.freezeFailures(), users);
   }
@@ -193,7 +192,10 @@ final class WireEndpoint implements WireHandler {
   /** The wire's refusal for a worker's refusal: its code tells the commander what to do. */
   static WireRefusal refusal(WorkerException e) {
     String code = switch (e.reason()) {
-      case USER_LEFT -> Codes.USER_LEFT_FROZEN;
+      case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
+          : Codes.USER_LEFT_MOVING;
+      case NO_PARCEL -> Codes.NO_PARCEL;
+      case LOCATE_FAILED -> Codes.LOCATE_FAILED;
       case WORKER_FINISHED -> Codes.WORKER_FINISHED;
       case WAKE_FAILED -> Codes.WAKE_FAILED;
       case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;
