@@ -1,0 +1,2 @@
+/** The demo application. */
+package dev.cryo.demo;
