@@ -3,6 +3,7 @@ package dev.cryo.app;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,7 +61,8 @@ final class PathPattern {
         names.add(null);
       }
     }
-    return new PathPattern(text, List.copyOf(segments), java.util.Collections.unmodifiableList(names));
+    return new PathPattern(text, Collections.unmodifiableList(segments),
+        Collections.unmodifiableList(names));
   }
 
   private static List<String> split(String path) {

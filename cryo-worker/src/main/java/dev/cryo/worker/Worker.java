@@ -684,9 +684,10 @@ public final class Worker implements AutoCloseable {
   private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
       CompletableFuture<Object> result) {
     if (expire) {
+      List<String> closed = new ArrayList<>();
       tenant.lock.lock();
       try {
-        dropAnnounced(tenant.user);
+        dropAnnounced(tenant.user, closed);
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
         leave(tenant, "expired");
         tenant.transition.complete(null);
@@ -694,10 +695,12 @@ public final class Worker implements AutoCloseable {
         tenant.lock.unlock();
       }
       announcer.deliver();
+      pagesClosed(tenant.user, closed);
       result.complete(FreezeOutcome.DROPPED);
       departures.afterDeparture();
       return;
     }
+    beforeFreeze(tenant.user, cause);
     trips.run(into, tenant.user, cause, () -> {
       freeze(tenant, into, cause);
       return null;
@@ -812,9 +815,10 @@ public final class Worker implements AutoCloseable {
       return false;
     }
     boolean dropped;
+    List<String> closed = new ArrayList<>();
     tenant.lock.lock();
     try {
-      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user);
+      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user, closed);
       if (dropped && tenant.slots.isEmpty()) {
         leave(tenant, "dropped");
       }
@@ -822,11 +826,15 @@ public final class Worker implements AutoCloseable {
       tenant.lock.unlock();
     }
     announcer.deliver();
+    pagesClosed(user, closed);
     return dropped;
   }
 
-  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
-  private boolean dropAnnounced(String user) {
+  /**
+   * Drops a user's tree with its announcements; the caller holds his tenant lock. The pages dropped
+   * are added to {@code closed}.
+   */
+  private boolean dropAnnounced(String user, List<String> closed) {
     Optional<UserRow> row = registry.userItems().get(user);
     if (row.isEmpty()) {
       return false;
@@ -838,6 +846,7 @@ public final class Worker implements AutoCloseable {
           .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
     }
     registry.dropUser(user);
+    closed.addAll(pageIds);
     if (!pageIds.isEmpty()) {
       announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
     }
@@ -861,6 +870,7 @@ public final class Worker implements AutoCloseable {
     if (tenant == null) {
       throw unknownConnection(connectionId);
     }
+    List<String> closed = new ArrayList<>();
     tenant.lock.lock();
     try {
       String user = tenant.user;
@@ -869,6 +879,7 @@ public final class Worker implements AutoCloseable {
         throw unknownConnection(connectionId);
       }
       List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
+      closed.addAll(pageIds);
       boolean userGoes = owner.connections().size() == 1;
       registry.dropConnection(connectionId);
       if (!pageIds.isEmpty()) {
@@ -885,6 +896,7 @@ public final class Worker implements AutoCloseable {
       tenant.lock.unlock();
     }
     announcer.deliver();
+    pagesClosed(tenant.user, closed);
   }
 
   /**
@@ -930,7 +942,31 @@ public final class Worker implements AutoCloseable {
       tenant.lock.unlock();
     }
     announcer.deliver();
+    pagesClosed(user, List.of(pageId));
     return true;
+  }
+
+  /** The application's hook before a freeze; a throw is logged, the freeze goes on. */
+  private void beforeFreeze(String user, String cause) {
+    try {
+      application.beforeFreeze(this, user, cause);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's beforeFreeze of '" + user + "' failed on worker "
+          + name + "; he is frozen as he is", e);
+    }
+  }
+
+  /** The application's hook after pages closed for good; a throw is logged. */
+  private void pagesClosed(String user, List<String> pageIds) {
+    if (pageIds.isEmpty()) {
+      return;
+    }
+    try {
+      application.pagesClosed(this, user, List.copyOf(pageIds));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's pagesClosed of " + pageIds + " of '" + user
+          + "' failed on worker " + name, e);
+    }
   }
 
   WorkerException unknownConnection(String connectionId) {
