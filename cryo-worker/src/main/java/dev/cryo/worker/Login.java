@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * guest owner's row lock, then both users' locks in name order, and publishes under them; the
  * login tail claims the previous owner's departure under his lock and writes the parcel on the disk
  * executor with the new identity's semaphore held and no lock held, then takes the previous owner's
- * lock again to apply and announce.
+ * lock again to apply and announce. The parcel goes to {@link Departures#root()}, asked at each try
+ * of the semaphore: once a quit began, to the quit's root.
  */
 final class Login {
 
@@ -35,20 +36,18 @@ final class Login {
   private final Worker worker;
   private final String name;
   private final String group;
-  private final Freezer freezer;
   private final RegisterRegistry registry;
   private final Announcer announcer;
   private final ConcurrentHashMap<String, Tenant> tenants;
   private final SemaphoreTrips trips;
   private final Departures departures;
 
-  Login(Worker worker, String name, String group, Freezer freezer, RegisterRegistry registry,
+  Login(Worker worker, String name, String group, RegisterRegistry registry,
       Announcer announcer, ConcurrentHashMap<String, Tenant> tenants, SemaphoreTrips trips,
       Departures departures) {
     this.worker = worker;
     this.name = name;
     this.group = group;
-    this.freezer = freezer;
     this.registry = registry;
     this.announcer = announcer;
     this.tenants = tenants;
@@ -192,8 +191,8 @@ final class Login {
 
   private void runLoginTail(Tenant from, String connectionId, String user,
       CompletableFuture<Object> result) {
-    trips.run(freezer, user, "login", () -> {
-      handOver(from, connectionId, user);
+    trips.run(departures::root, user, "login", into -> { // the quit's root once it began
+      handOver(from, connectionId, user, into);
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
@@ -219,7 +218,8 @@ final class Login {
   }
 
   /** The disk trip of a login tail, the new identity's semaphore held. */
-  private void handOver(Tenant from, String connectionId, String user) throws IOException {
+  private void handOver(Tenant from, String connectionId, String user, Freezer into)
+      throws IOException {
     ConnectionRow connection = registry.connectionItems().get(connectionId)
         .orElseThrow(() -> worker.unknownConnection(connectionId));
     String previous = connection.user();
@@ -229,10 +229,10 @@ final class Login {
     List<PageRow> pages = worker.pagesOf(connection);
     Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
     try {
-      freezer.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
+      into.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
     } catch (IOException | RuntimeException e) {
       try {
-        freezer.dropConnectionParcel(user, connectionId);
+        into.dropConnectionParcel(user, connectionId);
       } catch (IOException | RuntimeException dropFailure) {
         e.addSuppressed(dropFailure);
       }

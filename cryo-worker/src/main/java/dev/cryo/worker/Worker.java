@@ -132,7 +132,7 @@ public final class Worker implements AutoCloseable {
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
-    this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
+    this.login = new Login(this, name, group, registry, announcer, tenants, trips,
         departures);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
     this.drops = new Drops(this, name, tenants, registry, announcer);
@@ -577,13 +577,13 @@ public final class Worker implements AutoCloseable {
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, freezer, "freeze", false);
+    return freezing.depart(user, false, "freeze", false);
   }
 
   /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
-  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into, String cause,
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
       boolean force) {
-    return freezing.depart(user, expire, into, cause, force);
+    return freezing.depart(user, expire, cause, force);
   }
 
   /** The pages of a connection that are still registered, in id order. */
@@ -706,6 +706,12 @@ public final class Worker implements AutoCloseable {
    * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
    * executors and serves nothing more. A departure that fails is counted and its user left as he
    * is. Asking again returns the same report.
+   *
+   * <p>Every departure that runs after the quit began goes into {@code into}, whoever ordered it
+   * and whenever it was claimed: the quit's own, a freeze claimed before it that waited for a call,
+   * the idle valve, {@link #freezeUser}, a login tail's parcel. Each asks for its root when it
+   * tries its semaphore; one already writing elsewhere when the quit began finishes there, and the
+   * quit waits for it.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
     return departures.quit(into);
