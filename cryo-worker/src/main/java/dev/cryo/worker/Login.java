@@ -15,14 +15,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The logins of a {@link Worker}'s connections: the relabel in place, when the identity lives here
  * or nowhere, and the login tail, when it lives on another worker and the connection leaves by the
  * freezer. The contract is {@link Worker#login}'s.
  *
- * <p>Thread-safe, with the worker's locking: a relabel takes the connection's row lock, then the
- * guest owner's row lock, then both users' locks in name order, and publishes under them; the
+ * <p>Thread-safe, with the worker's locking ({@link LockOrder}): a relabel takes both users' locks
+ * in name order, then the connection's row lock, then the guest owner's, and publishes under them;
+ * the
  * login tail claims the previous owner's departure under his lock and writes the parcel on the disk
  * executor with the new identity's semaphore held and no lock held, then takes the previous owner's
  * lock again to apply and announce. The parcel goes to {@link Departures#root()}, asked at each try
@@ -59,6 +61,7 @@ final class Login {
   CompletableFuture<LoginOutcome> login(String connectionId, String user,
       boolean identityElsewhere) {
     Objects.requireNonNull(user, "user");
+    LockOrder.refuseInsideStoreAction(user); // before anything is made for him
     if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
       registry.changeConnectionUser(connectionId, user, Map.of()); // refused, with its own words
     }
@@ -88,55 +91,72 @@ final class Login {
           + previous + "' alone; nothing was changed: release it, or hold the connection's first");
     }
     Tenant to = activeTenant(user);
-    connection.lock().lock(); // row locks first, upwards, then the users' locks
     boolean guest = previousRow.isGuest();
-    if (guest) {
-      previousRow.lock().lock();
-    }
-    try {
-      Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
-      Tenant second = first == from ? to : from;
-      first.lock.lock();
+    Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
+    Tenant second = first == from ? to : from;
+    List<ReentrantLock> rows = guest ? List.of(connection.lock(), previousRow.lock())
+        : List.of(connection.lock());
+    long deadline = System.nanoTime() + worker.rowWait().toNanos();
+    while (true) {
+      ReentrantLock busy;
+      first.lock.lock(); // the users' locks first, in name order, then the row locks, upwards
       second.lock.lock();
       try {
-        if (!to.present || to.phase != Phase.ACTIVE) {
-          throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-              + "' is leaving or being woken on worker " + name + "; connection '"
-              + connection.connectionId() + "' was not logged in: retry");
-        }
-        boolean targetSeen = registry.userItems().contains(user);
-        boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
-        registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-        for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
-          from.slots.remove(slot);
-          to.slots.add(slot);
-          slot.tenant = to;
-          slot.user = user;
-        }
-        if (guest) {
-          from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
-        }
-        announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
-        if (!targetSeen && !transfer) {
-          announcer.publish(Kind.NEW_USER, user, user);
-        }
-        if (!transfer && !registry.userItems().contains(previous)) {
-          announcer.publish(Kind.DROP_USER, previous, previous);
-        }
-        if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
-          worker.leave(from, "logged in as '" + user + "'");
+        busy = LockOrder.tryLockAll(rows); // tried, never waited for under the users' locks
+        if (busy == null) {
+          try {
+            relabelLocked(from, to, connection, previousRow, previous, user, guest);
+          } finally {
+            LockOrder.unlockAll(rows);
+          }
         }
       } finally {
         second.lock.unlock();
         first.lock.unlock();
       }
-    } finally {
-      if (guest) {
-        previousRow.lock().unlock();
+      if (busy == null) {
+        break;
       }
-      connection.lock().unlock();
+      if (!LockOrder.awaitFree(busy, deadline)) {
+        throw new WorkerException(WorkerException.Reason.ROW_BUSY, previous, "the login of"
+            + " connection '" + connection.connectionId() + "' into '" + user + "' waited "
+            + worker.rowWait() + " for a call's store action on its rows; nothing was changed:"
+            + " retry the login once that call is done");
+      }
     }
     announcer.deliver();
+  }
+
+  /** The relabel itself; the caller holds both users' locks and the rows'. */
+  private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
+      String previous, String user, boolean guest) {
+    if (!to.present || to.phase != Phase.ACTIVE) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+          + "' is leaving or being woken on worker " + name + "; connection '"
+          + connection.connectionId() + "' was not logged in: retry");
+    }
+    boolean targetSeen = registry.userItems().contains(user);
+    boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
+    registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+    for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
+      from.slots.remove(slot);
+      to.slots.add(slot);
+      slot.tenant = to;
+      slot.user = user;
+    }
+    if (guest) {
+      from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+    }
+    announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
+    if (!targetSeen && !transfer) {
+      announcer.publish(Kind.NEW_USER, user, user);
+    }
+    if (!transfer && !registry.userItems().contains(previous)) {
+      announcer.publish(Kind.DROP_USER, previous, previous);
+    }
+    if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+      worker.leave(from, "logged in as '" + user + "'");
+    }
   }
 
   /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
