@@ -16,14 +16,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,8 +48,10 @@ import java.util.function.Function;
  * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
  * row is active is served. A call for a user the worker does not hold is served after a wake, but
  * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
- * ({@link Call#userFrozen()}); otherwise a user parcel is residue and is never touched, and the user
- * is born fresh. A connection the worker does not hold is looked for in the user's folder by the
+ * ({@link Call#userFrozen()}) — also when a tenant of his is present without rows — and a verdict
+ * finding no parcel is refused ({@link WorkerException.Reason#NO_PARCEL}), never born as an empty
+ * user; without the verdict a user parcel is residue and is never touched, and the user is born
+ * fresh. A connection the worker does not hold is looked for in the user's folder by the
  * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
  * first marks the row {@code unfreezing} and wakes him; the others wait for that transition — the
  * wake, never the service of another call — and are then served in parallel.
@@ -100,12 +99,13 @@ public final class Worker implements AutoCloseable {
   private final boolean ownsSchedule;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
-  private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
   private final SemaphoreTrips trips;
   private final Departures departures;
   private final Login login;
   private final Waking waking;
+  private final Drops drops;
+  private final Freezing freezing;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -133,8 +133,11 @@ public final class Worker implements AutoCloseable {
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
     this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
-        departures);
+        departures, builder.locator);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
+    this.drops = new Drops(this, name, tenants, registry, announcer);
+    this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
+        drops);
     if (builder.idleLimit != null) {
       departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
@@ -173,7 +176,7 @@ public final class Worker implements AutoCloseable {
 
   /** How many departures the disk refused since the worker started. */
   public long freezeFailures() {
-    return freezeFailures.get();
+    return freezing.failures();
   }
 
   /** How many times the worker held a user's semaphore to work on the disk, for tests. */
@@ -199,7 +202,11 @@ public final class Worker implements AutoCloseable {
    */
   public Object call(Call call) {
     if (call.kind() == CallKind.PING) {
-      ping(call.pageId());
+      if (call.pageId() == null) {
+        pingConnection(call.connectionId());
+      } else {
+        ping(call.pageId());
+      }
       return null;
     }
     try (RequestSlot slot = openRequest(call)) {
@@ -209,11 +216,34 @@ public final class Worker implements AutoCloseable {
         throw e;
       } catch (Exception e) {
         throw new WorkerException(WorkerException.Reason.APPLICATION_FAILED, slot.user(),
-            "the application failed on '" + call.operation() + "' for page '" + call.pageId()
-                + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
+            "the application failed on '" + call.operation() + "' for "
+                + (call.pageId() == null ? "connection '" + call.connectionId()
+                    : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
                 + " stays as the handler left him: fix the handler or the call", e);
       }
+    } finally {
+      announcer.flush(); // the reply, or the refusal, never overtakes what the call caused
     }
+  }
+
+  /**
+   * The announcement watermark: the sequence of the last announcement delivered to the listener
+   * (0 before the first). A reply sent after {@link #call} returned, or after
+   * {@link #awaitAnnouncements()}, may carry it: every announcement up to it reached the listener
+   * before.
+   */
+  public long announcementWatermark() {
+    return announcer.watermark();
+  }
+
+  /**
+   * Waits until every announcement published before this call has been delivered to the listener
+   * (delivering them on this thread when no other is), and returns the watermark then. A reply to
+   * an order whose effects were announced (a freeze, a drop, a quit) calls this first. Must not be
+   * called from the listener.
+   */
+  public long awaitAnnouncements() {
+    return announcer.flush();
   }
 
   /**
@@ -231,18 +261,29 @@ public final class Worker implements AutoCloseable {
     return true;
   }
 
+  /** A ping from a connection without a page: stamps the connection and its user, if here. */
+  private void pingConnection(String connectionId) {
+    if (registry.connectionItems().contains(connectionId)) {
+      stamp(null, connectionId, CallKind.PING);
+    }
+  }
+
   /**
    * Opens a request slot for a real call: resolves the user (the connection's owner when the
    * connection is here, else the call's user, else the connection's guest), wakes him when the call
    * brings the verdict and he is not here, waits while he is being woken or is leaving, adopts the
    * connection from its parcel when there is one, brings the connection and the page into being
-   * when they are new (announced as births), and stamps the clocks. The caller must close the slot.
+   * when they are new (announced as births), and stamps the clocks. A call without a page (an HTML
+   * shell, a login POST: {@link Call#pageId()} null) brings only the connection into being and
+   * stamps the connection and the user. The caller must close the slot.
    *
    * @throws IllegalArgumentException for a {@link CallKind#PING}
    * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
    *     connection's adoption failed (nothing of it is left; retry),
-   *     {@link WorkerException.Reason#USER_LEFT} when the user was frozen while the call waited
-   *     (route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
+   *     {@link WorkerException.Reason#NO_PARCEL} when the call brought the verdict and the freezer
+   *     holds no parcel of the user (nothing was created or announced),
+   *     {@link WorkerException.Reason#USER_LEFT} when the user left while the call waited
+   *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
    *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
    */
   public RequestSlot openRequest(Call call) {
@@ -300,9 +341,7 @@ public final class Worker implements AutoCloseable {
             fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
-            fresh.phase = Phase.UNFREEZING;
-            fresh.transition = new CompletableFuture<>();
-            registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+            startUnfreezing(fresh);
             wake = true;
           }
         } finally {
@@ -317,6 +356,12 @@ public final class Worker implements AutoCloseable {
       try {
         if (!tenant.present) {
           continue;
+        }
+        if (!wake && call.userFrozen() && tenant.phase == Phase.ACTIVE && tenant.departure == null
+            && !registry.userItems().contains(user)) {
+          // Present without rows (his calls outlived them): the verdict is honoured all the same.
+          startUnfreezing(tenant);
+          wake = true;
         }
         phase = tenant.phase;
         transition = tenant.transition;
@@ -333,6 +378,11 @@ public final class Worker implements AutoCloseable {
         transition.join(); // the wake or the departure, never another call's service
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof WorkerException refusal
+            && refusal.reason() == WorkerException.Reason.NO_PARCEL) {
+          throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, refusal.getMessage(),
+              refusal);
+        }
         throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
@@ -345,15 +395,24 @@ public final class Worker implements AutoCloseable {
         tenant.lock.lock();
         try {
           if (!tenant.present) {
-            throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-                + "' left worker " + name + " (" + tenant.leftBecause + ") while the call waited;"
-                + " nothing was served: route the call again, with the verdict frozen");
+            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
+                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
+                + (tenant.leftTo == WorkerException.Where.FROZEN
+                    ? "route the call again, with the verdict frozen"
+                    : "route the call again from the maps as the announcements left them"));
           }
         } finally {
           tenant.lock.unlock();
         }
       }
     }
+  }
+
+  /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
+  private void startUnfreezing(Tenant tenant) {
+    tenant.phase = Phase.UNFREEZING;
+    tenant.transition = new CompletableFuture<>();
+    registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
   private RequestSlot open(Tenant tenant, Call call) {
@@ -407,6 +466,12 @@ public final class Worker implements AutoCloseable {
     if (!registry.connectionItems().contains(call.connectionId())) {
       waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
     }
+    if (call.pageId() == null) {
+      if (!registry.connectionItems().contains(call.connectionId())) {
+        newConnection(user, call.connectionId());
+      }
+      return;
+    }
     Optional<PageRow> page = registry.pageItems().get(call.pageId());
     if (page.isPresent()) {
       if (!page.get().connectionId().equals(call.connectionId())) {
@@ -417,6 +482,42 @@ public final class Worker implements AutoCloseable {
       return;
     }
     newPage(user, call.connectionId(), call.pageId(), call.pageFields());
+  }
+
+  /** Brings a connection without pages (and its user when unseen) into being, announced as births. */
+  private void newConnection(String user, String connectionId) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+          + " worker " + name + "; connection '" + connectionId + "' was not created: route the"
+          + " call again");
+    }
+    tenant.lock.lock();
+    try {
+      boolean userSeen = registry.userItems().contains(user);
+      try {
+        registry.newConnection(connectionId, user, Map.of());
+      } catch (RegisterException e) {
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
+            && registry.connectionItems().get(connectionId)
+                .map(row -> row.user().equals(user)).orElse(false)) {
+          return; // born by a sister call meanwhile
+        }
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY) {
+          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "connection '"
+              + connectionId + "' was born meanwhile for another user on worker " + name
+              + "; nothing was served: route the call as its owner", e);
+        }
+        throw e;
+      }
+      if (!userSeen) {
+        announcer.publish(Kind.NEW_USER, user, user);
+      }
+      announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
   }
 
   /** Brings a page (and its connection and user when unseen) into being, announced as births. */
@@ -455,7 +556,10 @@ public final class Worker implements AutoCloseable {
     announcer.deliver();
   }
 
-  /** Stamps the clocks of a page, its connection and its user, in that order, each row by itself. */
+  /**
+   * Stamps the clocks of a page (unless {@code pageId} is null), its connection and its user, in that
+   * order, each row by itself.
+   */
   private void stamp(String pageId, String connectionId, CallKind kind) {
     Instant now = clock.instant();
     Map<String, Object> clocks = new HashMap<>(4);
@@ -467,7 +571,9 @@ public final class Worker implements AutoCloseable {
       clocks.put(Parcels.LAST_USER_TS, now);
     }
     try {
-      registry.pageItems().update(pageId, clocks);
+      if (pageId != null) {
+        registry.pageItems().update(pageId, clocks);
+      }
       ConnectionRow connection = registry.connectionItems().update(connectionId, clocks);
       registry.userItems().update(connection.user(), clocks);
     } catch (RegisterException e) {
@@ -480,7 +586,33 @@ public final class Worker implements AutoCloseable {
 
   /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
   <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
-    PageRow page = registry.pageItems().get(slot.pageId()).orElse(null);
+    if (level == CallContext.Level.PAGE && slot.pageId() == null) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "the call from"
+          + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
+          + " nothing was read or written: name the page (withPageStore(pageId, action))");
+    }
+    return withStore(level, slot, slot.pageId(), action);
+  }
+
+  /**
+   * Runs a store action on the store of page {@code pageId}, which must hang from the call's
+   * connection; see {@link CallContext#withPageStore(String, Function)}.
+   */
+  <T> T withPageStore(RequestSlot slot, String pageId, Function<Store, T> action) {
+    Objects.requireNonNull(pageId, "pageId");
+    PageRow page = registry.pageItems().get(pageId).orElse(null);
+    if (page == null || !page.connectionId().equals(slot.connectionId())) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+          + "' " + (page == null ? "is not on worker " + name
+              : "hangs from another connection than '" + slot.connectionId() + "'")
+          + "; nothing was read or written: a call reaches only the pages of its own connection");
+    }
+    return withStore(CallContext.Level.PAGE, slot, pageId, action);
+  }
+
+  private <T> T withStore(CallContext.Level level, RequestSlot slot, String pageId,
+      Function<Store, T> action) {
+    PageRow page = pageId == null ? null : registry.pageItems().get(pageId).orElse(null);
     ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
     UserRow user = connection == null ? null : registry.userItems().get(connection.user()).orElse(null);
     dev.cryo.register.Row row = switch (level) {
@@ -489,9 +621,18 @@ public final class Worker implements AutoCloseable {
       case USER -> user;
     };
     if (row == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, slot.user(), "the " + level
-          + " row of the call for page '" + slot.pageId() + "' is no longer on worker " + name
-          + "; nothing was read or written: the user left (a cut call, a drop)");
+      Tenant tenant = slot.tenant;
+      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
+          : WorkerException.Where.MOVING;
+      throw WorkerException.userLeft(slot.user(), where, "the " + level
+          + " row of the call from connection '" + slot.connectionId() + "'"
+          + (pageId == null ? "" : " for page '" + pageId + "'") + " is no longer on worker "
+          + name + "; nothing was read or written: the user left (a cut call, a drop)");
+    }
+    if (level == CallContext.Level.PAGE && !page.connectionId().equals(slot.connectionId())) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+          + "' no longer hangs from connection '" + slot.connectionId() + "'; nothing was read or"
+          + " written");
     }
     boolean outOfOrder = switch (level) {
       case PAGE -> held(connection) || held(user);
@@ -529,176 +670,30 @@ public final class Worker implements AutoCloseable {
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return depart(user, false, freezer, "freeze", false);
+    return freezing.depart(user, false, freezer, "freeze", false);
   }
 
-  @SuppressWarnings("unchecked")
-  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
-      String cause, boolean force) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-    }
-    CompletableFuture<Void> waitWake = null;
-    CompletableFuture<Object> result;
-    Runnable start = null;
-    tenant.lock.lock();
-    try {
-      if (!tenant.present) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      }
-      if (tenant.departure != null && tenant.departure.loginTail()) {
-        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
-        result = null;
-      } else if (tenant.departure != null) {
-        result = tenant.departure.result();
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      } else if (tenant.phase == Phase.UNFREEZING) {
-        waitWake = tenant.transition;
-        result = null;
-      } else if (!registry.userItems().contains(user)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      } else {
-        CompletableFuture<Object> departure = new CompletableFuture<>();
-        result = departure;
-        tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, into, cause, departure), false);
-        if (tenant.slots.isEmpty() || force) {
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
-      return waitWake.handle((ignored, failure) -> null)
-          .thenCompose(ignored -> depart(user, expire, into, cause, force));
-    }
-    if (start != null) {
-      start.run();
-    }
-    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
+  /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into, String cause,
+      boolean force) {
+    return freezing.depart(user, expire, into, cause, force);
   }
 
-  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
-      CompletableFuture<Object> result) {
-    if (expire) {
-      tenant.lock.lock();
-      try {
-        dropAnnounced(tenant.user);
-        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
-        leave(tenant, "expired");
-        tenant.transition.complete(null);
-      } finally {
-        tenant.lock.unlock();
-      }
-      announcer.deliver();
-      result.complete(FreezeOutcome.DROPPED);
-      departures.afterDeparture();
-      return;
-    }
-    trips.run(into, tenant.user, cause, () -> {
-      freeze(tenant, into, cause);
-      return null;
-    }).whenComplete((ignored, failure) -> {
-      if (failure == null) {
-        result.complete(FreezeOutcome.FROZEN);
-      } else {
-        Throwable cause2 = unwrap(failure);
-        freezeFailures.incrementAndGet();
-        departures.count(q -> q.failed.incrementAndGet());
-        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
-            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
-        tenant.lock.lock();
-        try {
-          tenant.phase = Phase.ACTIVE;
-          tenant.departure = null;
-          tenant.flag = null; // consumed by a counted failure
-          tenant.departureFailed = true;
-          tenant.transition.complete(null);
-        } finally {
-          tenant.lock.unlock();
-        }
-        result.completeExceptionally(cause2);
-      }
-      departures.afterDeparture();
-    });
-  }
-
-  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
-  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
-    String user = tenant.user;
-    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
-        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
-            + " before his freeze; nothing was written"));
-    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
-    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
-    Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
-    List<String> pageIds = new ArrayList<>();
-    for (String connectionId : connectionIds) {
-      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
-      if (connection == null) {
-        continue;
-      }
-      List<PageRow> pages = pagesOf(connection);
-      pages.forEach(page -> pageIds.add(page.pageId()));
-      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
-    }
-    try {
-      into.writeUserParcel(user, userParcel, name, cause, group);
-      for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
-        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
-      }
-    } catch (IOException | RuntimeException e) {
-      try { // nothing half-frozen stays behind: the user is alive here
-        into.dropUserParcel(user);
-        for (String connectionId : connectionParcels.keySet()) {
-          into.dropConnectionParcel(user, connectionId);
-        }
-      } catch (IOException | RuntimeException dropFailure) {
-        e.addSuppressed(dropFailure);
-      }
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
-          + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
-          + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
-          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
-    }
-    tenant.lock.lock();
-    try {
-      registry.dropUser(user);
-      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-      }
-      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
-      leave(tenant, "frozen");
-      tenant.transition.complete(null);
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-  }
-
+  /** The pages of a connection that are still registered, in id order. */
   List<PageRow> pagesOf(ConnectionRow connection) {
-    List<PageRow> pages = new ArrayList<>();
-    for (String pageId : new TreeSet<>(connection.pages())) {
-      registry.pageItems().get(pageId).ifPresent(pages::add);
-    }
-    return pages;
+    return freezing.pagesOf(connection);
   }
 
-  /** Takes a tenant out of the map for good; the caller holds its lock. */
+  /** Takes a tenant out of the map for good, not into the freezer; the caller holds its lock. */
   void leave(Tenant tenant, String because) {
+    leave(tenant, because, WorkerException.Where.MOVING);
+  }
+
+  /** Takes a tenant out of the map for good, saying where he went; the caller holds its lock. */
+  void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.present = false;
     tenant.leftBecause = because;
+    tenant.leftTo = where;
     tenant.departure = null;
     tenant.flag = null;
     tenant.slots.clear();
@@ -714,45 +709,7 @@ public final class Worker implements AutoCloseable {
    * @return whether he was here
    */
   public boolean dropUser(String user) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    boolean dropped;
-    tenant.lock.lock();
-    try {
-      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user);
-      if (dropped && tenant.slots.isEmpty()) {
-        leave(tenant, "dropped");
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-    return dropped;
-  }
-
-  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
-  private boolean dropAnnounced(String user) {
-    Optional<UserRow> row = registry.userItems().get(user);
-    if (row.isEmpty()) {
-      return false;
-    }
-    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.get().connections()));
-    List<String> pageIds = new ArrayList<>();
-    for (String connectionId : connectionIds) {
-      registry.connectionItems().get(connectionId)
-          .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
-    }
-    registry.dropUser(user);
-    if (!pageIds.isEmpty()) {
-      announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-    }
-    if (!connectionIds.isEmpty()) {
-      announcer.publish(Kind.DROP_CONNECTIONS, user, connectionIds, null);
-    }
-    announcer.publish(Kind.DROP_USER, user, user);
-    return true;
+    return drops.dropUser(user);
   }
 
   /**
@@ -762,36 +719,7 @@ public final class Worker implements AutoCloseable {
    * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
    */
   public void dropConnection(String connectionId) {
-    ConnectionRow connection = registry.connectionItems().get(connectionId)
-        .orElseThrow(() -> unknownConnection(connectionId));
-    Tenant tenant = tenants.get(connection.user());
-    if (tenant == null) {
-      throw unknownConnection(connectionId);
-    }
-    tenant.lock.lock();
-    try {
-      String user = tenant.user;
-      UserRow owner = registry.userItems().get(user).orElse(null);
-      if (owner == null || !owner.connections().contains(connectionId)) {
-        throw unknownConnection(connectionId);
-      }
-      List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
-      boolean userGoes = owner.connections().size() == 1;
-      registry.dropConnection(connectionId);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-      }
-      announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          leave(tenant, "dropped");
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
+    drops.dropConnection(connectionId);
   }
 
   /**
@@ -802,75 +730,44 @@ public final class Worker implements AutoCloseable {
    * @return whether it was here
    */
   public boolean dropPage(String pageId) {
-    String user;
-    try {
-      user = registry.pageUser(pageId);
-    } catch (RegisterException e) {
-      return false;
-    }
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    tenant.lock.lock();
-    try {
-      PageRow page = registry.pageItems().get(pageId).orElse(null);
-      if (page == null) {
-        return false;
-      }
-      ConnectionRow connection = registry.connectionItems().get(page.connectionId()).orElseThrow();
-      boolean connectionGoes = connection.pages().size() == 1;
-      boolean userGoes = connectionGoes
-          && registry.userItems().get(user).map(row -> row.connections().size() == 1).orElse(false);
-      registry.dropPage(pageId);
-      announcer.publish(Kind.DROP_PAGE, user, pageId);
-      if (connectionGoes) {
-        announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
-      }
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          leave(tenant, "dropped");
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-    return true;
+    return drops.dropPage(pageId);
   }
 
   WorkerException unknownConnection(String connectionId) {
-    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
-        + connectionId + "' is not on worker " + name + "; nothing was changed");
+    return drops.unknownConnection(connectionId);
   }
 
   // ---- login ----------------------------------------------------------------------------------
 
   /**
-   * Logs a connection into {@code user}.
+   * Logs a connection into {@code user}. Where that identity lives is the commander's knowledge:
+   * the worker asks its {@link IdentityLocator} (in the process, the wire call {@code locate}).
    *
-   * <p>When the identity lives here or nowhere ({@code identityElsewhere} false) the connection is
-   * relabelled in place at once (the registry's change of connection user: a guest's entry follows
-   * its first identity, store included; a resident user wins) and {@code login} is announced, with
-   * {@code new_user} and {@code drop_user} when an entry was born or left. The guest's transfer
-   * flag is dropped; a real previous owner keeps his.
+   * <p>When the identity lives here or nowhere the connection is relabelled in place at once (the
+   * registry's change of connection user: a guest's entry follows its first identity, store
+   * included; a resident user wins) and {@code login} is announced, with {@code new_user} and
+   * {@code drop_user} when an entry was born or left. The guest's transfer flag is dropped; a real
+   * previous owner keeps his.
    *
-   * <p>When the identity lives on another worker, the connection leaves by the login tail once its
-   * owner has no call in flight: its parcel, with its pages and — for a guest's only connection —
-   * the guest's store, is written under the new identity's folder; {@code login} and the drops are
-   * announced and memory no longer holds it. The worker holding the identity adopts it on the next
-   * call. A busy semaphore (past the wait limit) or a refused write leaves everything alive as it
-   * was.
+   * <p>When the identity lives on another worker or in the freezer, the connection leaves by the
+   * login tail once its owner has no call in flight: its parcel, with its pages and — for a guest's
+   * only connection — the guest's store, is written under the new identity's folder; {@code login}
+   * and the drops are announced and memory no longer holds it. The worker holding the identity (or
+   * waking it) adopts it on the next call, and its resident store wins over the carried one. A busy
+   * semaphore (past the wait limit) or a refused write leaves everything alive as it was. From
+   * inside a call the hand-over waits for that call to close: never wait for the returned future
+   * from inside the handler.
    *
-   * @return completes with the outcome, or exceptionally with a {@link WorkerException}
+   * @return completes with the outcome, or exceptionally with a {@link WorkerException}; complete
+   *     on return when relabelled in place
    * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION},
-   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock
+   *     {@link WorkerException.Reason#LOCATE_FAILED} when the locator failed,
+   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock;
+   *     nothing was changed
    * @throws RegisterException {@link RegisterException.Reason#GUEST_TARGET} for a guest identity
    */
-  public CompletableFuture<LoginOutcome> login(String connectionId, String user,
-      boolean identityElsewhere) {
-    return login.login(connectionId, user, identityElsewhere);
+  public CompletableFuture<LoginOutcome> login(String connectionId, String user) {
+    return login.login(connectionId, user);
   }
 
   // ---- departures: transfers, the idle valve, quit --------------------------------------------
@@ -944,9 +841,13 @@ public final class Worker implements AutoCloseable {
   /**
    * The photo of the worker: cheap (no disk, no row lock, one short lock per user) and consistent
    * per user — each user is read whole, never in the middle of a wake, a freeze or a login, and only
-   * as the registers hold him.
+   * as the registers hold him. It carries the worker's state and the announcement watermark read
+   * before the users: the photo shows at least the effects of every announcement up to it.
    */
   public Photo photo() {
+    long watermark = announcer.watermark(); // first: what follows shows at least its effects
+    WorkerState state = departures.finished() ? WorkerState.FINISHED
+        : departures.quitting() ? WorkerState.QUITTING : WorkerState.RUNNING;
     Map<String, Photo.UserPhoto> users = new HashMap<>();
     int connections = 0;
     int pages = 0;
@@ -982,9 +883,11 @@ public final class Worker implements AutoCloseable {
       }
     }
     Runtime runtime = Runtime.getRuntime();
-    return new Photo(ProcessHandle.current().pid(), name, group, clock.instant(), residentBytes(),
-        runtime.totalMemory() - runtime.freeMemory(), users.size(), connections, pages, pending,
-        servedCalls.get(), freezeFailures.get(), users);
+    long heapMax = runtime.maxMemory();
+    return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
+        residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
+        heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
+        servedCalls.get(), freezing.failures(), users);
   }
 
   private static long residentBytes() {
@@ -994,6 +897,11 @@ public final class Worker implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /** Runs {@code action} once every announcement published so far was delivered; never blocks. */
+  void afterAnnouncements(Runnable action) {
+    announcer.afterDelivered(action);
   }
 
   static Throwable unwrap(Throwable failure) {
@@ -1008,7 +916,7 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
-   * application that refuses every call; no listener; the system schedule; two daemon disk threads;
+   * application that refuses every call; no listener; {@link IdentityLocator#NOWHERE}; the system schedule; two daemon disk threads;
    * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; idle valve off.
    * Not thread-safe.
    */
@@ -1021,6 +929,7 @@ public final class Worker implements AutoCloseable {
       throw new UnsupportedOperationException("this worker was built without an application");
     };
     private AnnouncementListener listener = announcement -> { };
+    private IdentityLocator locator = IdentityLocator.NOWHERE;
     private Schedule schedule;
     private Executor disk;
     private Duration retryInterval = Duration.ofMillis(50);
@@ -1056,6 +965,15 @@ public final class Worker implements AutoCloseable {
     /** Who receives the announcements. */
     public Builder listener(AnnouncementListener value) {
       this.listener = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /**
+     * Who says where an identity lives, for {@link Worker#login}; default
+     * {@link IdentityLocator#NOWHERE} (a worker alone: every login relabels in place).
+     */
+    public Builder identityLocator(IdentityLocator value) {
+      this.locator = Objects.requireNonNull(value);
       return this;
     }
 
