@@ -340,9 +340,10 @@ public final class Wire implements AutoCloseable {
     }
     settle(call);
     if (!call.method().equals(frame.method())) {
-      call.future().completeExceptionally(new WireClosedException(name, "method_mismatch"));
-      return hostile("method_mismatch: the reply to call " + frame.id() + " names '"
-          + frame.method() + "', the call was '" + call.method() + "'");
+      hostile("method_mismatch: the reply to call " + frame.id() + " names '" + frame.method()
+          + "', the call was '" + call.method() + "'");
+      call.future().completeExceptionally(new WireClosedException(name, closeReason.get()));
+      return false;
     }
     if (frame.kind() == FrameKind.REPLY) {
       call.future().complete(frame.payload());
