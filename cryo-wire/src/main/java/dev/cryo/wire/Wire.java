@@ -143,9 +143,9 @@ public final class Wire implements AutoCloseable {
   /**
    * One call. Fails (the future, never a throw) with {@link WireRefusedException} when the
    * pending-call limit (256) is reached (nothing was sent) or the frame is too large, {@link
-   * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply is dropped; past the
-   * abandoned-id limit (256) the wire closes), {@link WireClosedException} when the wire ends,
-   * {@link RemoteFailure}(code, message) when the peer's handler refused.
+   * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply
+   * is dropped; past the abandoned-id limit (256) the wire closes), {@link WireClosedException}
+   * when the wire ends, {@link RemoteFailure}(code, message) when the peer's handler refused.
    *
    * @param method the peer's call method
    * @param payload the call's payload (not copied: do not change it before the future completes)
