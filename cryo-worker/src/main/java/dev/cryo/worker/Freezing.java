@@ -123,9 +123,10 @@ final class Freezing {
   private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
       CompletableFuture<Object> result) {
     if (expire) {
+      List<String> closed = new ArrayList<>();
       tenant.lock.lock();
       try {
-        drops.dropAnnounced(tenant.user);
+        drops.dropAnnounced(tenant.user, closed);
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
         worker.leave(tenant, "expired");
         tenant.transition.complete(null);
@@ -133,10 +134,12 @@ final class Freezing {
         tenant.lock.unlock();
       }
       announcer.deliver();
+      worker.pagesClosed(tenant.user, closed);
       announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
       return;
     }
+    worker.beforeFreeze(tenant.user, cause);
     trips.run(into, tenant.user, cause, () -> {
       freeze(tenant, into, cause);
       return null;

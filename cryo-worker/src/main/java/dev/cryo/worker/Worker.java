@@ -733,6 +733,29 @@ public final class Worker implements AutoCloseable {
     return drops.dropPage(pageId);
   }
 
+  /** The application's hook before a freeze; a throw is logged, the freeze goes on. */
+  void beforeFreeze(String user, String cause) {
+    try {
+      application.beforeFreeze(this, user, cause);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's beforeFreeze of '" + user + "' failed on worker "
+          + name + "; he is frozen as he is", e);
+    }
+  }
+
+  /** The application's hook after pages closed for good; a throw is logged. */
+  void pagesClosed(String user, List<String> pageIds) {
+    if (pageIds.isEmpty()) {
+      return;
+    }
+    try {
+      application.pagesClosed(this, user, List.copyOf(pageIds));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's pagesClosed of " + pageIds + " of '" + user
+          + "' failed on worker " + name, e);
+    }
+  }
+
   WorkerException unknownConnection(String connectionId) {
     return drops.unknownConnection(connectionId);
   }
