@@ -33,7 +33,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Its requests: {@code GET /counter} adds one to the user's counter and answers
  * {@code user=U counter=N worker=W}; {@code POST /api/move} (its move route) answers
- * {@code moved from=A to=B worker=W} or {@code refused=REASON worker=W}. A new connection is a guest
+ * {@code moved from=A to=B worker=W} or {@code refused=REASON worker=W}; {@code GET /hang} prints
+ * {@code hanging} and never answers. A new connection is a guest
  * {@code guest_<connection>}.
  *
  * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangUntil=FILE:N} connects but
@@ -99,7 +100,15 @@ public final class FakeWorkerMain implements WireHandler {
         }
         yield ProtocolCodec.write(photo());
       }
-      case Methods.HTTP -> ProtocolCodec.write(http(ProtocolCodec.read(payload, HttpCall.class)));
+      case Methods.HTTP -> {
+        HttpCall call = ProtocolCodec.read(payload, HttpCall.class);
+        if (call.path().equals("/hang")) {
+          System.out.println("hanging");
+          System.out.flush();
+          Thread.sleep(Long.MAX_VALUE);
+        }
+        yield ProtocolCodec.write(http(call));
+      }
       case Methods.FREEZE_USER -> {
         if (freezeHangs) {
           Thread.sleep(Long.MAX_VALUE);
