@@ -27,7 +27,8 @@ import java.util.function.BooleanSupplier;
  * destination, orders his worker to freeze him, and lets the fold of {@code user_frozen} release
  * the hold: his next request is placed on the destination with the verdict "frozen". When no other
  * worker can take him, nothing is held or frozen. Every move, done or refused, is an event
- * ({@code move}). Thread-safe; a move blocks its caller for at most the order timeout plus the
+ * ({@code move}): a done one is written by the fold of its {@code user_frozen}, so it precedes the
+ * adoption it leads to. Thread-safe; a move blocks its caller for at most the order timeout plus the
  * start of a worker.
  */
 final class Mover {
@@ -54,14 +55,14 @@ final class Mover {
   /** Moves {@code user}, waiting for a new worker at most until {@code deadlineNanos}. */
   MoveOutcome move(String user, long deadlineNanos) {
     MoveOutcome outcome = attempt(user, deadlineNanos);
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("user", user);
-    fields.put("from", outcome.from());
-    fields.put("to", outcome.to());
-    fields.put("refused", outcome.refusal() == null ? null : outcome.refusal().code());
-    fields.put("message", outcome.message());
-    routing.note("move", fields);
-    if (!outcome.moved()) {
+    if (!outcome.moved()) { // a done move's event was written by the fold of its user_frozen
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("user", user);
+      fields.put("from", outcome.from());
+      fields.put("to", null);
+      fields.put("refused", outcome.refusal().code());
+      fields.put("message", outcome.message());
+      routing.note("move", fields);
       LOG.log(Level.INFO, "move refused: " + outcome.message());
     }
     return outcome;

@@ -435,6 +435,17 @@ public final class Routing {
     if (!(location instanceof Frozen)) {
       Hold hold = holds.get(user);
       users.put(user, new Frozen(hold == null ? null : hold.destination()));
+      if (hold != null && hold.reason() == HoldReason.MOVING) {
+        // The move's event is written here, in fold order: before any adoption it leads to.
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("user", user);
+        fields.put("from", worker);
+        fields.put("to", hold.destination());
+        fields.put("refused", null);
+        fields.put("message", "'" + user + "' was frozen on " + worker + "; his next request"
+            + " wakes him on " + hold.destination());
+        events.record("move", fields);
+      }
     }
     releaseHold(user);
   }

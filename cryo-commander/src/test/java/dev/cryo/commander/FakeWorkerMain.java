@@ -39,7 +39,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangUntil=FILE:N} connects but
  * never presents itself until it is the N-th spawn counted in FILE; {@code cryo.fake.mute=true}
- * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order.
+ * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
+ * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -70,7 +71,8 @@ public final class FakeWorkerMain implements WireHandler {
     }
     ProcessHandle self = ProcessHandle.current();
     long started = self.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
-    Presentation presentation = new Presentation(spawn.name(), spawn.group(), self.pid(), started,
+    String name = System.getProperty("cryo.fake.name", spawn.name());
+    Presentation presentation = new Presentation(name, spawn.group(), self.pid(), started,
         spawn, worker.photo(), List.of(List.of("POST", "/api/move")));
     worker.wire.call(Methods.PRESENT, ProtocolCodec.write(presentation),
         java.time.Duration.ofSeconds(10)).get();

@@ -225,6 +225,34 @@ class RoutingTest {
   }
 
   @Test
+  void aMovesEventIsWrittenByTheFoldOfItsFreezeBeforeTheAdoption() {
+    guestBorn("w1", "c1", "p1");
+    routing.hold("guest_c1", HoldReason.MOVING, "w2").orElseThrow();
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+    tell("w2", NEW_USER, "guest_c1", "guest_c1");
+    tell("w2", USER_ADOPTED, "guest_c1", "guest_c1");
+
+    List<String> order = sink.events().stream()
+        .map(e -> e.event() + ":" + e.fields().getOrDefault("kind", e.fields().get("to")))
+        .toList();
+    assertThat(order).containsSubsequence("fold:user_frozen", "move:w2", "fold:user_adopted");
+    assertThat(sink.of("move").get(0).fields()).containsEntry("from", "w1")
+        .containsEntry("refused", null);
+  }
+
+  @Test
+  void anOrderedFreezeWritesNoMove() {
+    guestBorn("w1", "c1", "p1");
+    routing.hold("guest_c1", HoldReason.FREEZING, null).orElseThrow();
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+
+    assertThat(sink.of("move")).isEmpty();
+    assertThat(routing.locate("guest_c1")).isEqualTo(new Frozen(null));
+  }
+
+  @Test
   void aHoldNotReleasedTimesTheWaiterOut() throws Exception {
     guestBorn("w1", "c1", "p1");
     Hold hold = routing.hold("guest_c1", HoldReason.FREEZING, null).orElseThrow();
