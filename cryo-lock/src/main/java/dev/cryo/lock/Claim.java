@@ -31,18 +31,14 @@ final class Claim {
    *     directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
-    try {
-      return claim(file, holder, deadline);
-    } catch (LockValidationException e) {
-      if (Thread.currentThread().isInterrupted()) {
-        // An interrupt closes the channel a read or write was using (ClosedByInterruptException),
-        // which would otherwise surface as a FIFO, an unreadable file or an I/O failure.
-        throw new LockBusyException(file.path(), null, "the wait was interrupted");
-      }
-      throw e;
-    }
+    return claim(file, holder, deadline);
   }
 
+  /**
+   * The loop. Only its waits are interruptible (an interrupted wait is a busy refusal); its file
+   * work is not ({@link Uninterruptible}), so an interrupted thread still takes a free lock, and
+   * keeps its interrupt flag.
+   */
   private static LockRecord claim(LockFile file, String holder, long deadline)
       throws LockException {
     ProcessTable table = ProcessTable.system();

@@ -141,7 +141,16 @@ public final class Publication {
         + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
   }
 
+  /**
+   * Writes a fresh temporary holding {@code content}; one unit of work that leaves nothing behind
+   * when it fails, so that an interrupt in the middle repeats it whole ({@link Uninterruptible}).
+   */
   private static Path writeTemporary(Path target, byte[] content, Durability durability)
+      throws IOException {
+    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability));
+  }
+
+  private static Path writeTemporaryOnce(Path target, byte[] content, Durability durability)
       throws IOException {
     Path temporary = sibling(target, TEMPORARY_MARK);
     boolean complete = false;
@@ -169,8 +178,13 @@ public final class Publication {
   }
 
   private static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
+    try {
+      Uninterruptible.call(() -> {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+          channel.force(true);
+        }
+        return null;
+      });
     } catch (IOException e) {
       // Some file systems cannot force a directory (EINVAL); the entry is then as safe as they allow.
       if (!"Invalid argument".equals(e.getMessage())) {

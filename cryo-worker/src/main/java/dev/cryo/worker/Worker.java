@@ -218,7 +218,29 @@ public final class Worker implements AutoCloseable {
                     : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
                 + " stays as the handler left him: fix the handler or the call", e);
       }
+    } finally {
+      announcer.flush(); // the reply, or the refusal, never overtakes what the call caused
     }
+  }
+
+  /**
+   * The announcement watermark: the sequence of the last announcement delivered to the listener
+   * (0 before the first). A reply sent after {@link #call} returned, or after
+   * {@link #awaitAnnouncements()}, may carry it: every announcement up to it reached the listener
+   * before.
+   */
+  public long announcementWatermark() {
+    return announcer.watermark();
+  }
+
+  /**
+   * Waits until every announcement published before this call has been delivered to the listener
+   * (delivering them on this thread when no other is), and returns the watermark then. A reply to
+   * an order whose effects were announced (a freeze, a drop, a quit) calls this first. Must not be
+   * called from the listener.
+   */
+  public long awaitAnnouncements() {
+    return announcer.flush();
   }
 
   /**
@@ -694,7 +716,7 @@ public final class Worker implements AutoCloseable {
         tenant.lock.unlock();
       }
       announcer.deliver();
-      result.complete(FreezeOutcome.DROPPED);
+      announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
       return;
     }
@@ -703,7 +725,7 @@ public final class Worker implements AutoCloseable {
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
-        result.complete(FreezeOutcome.FROZEN);
+        announcer.afterDelivered(() -> result.complete(FreezeOutcome.FROZEN));
       } else {
         Throwable cause2 = unwrap(failure);
         freezeFailures.incrementAndGet();
@@ -821,7 +843,7 @@ public final class Worker implements AutoCloseable {
     } finally {
       tenant.lock.unlock();
     }
-    announcer.deliver();
+    announcer.flush();
     return dropped;
   }
 
@@ -884,7 +906,7 @@ public final class Worker implements AutoCloseable {
     } finally {
       tenant.lock.unlock();
     }
-    announcer.deliver();
+    announcer.flush();
   }
 
   /**
@@ -929,7 +951,7 @@ public final class Worker implements AutoCloseable {
     } finally {
       tenant.lock.unlock();
     }
-    announcer.deliver();
+    announcer.flush();
     return true;
   }
 
@@ -1092,6 +1114,11 @@ public final class Worker implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /** Runs {@code action} once every announcement published so far was delivered; never blocks. */
+  void afterAnnouncements(Runnable action) {
+    announcer.afterDelivered(action);
   }
 
   static Throwable unwrap(Throwable failure) {
