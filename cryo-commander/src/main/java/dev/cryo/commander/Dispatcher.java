@@ -164,6 +164,9 @@ final class Dispatcher {
           continue;
         }
         if (cause instanceof WireClosedException) {
+          if (!running.getAsBoolean()) {
+            return unavailable("the server stopped during the request");
+          }
           return Reply.text(502, "the worker serving this request died during it; retry");
         }
         if (cause instanceof WireRefusedException) {

@@ -2,15 +2,12 @@ package dev.cryo.commander;
 
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.Wire;
-import dev.cryo.wire.WireLimits;
-import dev.cryo.wire.WireListener;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,10 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The worker processes of a run: their starts (spawn, presentation within the timeout, retries with
@@ -197,81 +192,18 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /** One attempt; null when the worker presented itself, else why it failed (all of it killed). */
   private String attemptStart(WorkerHandle handle, int attempt) {
-    long deadline = System.nanoTime() + config.presentation().toNanos();
-    WireListener listener = null;
-    WorkerProcess process = null;
-    Wire wire = null;
-    boolean presented = false;
-    try {
-      Path socket = Path.of(handle.spawn().wire());
-      listener = WireListener.bind(socket);
-      process = WorkerProcess.start(config.workerCommand(), handle.spawn(),
-          logs.resolve(handle.name() + ".log"));
-      synchronized (this) {
-        if (closing) {
-          return "the commander is closing";
-        }
-        handle.attempt(process);
-      }
-      note("worker_spawned", handle, "attempt", attempt, "pid", process.pid());
-      WireListener bound = listener;
-      CompletableFuture<SocketChannel> accepted = CompletableFuture.supplyAsync(() -> {
-        try {
-          return bound.accept(config.presentation());
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-      }, VIRTUAL);
-      CompletableFuture.anyOf(accepted, process.onExit()).get(remaining(deadline),
-          TimeUnit.NANOSECONDS);
-      if (!accepted.isDone()) {
-        return "its process exited with status " + process.exitStatus() + " before it connected";
-      }
-      SocketChannel channel = accepted.join();
-      WorkerLink link = new WorkerLink(handle, routing, this, config.clock());
-      wire = Wire.open(channel, handle.name(), link, Methods.COMMANDER_CALLS,
-          Methods.COMMANDER_EVENTS, WireLimits.defaults());
-      link.attach(wire);
-      handle.attach(wire);
-      CompletableFuture.anyOf(handle.presented(), process.onExit(), link.closed())
-          .get(remaining(deadline), TimeUnit.NANOSECONDS);
-      if (!handle.presented().isDone()) {
-        return link.closed().isDone() ? "its wire closed before it presented itself ("
-            + link.closed().join() + ")" : "its process exited with status "
-            + process.exitStatus() + " before it presented itself";
-      }
-      presented = true;
-      WorkerProcess exited = process;
-      process.onExit().thenRun(() -> death(handle, "its process exited with status "
-          + exited.exitStatus()));
-      return null;
-    } catch (TimeoutException e) {
-      return "it did not present itself within " + config.presentation()
-          + "; its process group was killed";
-    } catch (ExecutionException e) {
-      return "no connection came to its socket: " + e.getCause().getMessage();
-    } catch (IOException | RuntimeException e) {
-      return "it could not be spawned: " + e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "the start was interrupted";
-    } finally {
-      if (listener != null) {
-        listener.close();
-      }
-      if (!presented) {
-        if (wire != null) {
-          wire.close();
-        }
-        if (process != null) {
-          process.killGroup();
-        }
-      }
-    }
-  }
-
-  private static long remaining(long deadlineNanos) {
-    return Math.max(1, deadlineNanos - System.nanoTime());
+    return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
+        .run(process -> {
+          synchronized (this) {
+            if (closing) {
+              return false;
+            }
+            handle.attempt(process);
+          }
+          note("worker_spawned", handle, "attempt", attempt, "pid", process.pid());
+          return true;
+        }, presented -> presented.onExit().thenRun(() -> death(handle,
+            "its process exited with status " + presented.exitStatus())));
   }
 
   @Override
