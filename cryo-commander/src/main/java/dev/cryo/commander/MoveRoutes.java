@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * Matches a request against an application's move routes, each {@code [METHOD, PATH]}. A route's
  * path matches segment by segment: a literal segment matches itself, {@code {name}} or {@code *}
- * matches any one segment, and a last segment {@code **} matches the rest (one segment or more).
+ * matches any one segment that is not empty, and a last segment {@code **} matches the rest (one segment or more).
  * The method matches case-insensitively. Stateless.
  */
 final class MoveRoutes {
@@ -36,7 +36,7 @@ final class MoveRoutes {
       }
       boolean wildcard = want[i].equals("*")
           || (want[i].startsWith("{") && want[i].endsWith("}") && want[i].length() > 2);
-      if (!wildcard && !want[i].equals(got[i])) {
+      if (wildcard ? got[i].isEmpty() : !want[i].equals(got[i])) {
         return false;
       }
     }
