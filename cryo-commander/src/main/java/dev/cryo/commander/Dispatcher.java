@@ -17,7 +17,6 @@ import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -245,13 +244,9 @@ final class Dispatcher {
   private void checkOrdering(WorkerHandle worker, String connection, HttpResult result) {
     long folded = routing.lastSequence(worker.name());
     if (folded < result.watermark()) {
-      Map<String, Object> fields = new LinkedHashMap<>();
-      fields.put("worker", worker.name());
-      fields.put("seq", result.watermark());
-      fields.put("message", "a reply with watermark " + result.watermark() + " came before"
-          + " announcement " + folded + " + 1 was folded: the ordering rule is broken");
-      routing.note("anomaly", fields);
-      LOG.log(Level.ERROR, fields.get("message"));
+      routing.anomaly(worker.name(), result.watermark(), "a reply with watermark "
+          + result.watermark() + " came when only " + folded + " announcements were folded: the"
+          + " ordering rule is broken");
     }
     if (result.user() != null
         && !result.user().equals(routing.userOf(connection).orElse(result.user()))) {

@@ -262,6 +262,20 @@ public final class Routing {
     return gone;
   }
 
+  /**
+   * Records and counts an anomaly found outside a fold (a reply ahead of its announcements): logged,
+   * and recorded as an {@code anomaly} event in fold order.
+   */
+  public synchronized void anomaly(String worker, long sequence, String message) {
+    anomalies++;
+    LOG.log(Level.ERROR, "worker " + worker + ": " + message);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("seq", sequence);
+    fields.put("message", message);
+    events.record("anomaly", fields);
+  }
+
   /** Records an event of the commander's in fold order (a birth, a move, a failed start). */
   public synchronized void note(String event, Map<String, Object> fields) {
     events.record(event, fields);

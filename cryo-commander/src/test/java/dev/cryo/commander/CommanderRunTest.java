@@ -111,6 +111,19 @@ class CommanderRunTest {
     assertThat(failed.get(0).path("reason").asText()).contains("wire closed");
   }
 
+  @Test
+  void aReplyAheadOfItsAnnouncementsIsRecordedAsABrokenOrdering() throws Exception {
+    try (Commander commander = Commander.start(config(home, "-Dcryo.fake.skew=1").workers(1)
+        .build())) {
+      assertThat(commander.serve(get("c1", "/counter")).status()).isEqualTo(200);
+
+      List<JsonNode> anomalies = events(commander, "anomaly");
+      assertThat(anomalies).hasSize(1);
+      assertThat(anomalies.get(0).path("message").asText()).contains("ordering rule is broken");
+      assertThat(commander.status().anomalies()).isEqualTo(1);
+    }
+  }
+
   private static JsonNode status(Path home) {
     try {
       return new ObjectMapper().readTree(home.resolve(Status.FILE_NAME).toFile());

@@ -40,7 +40,8 @@ import java.util.concurrent.CountDownLatch;
  * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangUntil=FILE:N} connects but
  * never presents itself until it is the N-th spawn counted in FILE; {@code cryo.fake.mute=true}
  * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
- * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with.
+ * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
+ * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -149,7 +150,7 @@ public final class FakeWorkerMain implements WireHandler {
     }
     body += " worker=" + spawn.name();
     return new HttpResult(200, List.of(List.of("Content-Type", "text/plain")),
-        body.getBytes(StandardCharsets.UTF_8), user, sequence);
+        body.getBytes(StandardCharsets.UTF_8), user, sequence + Long.getLong("cryo.fake.skew", 0));
   }
 
   private void wake(String user, String connection) throws IOException {
