@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -113,15 +114,15 @@ final class Dispatcher {
       }
       Location location = user == null ? Location.UNKNOWN : routing.locate(user);
       long seen = supervisor.generation();
-      Verdict verdict = decide(user, location);
+      Decision decision = decide(user, location);
       WorkerHandle worker;
-      switch (verdict) {
+      switch (decision.verdict()) {
         case Saturated saturated -> {
           return unavailable(saturated.reason());
         }
         case Grow grow -> {
           problem = "a new worker was starting";
-          awaitStart(deadline);
+          awaitStart(decision.started(), deadline);
           continue;
         }
         case AwaitStart await -> {
@@ -204,21 +205,33 @@ final class Dispatcher {
     return Optional.of(Reply.text(500, "internal error"));
   }
 
-  private Verdict decide(String user, Location location) {
+  /** A verdict, and the start of the new worker when it is {@link Grow}. */
+  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started) {}
+
+  private Decision decide(String user, Location location) {
+    if (!(location instanceof Frozen)) { // nothing to bind or grow: no lock on the common path
+      return new Decision(placement.forRequest(user, location, supervisor.views(),
+          supervisor.starting()), null);
+    }
     synchronized (placementLock) {
       Verdict verdict = placement.forRequest(user, location, supervisor.views(),
           supervisor.starting());
-      if (verdict instanceof Place place && location instanceof Frozen) {
+      if (verdict instanceof Place place) {
         // Every request of a burst goes where the first went: one worker wakes him, once.
-        return routing.bindFrozen(user, place.worker()).<Verdict>map(Place::new).orElse(verdict);
+        return new Decision(routing.bindFrozen(user, place.worker()).<Verdict>map(Place::new)
+            .orElse(verdict), null);
       }
-      return verdict;
+      if (verdict instanceof Grow) { // started under the lock: the next decision counts it
+        return new Decision(verdict, supervisor.startWorker());
+      }
+      return new Decision(verdict, null);
     }
   }
 
-  private void awaitStart(long deadline) throws InterruptedException {
+  private static void awaitStart(CompletableFuture<WorkerHandle> started, long deadline)
+      throws InterruptedException {
     try {
-      supervisor.startWorker().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      started.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (ExecutionException | TimeoutException e) {
       // decided again at the next round, against the same deadline
     }

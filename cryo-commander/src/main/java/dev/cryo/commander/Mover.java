@@ -17,6 +17,7 @@ import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -155,9 +156,13 @@ final class Mover {
   private String destination(String from, long deadlineNanos) throws InterruptedException {
     while (true) {
       Verdict verdict;
+      CompletableFuture<WorkerHandle> started = null;
       long seen = supervisor.generation();
       synchronized (placementLock) {
         verdict = placement.elsewhere(from, supervisor.views(), supervisor.starting());
+        if (verdict instanceof Grow) { // started under the lock: the next decision counts it
+          started = supervisor.startWorker();
+        }
       }
       switch (verdict) {
         case Place place -> {
@@ -168,7 +173,7 @@ final class Mover {
         }
         case Grow grow -> {
           try {
-            return supervisor.startWorker().get(Math.max(1, deadlineNanos - System.nanoTime()),
+            return started.get(Math.max(1, deadlineNanos - System.nanoTime()),
                 TimeUnit.NANOSECONDS).name();
           } catch (ExecutionException e) {
             return "!" + e.getCause().getMessage();

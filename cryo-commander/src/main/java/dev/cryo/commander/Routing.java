@@ -57,6 +57,8 @@ public final class Routing {
   private final Map<String, Set<String>> userConnections = new HashMap<>();
   private final Map<String, Location> users = new HashMap<>();
   private final Map<String, Set<String>> workerUsers = new HashMap<>();
+  private final Map<String, Integer> boundFor = new HashMap<>(); // destination → frozen users bound
+  private int frozenCount;
   private final Map<String, String> pageConnection = new HashMap<>();
   private final Map<String, Set<String>> connectionPages = new HashMap<>();
   private final Map<String, Long> lastSequence = new HashMap<>();
@@ -112,13 +114,7 @@ public final class Routing {
    * whose next request is already bound for it.
    */
   public synchronized int occupancy(String worker) {
-    int bound = 0;
-    for (Location location : users.values()) {
-      if (location instanceof Frozen frozen && worker.equals(frozen.destination())) {
-        bound++;
-      }
-    }
-    return workerUsers.getOrDefault(worker, Set.of()).size() + bound;
+    return workerUsers.getOrDefault(worker, Set.of()).size() + boundFor.getOrDefault(worker, 0);
   }
 
   /** The sequence number of the last announcement folded from {@code worker}, 0 before any. */
@@ -128,14 +124,8 @@ public final class Routing {
 
   /** The counts the status shows. */
   public synchronized Counts counts() {
-    int frozen = 0;
-    for (Location location : users.values()) {
-      if (location instanceof Frozen) {
-        frozen++;
-      }
-    }
-    return new Counts(users.size() - frozen, frozen, connectionUser.size(), pageConnection.size(),
-        holds.size(), lost, anomalies, folds);
+    return new Counts(users.size() - frozenCount, frozenCount, connectionUser.size(),
+        pageConnection.size(), holds.size(), lost, anomalies, folds);
   }
 
   /**
@@ -250,8 +240,13 @@ public final class Routing {
     }
     lost += gone.size();
     workerUsers.remove(worker);
-    users.replaceAll((user, location) -> location instanceof Frozen frozen
-        && worker.equals(frozen.destination()) ? new Frozen(null) : location);
+    if (boundFor.containsKey(worker)) {
+      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
+        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
+          relocate(entry.getKey(), new Frozen(null));
+        }
+      }
+    }
     lastSequence.remove(worker);
     lastNewConnection.keySet().removeIf(key -> key.startsWith(worker + '\0'));
     Map<String, Object> fields = new LinkedHashMap<>();
@@ -296,14 +291,14 @@ public final class Routing {
     if (frozen.destination() != null) {
       return Optional.of(frozen.destination());
     }
-    users.put(user, new Frozen(worker));
+    relocate(user, new Frozen(worker));
     return Optional.of(worker);
   }
 
   /** Forgets the worker a frozen user's requests were bound to (its wake there failed). */
   public synchronized void unbindFrozen(String user, String worker) {
     if (users.get(user) instanceof Frozen frozen && worker.equals(frozen.destination())) {
-      users.put(user, new Frozen(null));
+      relocate(user, new Frozen(null));
     }
   }
 
@@ -370,8 +365,7 @@ public final class Routing {
       return false;
     }
     if (!(location instanceof OnWorker)) {
-      users.put(user, new OnWorker(worker));
-      workerUsers.computeIfAbsent(worker, w -> new LinkedHashSet<>()).add(user);
+      relocate(user, new OnWorker(worker));
     }
     return true;
   }
@@ -443,12 +437,9 @@ public final class Routing {
           + " naming him frozen was not applied");
       return;
     }
-    if (location instanceof OnWorker) {
-      workerUsers.get(worker).remove(user);
-    }
     if (!(location instanceof Frozen)) {
       Hold hold = holds.get(user);
-      users.put(user, new Frozen(hold == null ? null : hold.destination()));
+      relocate(user, new Frozen(hold == null ? null : hold.destination()));
       if (hold != null && hold.reason() == HoldReason.MOVING) {
         // The move's event is written here, in fold order: before any adoption it leads to.
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -498,14 +489,38 @@ public final class Routing {
     }
   }
 
-  private void removeUser(String user) {
-    Location location = users.remove(user);
-    if (location instanceof OnWorker on) {
+  /**
+   * Changes where {@code user} lives (null: forgets him), keeping the index worker → users, the
+   * counts of frozen users bound for each worker and the count of the frozen in step.
+   */
+  private void relocate(String user, Location next) {
+    Location before = next == null ? users.remove(user) : users.put(user, next);
+    if (before instanceof OnWorker on) {
       Set<String> residents = workerUsers.get(on.worker());
       if (residents != null) {
         residents.remove(user);
+        if (residents.isEmpty()) {
+          workerUsers.remove(on.worker());
+        }
+      }
+    } else if (before instanceof Frozen frozen) {
+      frozenCount--;
+      if (frozen.destination() != null) {
+        boundFor.merge(frozen.destination(), -1, (a, b) -> a + b == 0 ? null : a + b);
       }
     }
+    if (next instanceof OnWorker on) {
+      workerUsers.computeIfAbsent(on.worker(), w -> new LinkedHashSet<>()).add(user);
+    } else if (next instanceof Frozen frozen) {
+      frozenCount++;
+      if (frozen.destination() != null) {
+        boundFor.merge(frozen.destination(), 1, Integer::sum);
+      }
+    }
+  }
+
+  private void removeUser(String user) {
+    relocate(user, null);
     for (String connection : new ArrayList<>(userConnections.getOrDefault(user, Set.of()))) {
       unlinkConnection(connection);
     }

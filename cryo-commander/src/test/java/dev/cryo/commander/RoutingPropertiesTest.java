@@ -142,6 +142,12 @@ class RoutingPropertiesTest {
       }
     });
     assertThat(maps.workerUsers()).isEqualTo(residents);
+    for (String worker : WORKERS) {
+      long bound = maps.users().values().stream().filter(location -> location instanceof Frozen f
+          && worker.equals(f.destination())).count();
+      assertThat(routing.occupancy(worker)).as("the occupancy of %s", worker)
+          .isEqualTo(residents.getOrDefault(worker, Set.of()).size() + (int) bound);
+    }
     for (String user : USERS) {
       List<String> expected = new ArrayList<>();
       maps.connectionUser().forEach((connection, owner) -> {
