@@ -41,7 +41,8 @@ import java.util.concurrent.CountDownLatch;
  * never presents itself until it is the N-th spawn counted in FILE; {@code cryo.fake.mute=true}
  * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
  * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
- * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent.
+ * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent;
+ * {@code cryo.fake.child=true} starts a {@code sleep} in its process group and prints its pid.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -67,6 +68,11 @@ public final class FakeWorkerMain implements WireHandler {
     FakeWorkerMain worker = new FakeWorkerMain(spawn);
     worker.wire = Wire.open(Wire.connect(Path.of(spawn.wire())), spawn.name(), worker,
         Methods.WORKER_CALLS, Methods.WORKER_EVENTS, WireLimits.defaults());
+    if (Boolean.getBoolean("cryo.fake.child")) { // a process of its group, for the group's kill
+      Process child = new ProcessBuilder("sleep", "600").start();
+      System.out.println("child " + child.pid());
+      System.out.flush();
+    }
     if (!worker.mayPresent()) {
       Thread.sleep(Long.MAX_VALUE); // never presents: the commander kills the group
     }
