@@ -73,8 +73,11 @@ final class Claim {
         }
         long nap = remaining;
         if (found instanceof LockReading.Malformed malformed) {
-          nap = Math.min(nap, Duration.between(Instant.now(),
-              malformed.modified().plus(ProcessLock.MALFORMED_GRACE)).toNanos() + 1_000_000);
+          // Bounded by the skew and the grace (ProcessLock.malformedReclaimableAt): no overflow.
+          Instant now = Instant.now();
+          Duration left = Duration.between(now,
+              ProcessLock.malformedReclaimableAt(malformed.modified(), now));
+          nap = Math.min(nap, Math.max(0, left.toNanos()) + 1_000_000);
         } else if (wait == Wait.SHORT) {
           nap = Math.min(nap, TimeUnit.MILLISECONDS.toNanos(2));
         }
@@ -197,8 +200,8 @@ final class Claim {
       case LockReading.Unreadable unreadable -> "its record cannot be read: "
           + unreadable.problem();
       case LockReading.Malformed malformed -> "its record does not parse (" + malformed.problem()
-          + "); it will be reclaimed " + ProcessLock.MALFORMED_GRACE.toSeconds()
-          + " s after its last change";
+          + "); it will be reclaimed at " + ProcessLock.malformedReclaimableAt(malformed.modified(),
+              Instant.now()) + " unless it changes";
       default -> "another process took it meanwhile";
     };
     return new LockBusyException(file.path(), recordOf(found), detail);

@@ -1,7 +1,5 @@
 package dev.cryo.wire;
 
-import java.util.regex.Pattern;
-
 /**
  * One frame, decoded: its kind, its header's fields and its opaque payload. The layout on the
  * stream is docs/wire.md's: a 14-byte prelude (magic {@code CRYW}, version, kind, header length
@@ -28,11 +26,19 @@ record Frame(FrameKind kind, long id, String method, String code, String message
   /** Longer error messages are cut to this many characters before sending. */
   static final int MAX_MESSAGE_CHARS = 4096;
 
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:/-]{1," + MAX_NAME_CHARS + "}");
-
-  /** Whether a string is a valid method name or error code. */
+  /** Whether a string is a valid method name or error code: 1 to 128 of [A-Za-z0-9_.:/-]. */
   static boolean isName(String name) {
-    return name != null && NAME.matcher(name).matches();
+    if (name == null || name.isEmpty() || name.length() > MAX_NAME_CHARS) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '_' || c == '.' || c == ':' || c == '/' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -9,13 +9,13 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +25,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * One end of a wire: calls, replies and events over one connected Unix domain socket, correlated
  * by id (docs/wire.md).
  *
- * <p>Threads: one reader virtual thread per wire reads every frame in order; it dispatches each
+ * <p>Threads: one reader thread per wire (a daemon platform thread, see docs/wire.md) reads every
+ * frame in order; it dispatches each
  * inbound call to a virtual thread of its own, handles each event itself (so an event is handled
  * before any later frame, the reply of a call included), and completes the future of each reply.
  * Dependent stages attached to a call's future without an executor therefore run on the reader
@@ -39,9 +40,6 @@ public final class Wire implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(Wire.class.getName());
 
-  /** Fires the timeouts of every wire's calls; each expiry runs on a virtual thread. */
-  private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
-
   private final SocketChannel channel;
   private final String name;
   private final WireHandler handler;
@@ -49,7 +47,8 @@ public final class Wire implements AutoCloseable {
   private final Set<String> eventMethods;
   private final WireLimits limits;
 
-  private final ReentrantLock writeLock = new ReentrantLock();
+  /** Fair: writers that wait get the channel in the order they came (FIFO). */
+  private final ReentrantLock writeLock = new ReentrantLock(true);
   private final AtomicLong nextId = new AtomicLong();
   private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
   private final AtomicInteger pendingCount = new AtomicInteger();
@@ -59,10 +58,11 @@ public final class Wire implements AutoCloseable {
   private final Set<Long> inbound = ConcurrentHashMap.newKeySet();
   private final AtomicReference<String> closeReason = new AtomicReference<>();
   private final Thread reader;
+  private final ThreadFactory callThreads;
 
-  /** A call waiting for its reply. */
+  /** A call waiting for its reply until its deadline (System.nanoTime). */
   private record Pending(long id, String method, CompletableFuture<byte[]> future,
-      ScheduledFuture<?>[] timeout) {
+      long deadline, Duration timeout) {
   }
 
   private Wire(SocketChannel channel, String name, WireHandler handler, Set<String> callMethods,
@@ -73,7 +73,12 @@ public final class Wire implements AutoCloseable {
     this.callMethods = callMethods;
     this.eventMethods = eventMethods;
     this.limits = limits;
-    this.reader = Thread.ofVirtual().name("wire-" + name + "-reader").unstarted(this::read);
+    // A platform thread, not a virtual one: between two frames it blocks in the kernel's read and
+    // is woken by it directly, where a virtual reader parks in the JDK's poller and costs a poller
+    // wake-up and a carrier hand-off per frame (docs/benchmarks.md, "cryo-wire"). One per wire.
+    this.reader = Thread.ofPlatform().daemon(true).name("wire-" + name + "-reader")
+        .unstarted(this::read);
+    this.callThreads = Thread.ofVirtual().name("wire-" + name + "-call-", 1).factory();
   }
 
   /**
@@ -109,6 +114,7 @@ public final class Wire implements AutoCloseable {
       throw new IllegalStateException("wire " + name + " refused: the channel cannot block", e);
     }
     Wire wire = new Wire(channel, name, handler, calls, events, limits);
+    Timeouts.watch(wire);
     wire.reader.start();
     return wire;
   }
@@ -137,7 +143,7 @@ public final class Wire implements AutoCloseable {
   /**
    * One call. Fails (the future, never a throw) with {@link WireRefusedException} when the
    * pending-call limit (256) is reached (nothing was sent) or the frame is too large, {@link
-   * WireTimeoutException} after timeout (its id is abandoned: a late reply is dropped; past the
+   * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply is dropped; past the
    * abandoned-id limit (256) the wire closes), {@link WireClosedException} when the wire ends,
    * {@link RemoteFailure}(code, message) when the peer's handler refused.
    *
@@ -174,13 +180,9 @@ public final class Wire implements AutoCloseable {
               + limits.maxPendingCalls() + " calls already wait for a reply on wire " + name
               + "; nothing was sent; retry once some replies came back"));
     }
-    Pending call = new Pending(id, method, new CompletableFuture<>(), new ScheduledFuture<?>[1]);
+    Pending call = new Pending(id, method, new CompletableFuture<>(),
+        System.nanoTime() + timeout.toNanos(), timeout);
     pending.put(id, call);
-    synchronized (call.timeout) {
-      call.timeout[0] = TIMEOUTS.schedule(
-          () -> Thread.startVirtualThread(() -> expire(call, timeout)),
-          timeout.toNanos(), TimeUnit.NANOSECONDS);
-    }
     if (closeReason.get() != null) {
       failPending();
       return call.future;
@@ -302,7 +304,7 @@ public final class Wire implements AutoCloseable {
       return hostile("duplicate_id: the peer reused the id " + frame.id()
           + " of a call still being served");
     }
-    Thread.ofVirtual().name("wire-" + name + "-call-" + frame.id()).start(() -> serve(frame));
+    callThreads.newThread(() -> serve(frame)).start();
     return true;
   }
 
@@ -399,9 +401,15 @@ public final class Wire implements AutoCloseable {
 
   // ------------------------------------------------------------------------- writing, closing
 
-  /** Writes one whole frame under the write lock. */
+  /**
+   * Writes one whole frame under the write lock. The writer's interrupt status is set aside for
+   * the write: a socket channel closes itself when a thread with its interrupt status set writes
+   * to it, and one interrupted caller (a request given up by its client) must not end the wire of
+   * every other. An interrupt that lands while the write blocks still closes it.
+   */
   private void write(byte[] frame) throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(frame);
+    boolean interrupted = Thread.interrupted();
     writeLock.lock();
     try {
       while (bytes.hasRemaining()) {
@@ -409,34 +417,53 @@ public final class Wire implements AutoCloseable {
       }
     } finally {
       writeLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
-  /** A call's timeout fired: abandon its id, fail its future. */
-  private void expire(Pending call, Duration timeout) {
-    abandoned.put(call.id(), call.method());
-    if (!pending.remove(call.id(), call)) {
-      abandoned.remove(call.id()); // its reply (or the wire's end) came first
-      return;
+  /**
+   * Called by {@link Timeouts} on its thread: abandons the ids of the calls past their deadline,
+   * then fails their futures (and closes the wire past the abandoned bound) on a virtual thread,
+   * so that no caller's dependent stage runs on the clock's thread.
+   */
+  void expireOverdue(long now) {
+    List<Pending> expired = null;
+    for (Pending call : pending.values()) {
+      if (now - call.deadline() < 0) {
+        continue;
+      }
+      // Abandoned before it leaves the map: a reply racing with the expiry finds it in one of them.
+      abandoned.put(call.id(), call.method());
+      if (pending.remove(call.id(), call)) {
+        pendingCount.decrementAndGet();
+        (expired == null ? expired = new ArrayList<>() : expired).add(call);
+      } else {
+        abandoned.remove(call.id()); // its reply (or the wire's end) came first
+      }
     }
-    pendingCount.decrementAndGet();
-    call.future().completeExceptionally(new WireTimeoutException("call " + call.method()
-        + " (id " + call.id() + ") on wire " + name + " got no reply within " + timeout
-        + "; its id is abandoned (a late reply will be dropped) and the wire stays open"));
+    if (expired != null) {
+      List<Pending> failed = expired;
+      Thread.startVirtualThread(() -> fail(failed));
+    }
+  }
+
+  private void fail(List<Pending> expired) {
+    for (Pending call : expired) {
+      call.future().completeExceptionally(new WireTimeoutException("call " + call.method()
+          + " (id " + call.id() + ") on wire " + name + " got no reply within " + call.timeout()
+          + "; its id is abandoned (a late reply will be dropped) and the wire stays open"));
+    }
     if (abandoned.size() > limits.maxAbandonedIds()) {
       closeWith("too_many_abandoned: more than " + limits.maxAbandonedIds()
           + " calls timed out without a reply", Level.WARNING);
     }
   }
 
-  /** Takes a call out of the count and cancels its timeout (it was removed from the map). */
+  /** Takes a call out of the count (it was removed from the map). */
   private void settle(Pending call) {
     pendingCount.decrementAndGet();
-    synchronized (call.timeout) {
-      if (call.timeout[0] != null) {
-        call.timeout[0].cancel(false);
-      }
-    }
   }
 
   /** Fails every pending call with WireClosedException. */
@@ -456,18 +483,12 @@ public final class Wire implements AutoCloseable {
       return;
     }
     LOG.log(level, () -> "wire " + name + " closed: " + reason);
+    Timeouts.forget(this);
     try {
       channel.close();
     } catch (IOException e) {
       LOG.log(Level.DEBUG, () -> "wire " + name + ": closing its channel failed: " + e);
     }
     failPending();
-  }
-
-  private static ScheduledThreadPoolExecutor timeouts() {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
-        Thread.ofPlatform().name("cryo-wire-timeouts").daemon(true).factory());
-    executor.setRemoveOnCancelPolicy(true);
-    return executor;
   }
 }

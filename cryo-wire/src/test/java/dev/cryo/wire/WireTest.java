@@ -371,6 +371,19 @@ class WireTest {
   }
 
   @Test
+  void anInterruptedCallerDoesNotCloseTheWire() throws Exception {
+    try (WirePair pair = new WirePair(directory)) {
+      Thread.currentThread().interrupt();
+      CompletableFuture<byte[]> call = pair.commander.call("ping", bytes("a"), LONG);
+      pair.worker.event("announce", bytes("b"));
+      assertThat(Thread.interrupted()).as("the interrupt status is given back").isTrue();
+      assertThat(call.get(10, TimeUnit.SECONDS)).isEqualTo(bytes("a"));
+      assertThat(pair.commander.isOpen()).isTrue();
+      assertThat(pair.worker.isOpen()).isTrue();
+    }
+  }
+
+  @Test
   void completionIsNotAffectedByACallerThatThrows() throws Exception {
     try (WirePair pair = new WirePair(directory)) {
       CompletableFuture<byte[]> call = pair.commander.call("ping", bytes("a"), LONG);

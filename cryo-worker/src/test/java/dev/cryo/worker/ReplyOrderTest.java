@@ -132,10 +132,50 @@ class ReplyOrderTest {
     List<?> outcome = (List<?>) refused.get(10, TimeUnit.SECONDS);
     WorkerException e = (WorkerException) outcome.get(0);
     assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT);
+    assertThat(e.where()).as("where he went").isEqualTo(WorkerException.Where.FROZEN);
+    assertThat(e.getMessage()).contains("with the verdict frozen");
     @SuppressWarnings("unchecked")
     List<String> heardThen = (List<String>) outcome.get(1);
     assertThat(heardThen).as("heard when the refusal left").contains("user_frozen:anna");
     assertThat(freeze.get(10, TimeUnit.SECONDS)).isEqualTo(FreezeOutcome.FROZEN);
     assertThat(bob.get(10, TimeUnit.SECONDS)).isEqualTo(1L);
+  }
+
+  @Test
+  void aCallWhoseOwnerLeftByTheLoginTailIsToldHeIsMovingNotFrozen() throws Exception {
+    worker.call(increment(null, "c1", "p1", "user")); // guest_c1, alone on c1
+    assertThat(harness.freezer.tryTakeSemaphore("carl", "somebody else")).isTrue();
+    harness.whereabouts.put("carl", IdentityLocator.Location.on("w2")); // so: the login tail
+    CompletableFuture<LoginOutcome> login = worker.login("c1", "carl"); // the tail, retrying
+    harness.await("the first try failed", () -> harness.schedule.pending() > 0);
+    List<Thread> caller = new CopyOnWriteArrayList<>();
+    Future<Object> refused = threads.submit(() -> {
+      caller.add(Thread.currentThread());
+      try {
+        return worker.call(increment("guest_c1", "c1", "p1", "user"));
+      } catch (WorkerException e) {
+        return e;
+      }
+    });
+    harness.await("the call waiting for the tail", () -> waitingOrDone(caller, refused));
+    harness.freezer.releaseSemaphore("carl", "somebody else");
+    harness.driveRetries(login);
+    assertThat(login.get(10, TimeUnit.SECONDS)).isEqualTo(LoginOutcome.HANDED_OVER);
+
+    assertThat(refused.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(WorkerException.class,
+        e -> {
+          assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT);
+          assertThat(e.where()).isEqualTo(WorkerException.Where.MOVING);
+          assertThat(e.getMessage()).doesNotContain("verdict frozen");
+        });
+    assertThat(heard).contains("login:c1", "drop_user:guest_c1").doesNotContain("user_frozen:guest_c1");
+  }
+
+  @Test
+  void onlyAUserLeftRefusalSaysWhere() {
+    WorkerException other = new WorkerException(WorkerException.Reason.WAKE_FAILED, "anna", "x");
+    assertThat(other.where()).isNull();
+    assertThat(WorkerException.Where.FROZEN.code()).isEqualTo("frozen");
+    assertThat(WorkerException.Where.MOVING.code()).isEqualTo("moving");
   }
 }
