@@ -131,8 +131,9 @@ final class Dispatcher {
           continue;
         }
         case Place place -> {
-          Optional<WorkerHandle> found = supervisor.running(place.worker());
-          if (found.isEmpty()) {
+          Optional<WorkerHandle> found = supervisor.running(place.worker())
+              .filter(handle -> handle.wire() != null && handle.wire().isOpen());
+          if (found.isEmpty()) { // dead and not buried yet: nothing was sent, route again
             problem = "worker " + place.worker() + " stopped running";
             supervisor.awaitChange(seen, Math.min(deadline, System.nanoTime()
                 + RETRY_PAUSE_NANOS));
