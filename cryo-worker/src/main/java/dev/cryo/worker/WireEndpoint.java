@@ -107,21 +107,21 @@ final class WireEndpoint implements WireHandler {
 
   private HttpResult http(HttpCall request) {
     Map<String, Object> arguments = new HashMap<>();
-    arguments.put(AppHost.METHOD, request.method());
-    arguments.put(AppHost.PATH, request.path());
-    arguments.put(AppHost.QUERY, request.query());
-    arguments.put(AppHost.HEADERS, request.headers());
-    arguments.put(AppHost.BODY, request.body());
+    arguments.put("method", request.method());
+    arguments.put("path", request.path());
+    arguments.put("query", request.query());
+    arguments.put("headers", request.headers());
+    arguments.put("body", request.body());
     MoveInfo move = request.move();
     if (move != null) {
       Map<String, Object> moved = new LinkedHashMap<>();
       moved.put("from", move.from());
       moved.put("to", move.to());
       moved.put("refused", move.refused());
-      arguments.put(AppHost.MOVE, moved);
+      arguments.put("move", moved);
     }
     Call call = new Call(request.user(), request.connection(), null, CallKind.USER_EVENT,
-        request.frozen(), AppHost.OPERATION, arguments, Map.of());
+        request.frozen(), AppHost.HTTP, arguments, Map.of());
     Object reply = worker.call(call);
     HttpReply http = (HttpReply) reply;
     String owner = worker.registry().connectionItems().get(request.connection())
