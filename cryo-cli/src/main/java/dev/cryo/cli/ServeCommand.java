@@ -60,6 +60,14 @@ import picocli.CommandLine.Spec;
     })
 final class ServeCommand implements Callable<Integer> {
 
+  /** Jetty's own log, kept to warnings: its start-up lines say nothing a user of cryo needs. */
+  private static final java.util.logging.Logger JETTY_LOG =
+      java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
+  static {
+    JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   /** The application served when --app is not given. */
   static final String DEMO = "dev.cryo.demo.DemoApplication";
 

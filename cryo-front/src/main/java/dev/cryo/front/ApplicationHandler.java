@@ -64,11 +64,12 @@ final class ApplicationHandler extends Handler.Abstract {
       tooLarge(response, callback);
       return true;
     }
-    String connectionId = ConnectionCookie.read(
-        org.eclipse.jetty.server.Request.getCookies(request));
+    String secret = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
+    String connectionId = secret == null ? null : ConnectionCookie.connectionIdOf(secret);
     boolean minted = connectionId == null || !upstream.knowsConnection(connectionId);
     if (minted) {
-      connectionId = ConnectionCookie.mint();
+      secret = ConnectionCookie.mint();
+      connectionId = ConnectionCookie.connectionIdOf(secret);
     }
     String query = request.getHttpURI().getQuery();
     Reply reply = upstream.serve(new Request(connectionId, request.getMethod(), path,
@@ -83,7 +84,7 @@ final class ApplicationHandler extends Handler.Abstract {
       response.getHeaders().add(header.getKey(), header.getValue());
     }
     if (minted) {
-      response.getHeaders().add(HttpHeader.SET_COOKIE, cookie.setCookie(connectionId));
+      response.getHeaders().add(HttpHeader.SET_COOKIE, cookie.setCookie(secret));
     }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     return true;

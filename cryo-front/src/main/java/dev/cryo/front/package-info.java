@@ -8,7 +8,9 @@
  *   <li>Who a request is for comes only from the connection cookie {@code cryo_connection}, a
  *       128-bit random value cryo minted itself. A value the commander does not know — unknown,
  *       forged, expired, malformed — makes a new anonymous connection with a new value, never
- *       anybody else's. The application never sees the cookie's value, and cannot set it.
+ *       anybody else's. The value is a bearer secret that never leaves the front: the connection's
+ *       id, which the commander, the workers and the application see, is a one-way hash of it.
+ *       The application cannot set the cookie.
  *   <li>Everything is bounded before it reaches a worker: a body over the limit is refused with
  *       413; header limits are Jetty's.
  *   <li>Paths under {@code /_cryo/} are cryo's own and never reach the application.
