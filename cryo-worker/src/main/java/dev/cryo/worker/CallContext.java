@@ -28,6 +28,11 @@ public final class CallContext {
     this.slot = Objects.requireNonNull(slot);
   }
 
+  /** The worker serving the call, for the worker's own hosts (AppHost). */
+  Worker worker() {
+    return worker;
+  }
+
   /** The call being served. */
   public Call call() {
     return slot.call();

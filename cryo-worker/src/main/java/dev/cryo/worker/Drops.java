@@ -50,9 +50,10 @@ final class Drops {
       return false;
     }
     boolean dropped;
+    List<String> closed = new ArrayList<>();
     tenant.lock.lock();
     try {
-      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user);
+      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user, closed);
       if (dropped && tenant.slots.isEmpty()) {
         worker.leave(tenant, "dropped");
       }
@@ -60,11 +61,15 @@ final class Drops {
       tenant.lock.unlock();
     }
     announcer.flush();
+    worker.pagesClosed(user, closed);
     return dropped;
   }
 
-  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
-  boolean dropAnnounced(String user) {
+  /**
+   * Drops a user's tree with its announcements; the caller holds his tenant lock. The pages dropped
+   * are added to {@code closed}.
+   */
+  boolean dropAnnounced(String user, List<String> closed) {
     Optional<UserRow> row = registry.userItems().get(user);
     if (row.isEmpty()) {
       return false;
@@ -76,6 +81,7 @@ final class Drops {
           .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
     }
     registry.dropUser(user);
+    closed.addAll(pageIds);
     if (!pageIds.isEmpty()) {
       announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
     }
@@ -99,6 +105,7 @@ final class Drops {
     if (tenant == null) {
       throw unknownConnection(connectionId);
     }
+    List<String> closed = new ArrayList<>();
     tenant.lock.lock();
     try {
       String user = tenant.user;
@@ -107,6 +114,7 @@ final class Drops {
         throw unknownConnection(connectionId);
       }
       List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
+      closed.addAll(pageIds);
       boolean userGoes = owner.connections().size() == 1;
       registry.dropConnection(connectionId);
       if (!pageIds.isEmpty()) {
@@ -123,6 +131,7 @@ final class Drops {
       tenant.lock.unlock();
     }
     announcer.flush();
+    worker.pagesClosed(tenant.user, closed);
   }
 
   /**
@@ -168,6 +177,7 @@ final class Drops {
       tenant.lock.unlock();
     }
     announcer.flush();
+    worker.pagesClosed(user, List.of(pageId));
     return true;
   }
 
