@@ -53,6 +53,7 @@ public final class Commander implements AutoCloseable {
   private static final int SOCKET_PATH_BUDGET = 100;
 
   private final CommanderConfig config;
+  private final Path home;
   private final ProcessLock lock;
   private final RunDirectory runDirectory;
   private final RunState runState;
@@ -72,6 +73,7 @@ public final class Commander implements AutoCloseable {
       RunState runState, EventLog events, Freezer freezer, Path sockets, Path privateSockets,
       StopWatcher stopWatcher) {
     this.config = config;
+    this.home = config.home().toAbsolutePath().normalize();
     this.lock = lock;
     this.runDirectory = runDirectory;
     this.runState = runState;
@@ -80,7 +82,7 @@ public final class Commander implements AutoCloseable {
     this.stopWatcher = stopWatcher;
     this.routing = new Routing(events);
     this.supervisor = new Supervisor(config, routing, freezer, sockets,
-        config.home().resolve("workers"));
+        home.resolve("workers"));
     Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
@@ -203,7 +205,7 @@ public final class Commander implements AutoCloseable {
         .multipliedBy(config.startAttempts() + 1L).toMillis();
     try {
       WorkerHandle reception = first.get(bound, TimeUnit.MILLISECONDS);
-      LOG.log(Level.INFO, "cryo runs in " + config.home() + ": worker " + reception.name()
+      LOG.log(Level.INFO, "cryo runs in " + home + ": worker " + reception.name()
           + " is the reception");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
@@ -264,7 +266,7 @@ public final class Commander implements AutoCloseable {
     }
     Routing.Counts counts = routing.counts();
     return new Status(running ? "running" : "closed", now, runState.invocationId(),
-        runState.pid(), runState.startedAt().toInstant(), config.home().toString(), rows,
+        runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
         counts.pages(), counts.anomalies());
   }
@@ -292,7 +294,7 @@ public final class Commander implements AutoCloseable {
   }
 
   private void publishStatus() {
-    try (SafeRoot root = SafeRoot.open(config.home())) {
+    try (SafeRoot root = SafeRoot.open(home)) {
       root.replace(Status.FILE_NAME, status().toJson());
     } catch (IOException | RuntimeException e) {
       LOG.log(Level.WARNING, "status.json could not be written: " + e);

@@ -142,16 +142,47 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
             CommanderException.Reason.CLOSED, "the commander is closing; no worker is started",
             null));
       }
-      String name = String.format("%s_%04d", GROUP, ++names);
-      Path socket = sockets.resolve(name + ".sock");
-      SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
-          freezer.root().toString(), config.application(),
-          config.appPath() == null ? null : config.appPath().toString(), config.workerHeapBytes());
-      handle = new WorkerHandle(spawn, config.clock().instant());
-      handles.put(name, handle);
+      handle = register();
     }
     Thread.ofVirtual().name("cryo-start-" + handle.name()).start(() -> runStart(handle));
     return handle.presented();
+  }
+
+  /**
+   * Starts a worker when fewer than the configured workers are alive or starting (after a death,
+   * or after a replacement's start was abandoned): the count and the start are one step, so two
+   * callers never both start one for the same gap.
+   */
+  void keepWorkers() {
+    WorkerHandle handle;
+    synchronized (this) {
+      int alive = 0;
+      for (WorkerHandle other : handles.values()) {
+        WorkerState state = other.state();
+        if (state == WorkerState.STARTING || state == WorkerState.RUNNING) {
+          alive++;
+        }
+      }
+      if (closing || alive >= config.workers()) {
+        return;
+      }
+      handle = register();
+    }
+    LOG.log(Level.INFO, "fewer than " + config.workers() + " workers are alive: " + handle.name()
+        + " is started");
+    Thread.ofVirtual().name("cryo-start-" + handle.name()).start(() -> runStart(handle));
+  }
+
+  /** A new worker's handle, registered as starting; the caller holds this supervisor's lock. */
+  private WorkerHandle register() {
+    String name = String.format("%s_%04d", GROUP, ++names);
+    Path socket = sockets.resolve(name + ".sock");
+    SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
+        freezer.root().toString(), config.application(),
+        config.appPath() == null ? null : config.appPath().toString(), config.workerHeapBytes());
+    WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
+    handles.put(name, handle);
+    return handle;
   }
 
   private void runStart(WorkerHandle handle) {
@@ -229,10 +260,12 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   // ------------------------------------------------------------------------------- heartbeat
 
   /**
-   * One beat: every running or quitting worker is pinged (its photo refreshed), unless a ping is
-   * in flight; one silent for more than two beats has its process group killed and is buried.
+   * One beat: a worker is started when fewer than the configured ones are alive or starting;
+   * every running or quitting worker is pinged (its photo refreshed), unless a ping is in flight;
+   * one silent for more than two beats has its process group killed and is buried.
    */
   void heartbeat() {
+    keepWorkers();
     long twoBeats = config.heartbeat().multipliedBy(2).toNanos();
     for (WorkerHandle handle : workers()) {
       WorkerState state = handle.state();
@@ -301,25 +334,11 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); " + lost.size()
           + " users that were not frozen are lost (they must log in again): " + lost);
     }
-    boolean replace;
     synchronized (this) {
       handles.remove(handle.name());
-      int alive = 0;
-      for (WorkerHandle other : handles.values()) {
-        if (other.state() != WorkerState.DEAD && other.state() != WorkerState.QUITTING) {
-          alive++;
-        }
-      }
-      replace = !closing && alive < config.workers();
     }
     changed();
-    if (replace) {
-      startWorker().exceptionally(error -> {
-        LOG.log(Level.ERROR, "the replacement of worker " + handle.name() + " did not start: "
-            + error.getMessage());
-        return null;
-      });
-    }
+    keepWorkers(); // the tick does it too, should this start be abandoned
   }
 
   // ------------------------------------------------------------------------------- closing

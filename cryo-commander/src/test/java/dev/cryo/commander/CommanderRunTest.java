@@ -50,7 +50,7 @@ class CommanderRunTest {
   void aStopRequestForTheRunIsHandedOnOnce() throws Exception {
     CompletableFuture<StopMode> asked = new CompletableFuture<>();
     try (Commander commander = Commander.start(config(home).workers(1)
-        .heartbeat(Duration.ofMillis(100)).onStopRequest(asked::complete).build())) {
+        .heartbeat(Duration.ofMillis(500)).onStopRequest(asked::complete).build())) {
       RunDirectory.at(home).requestStop(StopMode.NOW);
 
       assertThat(asked.get(20, TimeUnit.SECONDS)).isEqualTo(StopMode.NOW);
@@ -61,7 +61,7 @@ class CommanderRunTest {
   @Test
   void statusJsonIsPublishedInItsDocumentedShape() throws Exception {
     try (Commander commander = Commander.start(config(home).workers(1)
-        .heartbeat(Duration.ofMillis(100)).build())) {
+        .heartbeat(Duration.ofMillis(500)).build())) {
       commander.serve(get("c1", "/counter"));
       assertThat(eventually(Duration.ofSeconds(20),
           () -> status(home).path("users").path("placed").asInt() == 1)).isTrue();

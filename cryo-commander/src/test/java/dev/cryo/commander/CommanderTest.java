@@ -13,9 +13,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.control.RunDirectory;
 import dev.cryo.control.RunState;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,10 +77,17 @@ class CommanderTest {
 
   @Test
   void aWorkerThatDoesNotPresentItselfIsKilledAndStartedAgain() throws Exception {
-    Path spawns = home.resolveSibling(home.getFileName() + "-spawns");
-    CommanderConfig config = config(home, "-Dcryo.fake.hangUntil=" + spawns + ":2")
-        .workers(1).presentation(Duration.ofMillis(2500)).build();
-    try (Commander commander = Commander.start(config)) {
+    Path hang = Files.createFile(home.resolveSibling(home.getFileName() + "-hang"));
+    CommanderConfig config = config(home, "-Dcryo.fake.hangWhile=" + hang)
+        .workers(1).presentation(Duration.ofSeconds(4)).build();
+    CompletableFuture<Commander> started = CompletableFuture.supplyAsync(
+        () -> Commander.start(config));
+    Path log = home.resolve(EventLog.FILE_NAME);
+    assertThat(eventually(Duration.ofSeconds(30), () -> logSays(log, "worker_start_failed")))
+        .isTrue();
+    Files.delete(hang); // the next attempt presents itself
+
+    try (Commander commander = started.get(60, TimeUnit.SECONDS)) {
       List<JsonNode> failed = events(commander, "worker_start_failed");
       assertThat(failed).hasSize(1);
       assertThat(failed.get(0).path("reason").asText()).contains("did not present itself");
@@ -89,10 +99,18 @@ class CommanderTest {
     }
   }
 
+  private static boolean logSays(Path log, String text) {
+    try {
+      return Files.exists(log) && Files.readString(log).contains(text);
+    } catch (java.io.IOException e) {
+      return false;
+    }
+  }
+
   @Test
   void aStartThatNeverSucceedsIsAbandonedAndReleasesTheHome() throws Exception {
-    Path spawns = home.resolveSibling(home.getFileName() + "-never");
-    CommanderConfig config = config(home, "-Dcryo.fake.hangUntil=" + spawns + ":99")
+    Path hang = Files.createFile(home.resolveSibling(home.getFileName() + "-never"));
+    CommanderConfig config = config(home, "-Dcryo.fake.hangWhile=" + hang)
         .workers(1).presentation(Duration.ofMillis(2000)).startAttempts(2).build();
 
     assertThatThrownBy(() -> Commander.start(config))
@@ -120,11 +138,11 @@ class CommanderTest {
 
       assertThat(eventually(Duration.ofSeconds(20), () -> gone(pid))).isTrue();
       assertThat(eventually(Duration.ofSeconds(20),
-          () -> FakeWorkers.count(commander, "worker_died") == 1)).isTrue();
+          () -> FakeWorkers.count(commander, "worker_died") >= 1)).isTrue();
       assertThat(events(commander, "worker_died").get(0).path("reason").asText())
           .contains("silent for two heartbeats");
       assertThat(eventually(Duration.ofSeconds(20),
-          () -> FakeWorkers.count(commander, "worker_presented") == 2)).isTrue();
+          () -> FakeWorkers.count(commander, "worker_presented") >= 2)).isTrue(); // replaced
     }
   }
 

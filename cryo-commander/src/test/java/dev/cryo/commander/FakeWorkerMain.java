@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +36,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code hanging} and never answers. A new connection is a guest
  * {@code guest_<connection>}.
  *
- * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangUntil=FILE:N} connects but
- * never presents itself until it is the N-th spawn counted in FILE; {@code cryo.fake.mute=true}
+ * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangWhile=FILE} connects but
+ * never presents itself while FILE exists; {@code cryo.fake.mute=true}
  * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
  * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
  * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent;
@@ -87,17 +86,10 @@ public final class FakeWorkerMain implements WireHandler {
     System.exit(0);
   }
 
-  /** Counts this spawn in the file of {@code cryo.fake.hangUntil}; false while it is too early. */
-  private boolean mayPresent() throws IOException {
-    String hang = System.getProperty("cryo.fake.hangUntil");
-    if (hang == null) {
-      return true;
-    }
-    int colon = hang.lastIndexOf(':');
-    Path file = Path.of(hang.substring(0, colon));
-    int until = Integer.parseInt(hang.substring(colon + 1));
-    Files.writeString(file, "spawn\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    return Files.readAllLines(file).size() >= until;
+  /** False while the file named by {@code cryo.fake.hangWhile} exists: then it never presents. */
+  private boolean mayPresent() {
+    String flag = System.getProperty("cryo.fake.hangWhile");
+    return flag == null || !Files.exists(Path.of(flag));
   }
 
   @Override

@@ -27,7 +27,7 @@ final class FakeWorkers {
         .workerCommand(WorkerCommand.jvm(FakeWorkerMain.class.getName(),
             System.getProperty("java.class.path"), jvm))
         .workerHeapBytes(64L * 1024 * 1024)
-        .heartbeat(Duration.ofMillis(300))
+        .heartbeat(Duration.ofSeconds(1)) // two beats of silence kill: not too tight under load
         .startBackoff(Duration.ofMillis(50));
   }
 
