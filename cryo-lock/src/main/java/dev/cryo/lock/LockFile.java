@@ -7,17 +7,20 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -61,6 +64,13 @@ public final class LockFile {
   }
 
   static volatile RemovalProbe removalProbe = lockFile -> { };
+
+  /** A test seam: called when a read-write open was refused, before anything else is tried. */
+  interface ReadOnlyProbe {
+    void refusedReadWrite(Path lockFile) throws IOException;
+  }
+
+  static volatile ReadOnlyProbe readOnlyProbe = lockFile -> { };
 
   private static final ReentrantLock[] GUARDS = new ReentrantLock[64];
 
@@ -352,8 +362,10 @@ public final class LockFile {
 
   /**
    * Opens a file that was a regular file a moment ago without ever blocking: read-write first (a
-   * FIFO swapped in meanwhile then opens without waiting for a writer, and fails the seek probe),
-   * read-only when we may not write it.
+   * FIFO swapped in meanwhile then opens without waiting for a writer, and fails the seek probe);
+   * read-only, when we may not write it, only if nobody but this user or root can swap something
+   * into its directory ({@link DirectoryTrust}), since a read-only open of a FIFO would wait for a
+   * writer. Otherwise the file reads as unreadable (the lock counts as held), and says why.
    */
   private static FileChannel openForReading(Path path) throws IOException {
     FileChannel channel;
@@ -361,10 +373,12 @@ public final class LockFile {
       channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
           LinkOption.NOFOLLOW_LINKS);
     } catch (AccessDeniedException | java.nio.file.ReadOnlyFileSystemException e) {
-      channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+      readOnlyProbe.refusedReadWrite(path);
+      channel = openReadOnlyIfSafe(path, "this process may not write it");
     } catch (FileSystemException e) {
       if (e.getMessage() != null && e.getMessage().contains("Read-only file system")) {
-        channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        readOnlyProbe.refusedReadWrite(path);
+        channel = openReadOnlyIfSafe(path, "it is on a read-only mount");
       } else {
         throw e;
       }
@@ -378,6 +392,23 @@ public final class LockFile {
       throw new NotRegularFileException("a FIFO or other unseekable file");
     }
     return channel;
+  }
+
+  /** The read-only open of {@link #openForReading}, relative to the directory it judged. */
+  private static FileChannel openReadOnlyIfSafe(Path path, String why) throws IOException {
+    Path directory = path.getParent();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+      if (stream instanceof SecureDirectoryStream<Path> secure
+          && DirectoryTrust.onlyThisUserOrRootMayChange(secure, directory)
+          && secure.newByteChannel(path.getFileName(), Set.of(StandardOpenOption.READ,
+              LinkOption.NOFOLLOW_LINKS)) instanceof FileChannel channel) {
+        return channel;
+      }
+    }
+    throw new IOException(path + " cannot be opened read-write (" + why + "), and it is not"
+        + " opened read-only because users other than this one and root may change " + directory
+        + " (a FIFO swapped in would block the reader): let this user write it, or keep the"
+        + " directory to this user or root");
   }
 
   private static byte[] readBounded(FileChannel channel) throws IOException {
