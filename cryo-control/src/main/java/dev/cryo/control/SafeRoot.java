@@ -4,10 +4,12 @@ import dev.cryo.control.ControlException.Reason;
 import dev.cryo.lock.ProcessTable;
 import dev.cryo.lock.Publication;
 import dev.cryo.lock.Publication.Durability;
+import dev.cryo.lock.Uninterruptible;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -311,10 +313,18 @@ public final class SafeRoot implements Closeable {
    * blocked reader. Package-private so that tests can take that path directly.
    */
   Optional<byte[]> readOpened(String name, int limit) throws IOException {
+    // Channels are interruptible: without this an interrupted server thread would read its stop
+    // request as a FIFO (the probe below fails on a channel closed by the interrupt).
+    return Uninterruptible.call(() -> readOpenedOnce(name, limit));
+  }
+
+  private Optional<byte[]> readOpenedOnce(String name, int limit) throws IOException {
     Path shown = path.resolve(name);
     try (SeekableByteChannel channel = openForReading(name, shown)) {
       try {
         channel.position();
+      } catch (ClosedByInterruptException e) {
+        throw e; // an interrupt arrived meanwhile: the whole read is repeated
       } catch (IOException e) {
         // A FIFO (or another stream-like file) swapped in between the lookup and the open.
         throw notRegular(shown, EntryKind.FIFO);

@@ -2,6 +2,7 @@ package dev.cryo.lock;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -17,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -155,6 +155,15 @@ public final class LockFile {
     ReentrantLock guard = guard();
     guard.lock();
     try {
+      return Uninterruptible.call(() -> removeOwnGuarded(ours, patience.toNanos()));
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  private Removal removeOwnGuarded(Predicate<byte[]> ours, long patienceNanos)
+      throws IOException {
+    {
       Object before;
       try {
         BasicFileAttributes attributes =
@@ -168,7 +177,7 @@ public final class LockFile {
       }
       try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
           StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-        if (lockWithin(channel, patience.toNanos()) == null) {
+        if (lockWithin(channel, patienceNanos) == null) {
           return Removal.CONTENDED;
         }
         if (!ours.test(readBounded(channel))) {
@@ -194,8 +203,6 @@ public final class LockFile {
       } catch (NoSuchFileException e) {
         return Removal.ABSENT;
       }
-    } finally {
-      guard.unlock();
     }
   }
 
@@ -221,7 +228,7 @@ public final class LockFile {
     ReentrantLock guard = guard();
     guard.lock();
     try {
-      return actGuarded(expected, patience.toNanos(), action);
+      return Uninterruptible.call(() -> actGuarded(expected, patience.toNanos(), action));
     } finally {
       guard.unlock();
     }
@@ -296,12 +303,9 @@ public final class LockFile {
       if (System.nanoTime() - deadline >= 0) {
         return null;
       }
-      try {
-        TimeUnit.MILLISECONDS.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return null;
-      }
+      // Not cut short by an interrupt: a release must not give up because its thread was
+      // interrupted (the interrupt is owed to the caller, see Uninterruptible).
+      Uninterruptible.sleep(pause);
       pause = Math.min(pause * 2, 20);
     }
   }
@@ -319,8 +323,12 @@ public final class LockFile {
       return new LockReading.NotRegular(kindOf(path, attributes));
     }
     byte[] bytes;
-    try (FileChannel channel = openForReading(path)) {
-      bytes = readBounded(channel);
+    try {
+      bytes = Uninterruptible.call(() -> {
+        try (FileChannel channel = openForReading(path)) {
+          return readBounded(channel);
+        }
+      });
     } catch (NoSuchFileException e) {
       return new LockReading.Absent();
     } catch (NotRegularFileException e) {
@@ -361,6 +369,8 @@ public final class LockFile {
     }
     try {
       channel.position(0);
+    } catch (ClosedByInterruptException e) {
+      throw e; // an interrupt arrived meanwhile: the caller repeats the whole read
     } catch (IOException e) {
       channel.close();
       throw new NotRegularFileException("a FIFO or other unseekable file");

@@ -12,9 +12,11 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
@@ -56,6 +58,7 @@ public final class Publication {
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
   private static final long PID = ProcessHandle.current().pid();
+  private static final System.Logger LOG = System.getLogger(Publication.class.getName());
 
   private Publication() {}
 
@@ -106,7 +109,14 @@ public final class Publication {
    * Removes the temporaries and aside links left in {@code directory} for {@code targetName} by
    * processes of this machine that are provably gone. Those of live processes are left alone.
    *
+   * <p>Anybody who may write in the directory can create names of that shape, so a name is
+   * removed only when it is what this class creates: a regular file (looked at without following
+   * a link), whose name holds a pid that can be a process id (a number in range) of a process that
+   * is gone. Anything else (a directory, a FIFO, a link, a pid out of range) is left alone, and a
+   * single entry that cannot be looked at or removed does not stop the others from being cleaned.
+   *
    * @return how many were removed
+   * @throws IOException when the directory cannot be listed
    */
   public static int removeAbandoned(Path directory, String targetName, ProcessTable table)
       throws IOException {
@@ -115,10 +125,9 @@ public final class Publication {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory,
         entry -> entry.getFileName().toString().startsWith(prefix))) {
       for (Path entry : entries) {
-        Matcher side = SIDE_FILE.matcher(entry.getFileName().toString());
-        if (side.matches() && side.group(1).equals(targetName)
-            && table.startOf(Long.parseLong(side.group(3))).isEmpty()
-            && Files.deleteIfExists(entry)) {
+        OptionalLong writer = writerOf(entry.getFileName().toString(), targetName);
+        if (writer.isPresent() && table.startOf(writer.getAsLong()).isEmpty()
+            && removeIfRegular(entry)) {
           removed++;
         }
       }
@@ -126,6 +135,33 @@ public final class Publication {
       return removed;
     }
     return removed;
+  }
+
+  /** The pid in the name of a side file of {@code targetName}, when it is one and the pid can be. */
+  static OptionalLong writerOf(String fileName, String targetName) {
+    Matcher side = SIDE_FILE.matcher(fileName);
+    if (!side.matches() || !side.group(1).equals(targetName)) {
+      return OptionalLong.empty();
+    }
+    try {
+      long pid = Long.parseLong(side.group(3));
+      return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty(); // 19 digits past Long.MAX_VALUE: no process has that pid
+    }
+  }
+
+  private static boolean removeIfRegular(Path entry) {
+    try {
+      if (!Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .isRegularFile()) {
+        return false;
+      }
+      return Files.deleteIfExists(entry);
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "left {0} in place: {1}", entry, e);
+      return false;
+    }
   }
 
   /** Whether {@code fileName} is a temporary or aside link of this class. */
@@ -141,7 +177,16 @@ public final class Publication {
         + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
   }
 
+  /**
+   * Writes a fresh temporary holding {@code content}; one unit of work that leaves nothing behind
+   * when it fails, so that an interrupt in the middle repeats it whole ({@link Uninterruptible}).
+   */
   private static Path writeTemporary(Path target, byte[] content, Durability durability)
+      throws IOException {
+    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability));
+  }
+
+  private static Path writeTemporaryOnce(Path target, byte[] content, Durability durability)
       throws IOException {
     Path temporary = sibling(target, TEMPORARY_MARK);
     boolean complete = false;
@@ -169,8 +214,13 @@ public final class Publication {
   }
 
   private static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
+    try {
+      Uninterruptible.call(() -> {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+          channel.force(true);
+        }
+        return null;
+      });
     } catch (IOException e) {
       // Some file systems cannot force a directory (EINVAL); the entry is then as safe as they allow.
       if (!"Invalid argument".equals(e.getMessage())) {

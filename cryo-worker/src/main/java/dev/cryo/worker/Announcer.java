@@ -2,21 +2,36 @@ package dev.cryo.worker;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Numbers announcements in the order they are published and hands them to the listener one at a
- * time, in that order. Publishing happens under the lock of the user concerned, so that one user's
- * announcements follow the order of his changes; delivery happens after, with no lock of the caller
- * held, on whichever publishing thread finds the queue idle.
+ * time, in that order, and keeps the watermark: the sequence of the last announcement delivered.
+ *
+ * <p>Publishing happens under the lock of the user concerned, so that one user's announcements
+ * follow the order of his changes; delivery happens after, with no lock of the caller held, on
+ * whichever publishing thread finds the queue idle. A reply must never overtake the announcements
+ * its call caused: before replying, the worker calls {@link #flush()}, which waits until everything
+ * published so far was delivered (delivering itself when nobody is), or registers a completion with
+ * {@link #afterDelivered} when it must not block. An announcement counts as delivered once the
+ * listener returned or threw.
+ *
+ * <p>Thread-safe. The announcer's monitor is the innermost lock of the worker: it is held only for
+ * bookkeeping, never while the listener or a completion runs.
  */
 final class Announcer {
 
   private static final System.Logger LOG = System.getLogger(Announcer.class.getName());
 
+  /** A completion waiting for a sequence to be delivered. */
+  private record Waiter(long sequence, Runnable action) {}
+
   private final AnnouncementListener listener;
   private final ArrayDeque<Announcement> queue = new ArrayDeque<>();
-  private long sequence;
+  private final List<Waiter> waiters = new ArrayList<>();
+  private long published;
+  private long delivered;
   private boolean delivering;
 
   Announcer(AnnouncementListener listener) {
@@ -25,12 +40,17 @@ final class Announcer {
 
   /** Numbers and queues one announcement; call {@link #deliver()} once the caller's locks are released. */
   synchronized void publish(Announcement.Kind kind, String user, List<String> keys, String detail) {
-    queue.add(new Announcement(++sequence, kind, user, keys, detail));
+    queue.add(new Announcement(++published, kind, user, keys, detail));
   }
 
   /** Publishes one announcement per key-less kind naming one key. */
   void publish(Announcement.Kind kind, String user, String key) {
     publish(kind, user, List.of(key), null);
+  }
+
+  /** The sequence of the last announcement delivered to the listener (0 before the first). */
+  synchronized long watermark() {
+    return delivered;
   }
 
   /** Delivers what is queued, unless another thread is delivering (it will deliver it too). */
@@ -51,10 +71,91 @@ final class Announcer {
             + " (" + next.kind().code() + " " + next.keys() + "); it is skipped and the next ones"
             + " are still delivered", e);
       } finally {
+        List<Runnable> due;
         synchronized (this) {
           delivering = false;
+          delivered = next.sequence();
+          due = dueWaiters();
+          notifyAll();
         }
+        due.forEach(Announcer::runQuietly);
       }
+    }
+  }
+
+  /**
+   * Waits until every announcement published before this call has been delivered, delivering
+   * them itself when no other thread is. Must not be called holding a user's lock, nor from the
+   * listener. Uninterruptible (a reply must not overtake its announcements): an interrupt is kept
+   * for the caller.
+   *
+   * @return the watermark reached, at least the sequence last published before the call
+   */
+  long flush() {
+    long target;
+    synchronized (this) {
+      target = published;
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        deliver();
+        synchronized (this) {
+          while (delivered < target && delivering) {
+            try {
+              wait();
+            } catch (InterruptedException e) {
+              interrupted = true;
+            }
+          }
+          if (delivered >= target) {
+            return delivered;
+          }
+        }
+        // nobody is delivering and what we wait for is still queued: deliver it ourselves
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs {@code action} once every announcement published before this call has been delivered:
+   * at once on this thread when it already was, else on the thread that delivers the last of
+   * them. Never blocks.
+   */
+  void afterDelivered(Runnable action) {
+    synchronized (this) {
+      if (delivered < published) {
+        waiters.add(new Waiter(published, action));
+        return;
+      }
+    }
+    runQuietly(action);
+  }
+
+  private List<Runnable> dueWaiters() {
+    if (waiters.isEmpty()) {
+      return List.of();
+    }
+    List<Runnable> due = new ArrayList<>();
+    waiters.removeIf(waiter -> {
+      if (waiter.sequence() <= delivered) {
+        due.add(waiter.action());
+        return true;
+      }
+      return false;
+    });
+    return due;
+  }
+
+  private static void runQuietly(Runnable action) {
+    try {
+      action.run();
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "a completion waiting for announcements failed", e);
     }
   }
 }

@@ -328,8 +328,9 @@ final class Departures {
       }
       finished = true;
     }
-    current.report.complete(new QuitReport(current.frozen.get(), current.dropped.get(),
-        current.failed.get(), current.cut.get(), clock.instant()));
+    QuitReport report = new QuitReport(current.frozen.get(), current.dropped.get(),
+        current.failed.get(), current.cut.get(), clock.instant());
     worker.shutdownOwned();
+    worker.afterAnnouncements(() -> current.report.complete(report)); // never before what it reports
   }
 }

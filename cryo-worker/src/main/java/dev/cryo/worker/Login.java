@@ -216,7 +216,7 @@ final class Login {
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
-        result.complete(LoginOutcome.HANDED_OVER);
+        announcer.afterDelivered(() -> result.complete(LoginOutcome.HANDED_OVER));
       } else {
         Throwable cause = Worker.unwrap(failure);
         LOG.log(Level.WARNING, "the login tail of connection '" + connectionId + "' into '" + user

@@ -9,12 +9,20 @@ import java.util.Set;
  * connections, calls and clocks. Immutable. Each user in it is whole: his entry was read in one
  * step, never in the middle of a wake, a freeze or a login.
  *
+ * <p>Its size grows with the users and their connections (about 250 bytes of compact JSON per
+ * user with one connection): a worker's users are bounded by the commander's placement, and the
+ * photo of 10,000 users stays well under a wire frame (PhotoTest measures it).
+ *
  * @param pid the worker's process id
  * @param name the worker's name
  * @param group the worker's group
+ * @param state where the worker is in its life
+ * @param watermark the announcement watermark when the photo was taken: every announcement up to
+ *     it had been delivered, so the photo shows at least their effects
  * @param takenAt when the photo was taken (the worker's clock)
  * @param residentBytes the process's resident memory, or -1 where the system does not say
  * @param heapUsedBytes the Java heap in use
+ * @param heapMaxBytes the Java heap's ceiling (-Xmx), or -1 when the JVM has none
  * @param userCount users in the photo
  * @param connectionCount their connections
  * @param pageCount their pages
@@ -23,9 +31,10 @@ import java.util.Set;
  * @param freezeFailures departures the disk refused since the worker started
  * @param users per user
  */
-public record Photo(long pid, String name, String group, Instant takenAt, long residentBytes,
-    long heapUsedBytes, int userCount, int connectionCount, int pageCount, int pendingCallCount,
-    long servedCallCount, long freezeFailures, Map<String, UserPhoto> users) {
+public record Photo(long pid, String name, String group, WorkerState state, long watermark,
+    Instant takenAt, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
+    int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
+    long freezeFailures, Map<String, UserPhoto> users) {
 
   /** Copies the users. */
   public Photo {

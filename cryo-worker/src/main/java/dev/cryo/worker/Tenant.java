@@ -39,6 +39,8 @@ final class Tenant {
   boolean present = true;
   /** Why the tenant left the map, for the calls that waited on it. */
   String leftBecause;
+  /** Where the tenant went when it left the map, for the calls that waited on it. */
+  WorkerException.Where leftTo;
   final Set<RequestSlot> slots = new LinkedHashSet<>();
   long servedCalls;
   TransferFlag flag;

@@ -88,28 +88,30 @@ final class Waking {
   private void wake(Tenant tenant) throws IOException {
     String user = tenant.user;
     Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
+    if (userParcel == null) {
+      throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, "the call brought the"
+          + " verdict that '" + user + "' is frozen, but the freezer at " + freezer.root()
+          + " holds no parcel of his; nothing was created, nothing was announced and the"
+          + " semaphore was given back: the maps are wrong about him — find where his parcel went"
+          + " (another freezer root, a drop), or route his calls without the verdict to start him"
+          + " afresh");
+    }
     Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
-    if (userParcel != null) {
-      for (String connectionId : Parcels.connectionIds(userParcel)) {
-        Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
-        if (parcel.isPresent()) {
-          connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
-        }
+    for (String connectionId : Parcels.connectionIds(userParcel)) {
+      Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
+      if (parcel.isPresent()) {
+        connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
       }
     }
     for (String connectionId : connectionParcels.keySet()) {
       freezer.dropConnectionParcel(user, connectionId);
     }
-    if (userParcel != null) {
-      freezer.dropUserParcel(user);
-    }
+    freezer.dropUserParcel(user);
     tenant.lock.lock();
     try {
       List<Object[]> births = new ArrayList<>();
       try {
-        if (userParcel != null) {
-          registry.userItems().update(user, Parcels.rebuildFields(userParcel));
-        }
+        registry.userItems().update(user, Parcels.rebuildFields(userParcel));
         births.add(new Object[] {Kind.NEW_USER, user});
         for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
           if (!registry.connectionItems().contains(connection.getKey())) { // a held one wins

@@ -16,14 +16,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,8 +48,10 @@ import java.util.function.Function;
  * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
  * row is active is served. A call for a user the worker does not hold is served after a wake, but
  * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
- * ({@link Call#userFrozen()}); otherwise a user parcel is residue and is never touched, and the user
- * is born fresh. A connection the worker does not hold is looked for in the user's folder by the
+ * ({@link Call#userFrozen()}) — also when a tenant of his is present without rows — and a verdict
+ * finding no parcel is refused ({@link WorkerException.Reason#NO_PARCEL}), never born as an empty
+ * user; without the verdict a user parcel is residue and is never touched, and the user is born
+ * fresh. A connection the worker does not hold is looked for in the user's folder by the
  * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
  * first marks the row {@code unfreezing} and wakes him; the others wait for that transition — the
  * wake, never the service of another call — and are then served in parallel.
@@ -100,12 +99,13 @@ public final class Worker implements AutoCloseable {
   private final boolean ownsSchedule;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
-  private final AtomicLong freezeFailures = new AtomicLong();
   private final AtomicLong servedCalls = new AtomicLong();
   private final SemaphoreTrips trips;
   private final Departures departures;
   private final Login login;
   private final Waking waking;
+  private final Drops drops;
+  private final Freezing freezing;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -135,6 +135,9 @@ public final class Worker implements AutoCloseable {
     this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
         departures, builder.locator);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
+    this.drops = new Drops(this, name, tenants, registry, announcer);
+    this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
+        drops);
     if (builder.idleLimit != null) {
       departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
@@ -173,7 +176,7 @@ public final class Worker implements AutoCloseable {
 
   /** How many departures the disk refused since the worker started. */
   public long freezeFailures() {
-    return freezeFailures.get();
+    return freezing.failures();
   }
 
   /** How many times the worker held a user's semaphore to work on the disk, for tests. */
@@ -218,7 +221,29 @@ public final class Worker implements AutoCloseable {
                     : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
                 + " stays as the handler left him: fix the handler or the call", e);
       }
+    } finally {
+      announcer.flush(); // the reply, or the refusal, never overtakes what the call caused
     }
+  }
+
+  /**
+   * The announcement watermark: the sequence of the last announcement delivered to the listener
+   * (0 before the first). A reply sent after {@link #call} returned, or after
+   * {@link #awaitAnnouncements()}, may carry it: every announcement up to it reached the listener
+   * before.
+   */
+  public long announcementWatermark() {
+    return announcer.watermark();
+  }
+
+  /**
+   * Waits until every announcement published before this call has been delivered to the listener
+   * (delivering them on this thread when no other is), and returns the watermark then. A reply to
+   * an order whose effects were announced (a freeze, a drop, a quit) calls this first. Must not be
+   * called from the listener.
+   */
+  public long awaitAnnouncements() {
+    return announcer.flush();
   }
 
   /**
@@ -255,8 +280,10 @@ public final class Worker implements AutoCloseable {
    * @throws IllegalArgumentException for a {@link CallKind#PING}
    * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
    *     connection's adoption failed (nothing of it is left; retry),
-   *     {@link WorkerException.Reason#USER_LEFT} when the user was frozen while the call waited
-   *     (route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
+   *     {@link WorkerException.Reason#NO_PARCEL} when the call brought the verdict and the freezer
+   *     holds no parcel of the user (nothing was created or announced),
+   *     {@link WorkerException.Reason#USER_LEFT} when the user left while the call waited
+   *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
    *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
    */
   public RequestSlot openRequest(Call call) {
@@ -314,9 +341,7 @@ public final class Worker implements AutoCloseable {
             fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
-            fresh.phase = Phase.UNFREEZING;
-            fresh.transition = new CompletableFuture<>();
-            registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
+            startUnfreezing(fresh);
             wake = true;
           }
         } finally {
@@ -331,6 +356,12 @@ public final class Worker implements AutoCloseable {
       try {
         if (!tenant.present) {
           continue;
+        }
+        if (!wake && call.userFrozen() && tenant.phase == Phase.ACTIVE && tenant.departure == null
+            && !registry.userItems().contains(user)) {
+          // Present without rows (his calls outlived them): the verdict is honoured all the same.
+          startUnfreezing(tenant);
+          wake = true;
         }
         phase = tenant.phase;
         transition = tenant.transition;
@@ -347,6 +378,11 @@ public final class Worker implements AutoCloseable {
         transition.join(); // the wake or the departure, never another call's service
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof WorkerException refusal
+            && refusal.reason() == WorkerException.Reason.NO_PARCEL) {
+          throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, refusal.getMessage(),
+              refusal);
+        }
         throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
@@ -359,15 +395,24 @@ public final class Worker implements AutoCloseable {
         tenant.lock.lock();
         try {
           if (!tenant.present) {
-            throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-                + "' left worker " + name + " (" + tenant.leftBecause + ") while the call waited;"
-                + " nothing was served: route the call again, with the verdict frozen");
+            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
+                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
+                + (tenant.leftTo == WorkerException.Where.FROZEN
+                    ? "route the call again, with the verdict frozen"
+                    : "route the call again from the maps as the announcements left them"));
           }
         } finally {
           tenant.lock.unlock();
         }
       }
     }
+  }
+
+  /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
+  private void startUnfreezing(Tenant tenant) {
+    tenant.phase = Phase.UNFREEZING;
+    tenant.transition = new CompletableFuture<>();
+    registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
   private RequestSlot open(Tenant tenant, Call call) {
@@ -576,7 +621,10 @@ public final class Worker implements AutoCloseable {
       case USER -> user;
     };
     if (row == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, slot.user(), "the " + level
+      Tenant tenant = slot.tenant;
+      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
+          : WorkerException.Where.MOVING;
+      throw WorkerException.userLeft(slot.user(), where, "the " + level
           + " row of the call from connection '" + slot.connectionId() + "'"
           + (pageId == null ? "" : " for page '" + pageId + "'") + " is no longer on worker "
           + name + "; nothing was read or written: the user left (a cut call, a drop)");
@@ -622,179 +670,30 @@ public final class Worker implements AutoCloseable {
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return depart(user, false, freezer, "freeze", false);
+    return freezing.depart(user, false, freezer, "freeze", false);
   }
 
-  @SuppressWarnings("unchecked")
-  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
-      String cause, boolean force) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-    }
-    CompletableFuture<Void> waitWake = null;
-    CompletableFuture<Object> result;
-    Runnable start = null;
-    tenant.lock.lock();
-    try {
-      if (!tenant.present) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      }
-      if (tenant.departure != null && tenant.departure.loginTail()) {
-        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
-        result = null;
-      } else if (tenant.departure != null) {
-        result = tenant.departure.result();
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      } else if (tenant.phase == Phase.UNFREEZING) {
-        waitWake = tenant.transition;
-        result = null;
-      } else if (!registry.userItems().contains(user)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      } else {
-        CompletableFuture<Object> departure = new CompletableFuture<>();
-        result = departure;
-        tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, into, cause, departure), false);
-        if (tenant.slots.isEmpty() || force) {
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
-      return waitWake.handle((ignored, failure) -> null)
-          .thenCompose(ignored -> depart(user, expire, into, cause, force));
-    }
-    if (start != null) {
-      start.run();
-    }
-    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
+  /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into, String cause,
+      boolean force) {
+    return freezing.depart(user, expire, into, cause, force);
   }
 
-  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
-      CompletableFuture<Object> result) {
-    if (expire) {
-      List<String> closed = new ArrayList<>();
-      tenant.lock.lock();
-      try {
-        dropAnnounced(tenant.user, closed);
-        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
-        leave(tenant, "expired");
-        tenant.transition.complete(null);
-      } finally {
-        tenant.lock.unlock();
-      }
-      announcer.deliver();
-      pagesClosed(tenant.user, closed);
-      result.complete(FreezeOutcome.DROPPED);
-      departures.afterDeparture();
-      return;
-    }
-    beforeFreeze(tenant.user, cause);
-    trips.run(into, tenant.user, cause, () -> {
-      freeze(tenant, into, cause);
-      return null;
-    }).whenComplete((ignored, failure) -> {
-      if (failure == null) {
-        result.complete(FreezeOutcome.FROZEN);
-      } else {
-        Throwable cause2 = unwrap(failure);
-        freezeFailures.incrementAndGet();
-        departures.count(q -> q.failed.incrementAndGet());
-        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
-            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
-        tenant.lock.lock();
-        try {
-          tenant.phase = Phase.ACTIVE;
-          tenant.departure = null;
-          tenant.flag = null; // consumed by a counted failure
-          tenant.departureFailed = true;
-          tenant.transition.complete(null);
-        } finally {
-          tenant.lock.unlock();
-        }
-        result.completeExceptionally(cause2);
-      }
-      departures.afterDeparture();
-    });
-  }
-
-  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
-  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
-    String user = tenant.user;
-    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
-        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
-            + " before his freeze; nothing was written"));
-    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
-    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
-    Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
-    List<String> pageIds = new ArrayList<>();
-    for (String connectionId : connectionIds) {
-      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
-      if (connection == null) {
-        continue;
-      }
-      List<PageRow> pages = pagesOf(connection);
-      pages.forEach(page -> pageIds.add(page.pageId()));
-      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
-    }
-    try {
-      into.writeUserParcel(user, userParcel, name, cause, group);
-      for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
-        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
-      }
-    } catch (IOException | RuntimeException e) {
-      try { // nothing half-frozen stays behind: the user is alive here
-        into.dropUserParcel(user);
-        for (String connectionId : connectionParcels.keySet()) {
-          into.dropConnectionParcel(user, connectionId);
-        }
-      } catch (IOException | RuntimeException dropFailure) {
-        e.addSuppressed(dropFailure);
-      }
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
-          + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
-          + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
-          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
-    }
-    tenant.lock.lock();
-    try {
-      registry.dropUser(user);
-      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-      }
-      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
-      leave(tenant, "frozen");
-      tenant.transition.complete(null);
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-  }
-
+  /** The pages of a connection that are still registered, in id order. */
   List<PageRow> pagesOf(ConnectionRow connection) {
-    List<PageRow> pages = new ArrayList<>();
-    for (String pageId : new TreeSet<>(connection.pages())) {
-      registry.pageItems().get(pageId).ifPresent(pages::add);
-    }
-    return pages;
+    return freezing.pagesOf(connection);
   }
 
-  /** Takes a tenant out of the map for good; the caller holds its lock. */
+  /** Takes a tenant out of the map for good, not into the freezer; the caller holds its lock. */
   void leave(Tenant tenant, String because) {
+    leave(tenant, because, WorkerException.Where.MOVING);
+  }
+
+  /** Takes a tenant out of the map for good, saying where he went; the caller holds its lock. */
+  void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.present = false;
     tenant.leftBecause = because;
+    tenant.leftTo = where;
     tenant.departure = null;
     tenant.flag = null;
     tenant.slots.clear();
@@ -810,51 +709,7 @@ public final class Worker implements AutoCloseable {
    * @return whether he was here
    */
   public boolean dropUser(String user) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    boolean dropped;
-    List<String> closed = new ArrayList<>();
-    tenant.lock.lock();
-    try {
-      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user, closed);
-      if (dropped && tenant.slots.isEmpty()) {
-        leave(tenant, "dropped");
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-    pagesClosed(user, closed);
-    return dropped;
-  }
-
-  /**
-   * Drops a user's tree with its announcements; the caller holds his tenant lock. The pages dropped
-   * are added to {@code closed}.
-   */
-  private boolean dropAnnounced(String user, List<String> closed) {
-    Optional<UserRow> row = registry.userItems().get(user);
-    if (row.isEmpty()) {
-      return false;
-    }
-    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.get().connections()));
-    List<String> pageIds = new ArrayList<>();
-    for (String connectionId : connectionIds) {
-      registry.connectionItems().get(connectionId)
-          .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
-    }
-    registry.dropUser(user);
-    closed.addAll(pageIds);
-    if (!pageIds.isEmpty()) {
-      announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-    }
-    if (!connectionIds.isEmpty()) {
-      announcer.publish(Kind.DROP_CONNECTIONS, user, connectionIds, null);
-    }
-    announcer.publish(Kind.DROP_USER, user, user);
-    return true;
+    return drops.dropUser(user);
   }
 
   /**
@@ -864,39 +719,7 @@ public final class Worker implements AutoCloseable {
    * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
    */
   public void dropConnection(String connectionId) {
-    ConnectionRow connection = registry.connectionItems().get(connectionId)
-        .orElseThrow(() -> unknownConnection(connectionId));
-    Tenant tenant = tenants.get(connection.user());
-    if (tenant == null) {
-      throw unknownConnection(connectionId);
-    }
-    List<String> closed = new ArrayList<>();
-    tenant.lock.lock();
-    try {
-      String user = tenant.user;
-      UserRow owner = registry.userItems().get(user).orElse(null);
-      if (owner == null || !owner.connections().contains(connectionId)) {
-        throw unknownConnection(connectionId);
-      }
-      List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
-      closed.addAll(pageIds);
-      boolean userGoes = owner.connections().size() == 1;
-      registry.dropConnection(connectionId);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
-      }
-      announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          leave(tenant, "dropped");
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-    pagesClosed(tenant.user, closed);
+    drops.dropConnection(connectionId);
   }
 
   /**
@@ -907,47 +730,11 @@ public final class Worker implements AutoCloseable {
    * @return whether it was here
    */
   public boolean dropPage(String pageId) {
-    String user;
-    try {
-      user = registry.pageUser(pageId);
-    } catch (RegisterException e) {
-      return false;
-    }
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    tenant.lock.lock();
-    try {
-      PageRow page = registry.pageItems().get(pageId).orElse(null);
-      if (page == null) {
-        return false;
-      }
-      ConnectionRow connection = registry.connectionItems().get(page.connectionId()).orElseThrow();
-      boolean connectionGoes = connection.pages().size() == 1;
-      boolean userGoes = connectionGoes
-          && registry.userItems().get(user).map(row -> row.connections().size() == 1).orElse(false);
-      registry.dropPage(pageId);
-      announcer.publish(Kind.DROP_PAGE, user, pageId);
-      if (connectionGoes) {
-        announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
-      }
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          leave(tenant, "dropped");
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-    pagesClosed(user, List.of(pageId));
-    return true;
+    return drops.dropPage(pageId);
   }
 
   /** The application's hook before a freeze; a throw is logged, the freeze goes on. */
-  private void beforeFreeze(String user, String cause) {
+  void beforeFreeze(String user, String cause) {
     try {
       application.beforeFreeze(this, user, cause);
     } catch (RuntimeException e) {
@@ -957,7 +744,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** The application's hook after pages closed for good; a throw is logged. */
-  private void pagesClosed(String user, List<String> pageIds) {
+  void pagesClosed(String user, List<String> pageIds) {
     if (pageIds.isEmpty()) {
       return;
     }
@@ -970,8 +757,7 @@ public final class Worker implements AutoCloseable {
   }
 
   WorkerException unknownConnection(String connectionId) {
-    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
-        + connectionId + "' is not on worker " + name + "; nothing was changed");
+    return drops.unknownConnection(connectionId);
   }
 
   // ---- login ----------------------------------------------------------------------------------
@@ -1078,9 +864,13 @@ public final class Worker implements AutoCloseable {
   /**
    * The photo of the worker: cheap (no disk, no row lock, one short lock per user) and consistent
    * per user — each user is read whole, never in the middle of a wake, a freeze or a login, and only
-   * as the registers hold him.
+   * as the registers hold him. It carries the worker's state and the announcement watermark read
+   * before the users: the photo shows at least the effects of every announcement up to it.
    */
   public Photo photo() {
+    long watermark = announcer.watermark(); // first: what follows shows at least its effects
+    WorkerState state = departures.finished() ? WorkerState.FINISHED
+        : departures.quitting() ? WorkerState.QUITTING : WorkerState.RUNNING;
     Map<String, Photo.UserPhoto> users = new HashMap<>();
     int connections = 0;
     int pages = 0;
@@ -1116,9 +906,11 @@ public final class Worker implements AutoCloseable {
       }
     }
     Runtime runtime = Runtime.getRuntime();
-    return new Photo(ProcessHandle.current().pid(), name, group, clock.instant(), residentBytes(),
-        runtime.totalMemory() - runtime.freeMemory(), users.size(), connections, pages, pending,
-        servedCalls.get(), freezeFailures.get(), users);
+    long heapMax = runtime.maxMemory();
+    return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
+        residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
+        heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
+        servedCalls.get(), freezing.failures(), users);
   }
 
   private static long residentBytes() {
@@ -1128,6 +920,11 @@ public final class Worker implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /** Runs {@code action} once every announcement published so far was delivered; never blocks. */
+  void afterAnnouncements(Runnable action) {
+    announcer.afterDelivered(action);
   }
 
   static Throwable unwrap(Throwable failure) {

@@ -15,10 +15,18 @@ public final class WorkerException extends RuntimeException {
     SEMAPHORE_TIMEOUT,
     /** The freezer refused to read, write or drop a parcel; the user was kept as he was. */
     FREEZER_FAILED,
-    /** The user left this worker while the call waited for his departure. Retryable elsewhere. */
+    /**
+     * The user left this worker while the call waited for his departure; {@link #where()} says
+     * where he went. Retryable elsewhere.
+     */
     USER_LEFT,
     /** A wake failed; no row and no lock are left, and the same call may be retried. */
     WAKE_FAILED,
+    /**
+     * The call brought the verdict "frozen" but the freezer holds no parcel of the user: nothing
+     * was created or announced. Not retryable as it is: the maps are wrong about him.
+     */
+    NO_PARCEL,
     /** The application's handler threw; the request slot was closed. */
     APPLICATION_FAILED,
     /** The connection is not registered on this worker. */
@@ -46,17 +54,49 @@ public final class WorkerException extends RuntimeException {
     }
   }
 
+  /**
+   * Where a user went who left the worker while a call or an order for him waited: what the
+   * caller does next. The announcements of the departure were delivered before the refusal.
+   */
+  public enum Where {
+    /** He is in the freezer ({@code user_frozen} was announced): route the call again with the verdict "frozen". */
+    FROZEN,
+    /**
+     * He is not in the freezer by this worker's hand: being moved, his connection logged in as
+     * another identity, or dropped. Hold the call and route it again from the maps, which the
+     * announcements delivered before this refusal already changed.
+     */
+    MOVING;
+
+    /** The place in {@code snake_case}, as the wire carries it. */
+    public String code() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
   private final Reason reason;
   private final String user;
+  private final Where where;
 
-  WorkerException(Reason reason, String user, String message, Throwable cause) {
+  WorkerException(Reason reason, String user, Where where, String message, Throwable cause) {
     super(message, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.user = user;
+    this.where = where;
+  }
+
+  WorkerException(Reason reason, String user, String message, Throwable cause) {
+    this(reason, user, reason == Reason.USER_LEFT ? Where.MOVING : null, message, cause);
   }
 
   WorkerException(Reason reason, String user, String message) {
     this(reason, user, message, null);
+  }
+
+  /** A {@link Reason#USER_LEFT} refusal saying where he went. */
+  static WorkerException userLeft(String user, Where where, String message) {
+    return new WorkerException(Reason.USER_LEFT, user, Objects.requireNonNull(where, "where"),
+        message, null);
   }
 
   /** The machine-readable reason. */
@@ -67,6 +107,14 @@ public final class WorkerException extends RuntimeException {
   /** The user concerned, or null. */
   public String user() {
     return user;
+  }
+
+  /**
+   * For {@link Reason#USER_LEFT}, where the user went (never null then); null for every other
+   * reason.
+   */
+  public Where where() {
+    return where;
   }
 
   /** Whether the same operation may succeed later without the caller changing anything. */

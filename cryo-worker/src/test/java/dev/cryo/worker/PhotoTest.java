@@ -213,4 +213,74 @@ class PhotoTest {
     }
     CompletableFuture.runAsync(realTime::shutdown).join();
   }
+
+  @Test
+  void thePhotoTellsTheWorkersStateItsWatermarkAndItsHeapCeiling() throws Exception {
+    Worker worker = harness.worker("w1");
+    assertThat(worker.photo().state()).isEqualTo(WorkerState.RUNNING);
+    assertThat(worker.photo().watermark()).isZero();
+    worker.call(increment("anna", "c1", "p1", "page"));
+    Photo photo = worker.photo();
+    assertThat(photo.watermark()).as("new_user, new_connection, new_page").isEqualTo(3L)
+        .isEqualTo(harness.heard("w1").get(harness.heard("w1").size() - 1).sequence());
+    assertThat(photo.heapMaxBytes()).isEqualTo(Runtime.getRuntime().maxMemory());
+    assertThat(photo.heapMaxBytes()).isGreaterThanOrEqualTo(photo.heapUsedBytes());
+
+    CompletableFuture<QuitReport> quit = worker.quit();
+    assertThat(worker.photo().state()).isEqualTo(WorkerState.QUITTING);
+    harness.schedule.advance(java.time.Duration.ofSeconds(2));
+    harness.driveRetries(quit);
+    assertThat(worker.photo().state()).isEqualTo(WorkerState.FINISHED);
+    assertThat(worker.photo().watermark()).as("user_frozen, drop_pages").isEqualTo(5L);
+    assertThat(WorkerState.QUITTING.code()).isEqualTo("quitting");
+  }
+
+  /**
+   * The photo of 10,000 users (one connection and one page each), written as the protocol writes
+   * it — compact JSON through Jackson — stays far under a wire frame (16 MiB), and taking it does
+   * not stall the worker. The bound on time is a guard against a stall (a lock held per user for
+   * long, a quadratic walk), not a benchmark: it is a hundred times what the photo takes here.
+   */
+  @Test
+  void aPhotoOfTenThousandUsersStaysSmallForTheWireAndIsTakenQuickly() throws Exception {
+    java.util.concurrent.atomic.AtomicLong told = new java.util.concurrent.atomic.AtomicLong();
+    Worker worker = harness.builder("w-big").listener(announcement -> told.incrementAndGet())
+        .build();
+    harness.workers.add(worker);
+    int users = 10_000;
+    for (int i = 0; i < users; i++) {
+      String user = String.format("user-%05d", i);
+      worker.call(increment(user, user + "-c", user + "-p", "page"));
+    }
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
+        .registerModule(new com.fasterxml.jackson.databind.module.SimpleModule()
+            .addSerializer(java.time.Instant.class,
+                com.fasterxml.jackson.databind.ser.std.ToStringSerializer.instance));
+    List<Long> photoNanos = new ArrayList<>();
+    List<Long> jsonNanos = new ArrayList<>();
+    int size = 0;
+    for (int round = 0; round < 25; round++) {
+      long start = System.nanoTime();
+      Photo photo = worker.photo();
+      long taken = System.nanoTime();
+      byte[] bytes = json.writeValueAsBytes(photo);
+      long written = System.nanoTime();
+      assertThat(photo.userCount()).isEqualTo(users);
+      assertThat(photo.watermark()).isEqualTo(told.get());
+      size = bytes.length;
+      if (round >= 5) { // after the warm-up
+        photoNanos.add(taken - start);
+        jsonNanos.add(written - taken);
+      }
+    }
+    java.util.Collections.sort(photoNanos);
+    java.util.Collections.sort(jsonNanos);
+    System.out.printf("photo of %d users: %d bytes of compact JSON (%d per user); photo() median"
+        + " %.1f ms, max %.1f ms; JSON median %.1f ms%n", users, size, size / users,
+        photoNanos.get(photoNanos.size() / 2) / 1e6, photoNanos.get(photoNanos.size() - 1) / 1e6,
+        jsonNanos.get(jsonNanos.size() / 2) / 1e6);
+    assertThat(size).as("compact JSON of the photo, bytes").isLessThan(4 << 20);
+    assertThat(photoNanos.get(photoNanos.size() / 2)).as("median photo(), ns")
+        .isLessThan(TimeUnit.SECONDS.toNanos(1));
+  }
 }

@@ -1,0 +1,233 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.UserRow;
+import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.worker.Tenant.Phase;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The departures of a {@link Worker}'s users as they run: the claim of a departure (at once, or
+ * when the user's last call closes), the freeze — snapshot, parcels, then memory emptied and
+ * {@code user_frozen} announced — and the expiry. {@link Departures} decides who leaves and when;
+ * this class makes each departure happen. The contract is {@link Worker#freezeUser}'s.
+ *
+ * <p>Thread-safe, with the worker's locking: a departure is claimed under the user's tenant lock;
+ * its disk trip runs on the disk executor with the user's semaphore held and no lock held while
+ * writing; memory is emptied and the departure announced under the tenant lock again.
+ */
+final class Freezing {
+
+  // the worker's own logger, so the log lines keep their origin
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  private final Worker worker;
+  private final String name;
+  private final String group;
+  private final ConcurrentHashMap<String, Tenant> tenants;
+  private final RegisterRegistry registry;
+  private final Announcer announcer;
+  private final SemaphoreTrips trips;
+  private final Departures departures;
+  private final Drops drops;
+  private final AtomicLong freezeFailures = new AtomicLong();
+
+  Freezing(Worker worker, String name, String group, ConcurrentHashMap<String, Tenant> tenants,
+      RegisterRegistry registry, Announcer announcer, SemaphoreTrips trips, Departures departures,
+      Drops drops) {
+    this.worker = worker;
+    this.name = name;
+    this.group = group;
+    this.tenants = tenants;
+    this.registry = registry;
+    this.announcer = announcer;
+    this.trips = trips;
+    this.departures = departures;
+    this.drops = drops;
+  }
+
+  /** How many departures the disk refused since the worker started. */
+  long failures() {
+    return freezeFailures.get();
+  }
+
+  @SuppressWarnings("unchecked")
+  /** Orders a departure; the contract is {@link Worker#freezeUser}'s, with the cause and the root. */
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
+      String cause, boolean force) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+    }
+    CompletableFuture<Void> waitWake = null;
+    CompletableFuture<Object> result;
+    Runnable start = null;
+    tenant.lock.lock();
+    try {
+      if (!tenant.present) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      }
+      if (tenant.departure != null && tenant.departure.loginTail()) {
+        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
+        result = null;
+      } else if (tenant.departure != null) {
+        result = tenant.departure.result();
+        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      } else if (tenant.phase == Phase.UNFREEZING) {
+        waitWake = tenant.transition;
+        result = null;
+      } else if (!registry.userItems().contains(user)) {
+        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
+      } else {
+        CompletableFuture<Object> departure = new CompletableFuture<>();
+        result = departure;
+        tenant.departure = new Tenant.Departure(departure,
+            () -> runDeparture(tenant, expire, into, cause, departure), false);
+        if (tenant.slots.isEmpty() || force) {
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
+      return waitWake.handle((ignored, failure) -> null)
+          .thenCompose(ignored -> depart(user, expire, into, cause, force));
+    }
+    if (start != null) {
+      start.run();
+    }
+    return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
+  }
+
+  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
+      CompletableFuture<Object> result) {
+    if (expire) {
+      List<String> closed = new ArrayList<>();
+      tenant.lock.lock();
+      try {
+        drops.dropAnnounced(tenant.user, closed);
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+        worker.leave(tenant, "expired");
+        tenant.transition.complete(null);
+      } finally {
+        tenant.lock.unlock();
+      }
+      announcer.deliver();
+      worker.pagesClosed(tenant.user, closed);
+      announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
+      departures.afterDeparture();
+      return;
+    }
+    worker.beforeFreeze(tenant.user, cause);
+    trips.run(into, tenant.user, cause, () -> {
+      freeze(tenant, into, cause);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        announcer.afterDelivered(() -> result.complete(FreezeOutcome.FROZEN));
+      } else {
+        Throwable cause2 = Worker.unwrap(failure);
+        freezeFailures.incrementAndGet();
+        departures.count(q -> q.failed.incrementAndGet());
+        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
+            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
+        tenant.lock.lock();
+        try {
+          tenant.phase = Phase.ACTIVE;
+          tenant.departure = null;
+          tenant.flag = null; // consumed by a counted failure
+          tenant.departureFailed = true;
+          tenant.transition.complete(null);
+        } finally {
+          tenant.lock.unlock();
+        }
+        result.completeExceptionally(cause2);
+      }
+      departures.afterDeparture();
+    });
+  }
+
+  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
+  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
+    String user = tenant.user;
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
+        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
+            + " before his freeze; nothing was written"));
+    List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
+    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
+    Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
+    List<String> pageIds = new ArrayList<>();
+    for (String connectionId : connectionIds) {
+      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
+      if (connection == null) {
+        continue;
+      }
+      List<PageRow> pages = pagesOf(connection);
+      pages.forEach(page -> pageIds.add(page.pageId()));
+      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
+    }
+    try {
+      into.writeUserParcel(user, userParcel, name, cause, group);
+      for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
+        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
+      }
+    } catch (IOException | RuntimeException e) {
+      try { // nothing half-frozen stays behind: the user is alive here
+        into.dropUserParcel(user);
+        for (String connectionId : connectionParcels.keySet()) {
+          into.dropConnectionParcel(user, connectionId);
+        }
+      } catch (IOException | RuntimeException dropFailure) {
+        e.addSuppressed(dropFailure);
+      }
+      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+          + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
+          + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
+          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
+    }
+    tenant.lock.lock();
+    try {
+      registry.dropUser(user);
+      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
+      if (!pageIds.isEmpty()) {
+        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      }
+      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
+      worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);
+      tenant.transition.complete(null);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
+  }
+
+  /** The pages of a connection that are still registered, in id order. */
+  List<PageRow> pagesOf(ConnectionRow connection) {
+    List<PageRow> pages = new ArrayList<>();
+    for (String pageId : new TreeSet<>(connection.pages())) {
+      registry.pageItems().get(pageId).ifPresent(pages::add);
+    }
+    return pages;
+  }
+}
