@@ -60,7 +60,8 @@ import java.util.function.Function;
  *
  * <p>Each call stamps the clocks of its page, then its connection, then its user with the
  * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
- * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}.
+ * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}. A call from a
+ * connection without a page ({@link Call#pageId()} null) stamps its connection and its user.
  *
  * <h2>Departures</h2>
  *
