@@ -418,40 +418,67 @@ public final class SafeRoot implements Closeable {
   }
 
   /**
-   * Publishes {@code content} at {@code relative} with {@link Publication#publishExclusive}
-   * (durable): a reader sees it whole or not at all, and an existing entry (a symbolic link
-   * included) is reported and never replaced.
+   * Publishes {@code content} at {@code relative} with {@link Publication#tryPublish} (durable): a
+   * reader sees it whole or not at all, and an existing entry (a symbolic link included) is
+   * reported and never replaced. What is linked is published: a temporary that could not be
+   * removed, or a directory that could not be forced, is said in the outcome (with the paths this
+   * root was reached by), never thrown.
+   *
+   * @return the outcome: {@link Publication.Outcome#published} is {@code false} when an entry was
+   *     already there
+   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
+   * @throws ControlException {@code IO_FAILURE} when nothing was published
+   */
+  public Publication.Outcome publish(String relative, byte[] content) throws IOException {
+    try (Target target = requiredTarget(relative)) {
+      Path fd = target.root.descriptorPath();
+      Publication.Outcome outcome;
+      try {
+        outcome = Publication.tryPublish(fd.resolve(target.name), content, Durability.DURABLE);
+      } catch (IOException e) {
+        throw target.root.publicationFailure(fd, target.name, e);
+      }
+      return target.root.shown(fd, outcome);
+    }
+  }
+
+  /**
+   * Publishes {@code content} at {@code relative}: {@link #publish}, answering only whether it was
+   * written.
    *
    * @return {@code true} when written, {@code false} when an entry was already there
    * @throws NoSuchFileException when the parent directory is missing (nothing is created)
    */
   public boolean publishExclusive(String relative, byte[] content) throws IOException {
+    return publish(relative, content).published();
+  }
+
+  /**
+   * Replaces whatever is at {@code relative} (never what a link there points to) with
+   * {@code content} in one atomic rename ({@link Publication#replace}, durable). Once renamed it is
+   * replaced: a directory that could not be forced is said in the outcome, never thrown.
+   *
+   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
+   * @throws ControlException {@code IO_FAILURE} when nothing was replaced
+   */
+  public Publication.Outcome replace(String relative, byte[] content) throws IOException {
     try (Target target = requiredTarget(relative)) {
       Path fd = target.root.descriptorPath();
       try {
-        return Publication.publishExclusive(fd.resolve(target.name), content,
-            Durability.DURABLE);
+        return target.root.shown(fd,
+            Publication.replace(fd.resolve(target.name), content, Durability.DURABLE));
       } catch (IOException e) {
         throw target.root.publicationFailure(fd, target.name, e);
       }
     }
   }
 
-  /**
-   * Replaces whatever is at {@code relative} (never what a link there points to) with
-   * {@code content} in one atomic rename ({@link Publication#replace}, durable).
-   *
-   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
-   */
-  public void replace(String relative, byte[] content) throws IOException {
-    try (Target target = requiredTarget(relative)) {
-      Path fd = target.root.descriptorPath();
-      try {
-        Publication.replace(fd.resolve(target.name), content, Durability.DURABLE);
-      } catch (IOException e) {
-        throw target.root.publicationFailure(fd, target.name, e);
-      }
-    }
+  /** {@code outcome} with the paths through {@code fd} spelled as this root was reached. */
+  private Publication.Outcome shown(Path fd, Publication.Outcome outcome) {
+    return new Publication.Outcome(outcome.published(),
+        outcome.temporaryLeft().map(left -> left.startsWith(fd)
+            ? path.resolve(fd.relativize(left)) : left),
+        outcome.notForced());
   }
 
   private ControlException publicationFailure(Path fd, String name, IOException e) {

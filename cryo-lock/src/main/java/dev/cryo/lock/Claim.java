@@ -179,9 +179,13 @@ final class Claim {
           file.path(), "the directory " + directory + " disappeared while its lock was being"
               + " acquired; nothing was left behind: recreate it and retry", e);
     } catch (IOException e) {
+      // Thrown only when nothing was published (a failure after the link is no failure to take).
+      String left = e.getSuppressed().length == 0 ? "nothing was left behind"
+          : "its temporary could not be removed either (it goes once this process is gone)";
       throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
           "could not publish a record at " + file.path() + ": " + LockFile.describe(e)
-              + "; nothing was left behind: check the directory's permissions and free space", e);
+              + "; the lock was not taken and " + left + ": check the directory's permissions"
+              + " and free space", e);
     }
   }
 

@@ -102,10 +102,12 @@ public final class LockFile {
   }
 
   /**
-   * Publishes {@code record} here unless a lockfile is already present.
+   * Publishes {@code record} here unless a lockfile is already present. Once linked the record is
+   * published: a temporary that could not be removed afterwards is logged, never thrown.
    *
    * @return whether the record was published
    * @throws NoSuchFileException when the directory does not exist
+   * @throws IOException when nothing was published
    */
   public boolean tryPublish(LockRecord record) throws IOException {
     return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);

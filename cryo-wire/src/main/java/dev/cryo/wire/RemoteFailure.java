@@ -20,7 +20,8 @@ public final class RemoteFailure extends WireException {
    * @param message the peer's message
    */
   public RemoteFailure(String method, String code, String message) {
-    super(Reason.REMOTE_FAILURE, "the peer refused " + method + " [" + code + "]: " + message, null);
+    super(Reason.REMOTE_FAILURE, "the peer refused " + method + " [" + code + "]: " + message,
+        null);
     this.code = Objects.requireNonNull(code, "code");
     this.remoteMessage = Objects.requireNonNull(message, "message");
   }

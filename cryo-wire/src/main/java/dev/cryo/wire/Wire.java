@@ -143,9 +143,9 @@ public final class Wire implements AutoCloseable {
   /**
    * One call. Fails (the future, never a throw) with {@link WireRefusedException} when the
    * pending-call limit (256) is reached (nothing was sent) or the frame is too large, {@link
-   * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply is dropped; past the
-   * abandoned-id limit (256) the wire closes), {@link WireClosedException} when the wire ends,
-   * {@link RemoteFailure}(code, message) when the peer's handler refused.
+   * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply
+   * is dropped; past the abandoned-id limit (256) the wire closes), {@link WireClosedException}
+   * when the wire ends, {@link RemoteFailure}(code, message) when the peer's handler refused.
    *
    * @param method the peer's call method
    * @param payload the call's payload (not copied: do not change it before the future completes)
@@ -340,9 +340,10 @@ public final class Wire implements AutoCloseable {
     }
     settle(call);
     if (!call.method().equals(frame.method())) {
-      call.future().completeExceptionally(new WireClosedException(name, "method_mismatch"));
-      return hostile("method_mismatch: the reply to call " + frame.id() + " names '"
-          + frame.method() + "', the call was '" + call.method() + "'");
+      hostile("method_mismatch: the reply to call " + frame.id() + " names '" + frame.method()
+          + "', the call was '" + call.method() + "'");
+      call.future().completeExceptionally(new WireClosedException(name, closeReason.get()));
+      return false;
     }
     if (frame.kind() == FrameKind.REPLY) {
       call.future().complete(frame.payload());

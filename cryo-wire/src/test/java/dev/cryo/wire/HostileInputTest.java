@@ -143,7 +143,45 @@ class HostileInputTest {
       writeAll(attacker, Frames.reply(1, "quit", "{}"));
       assertThat(attacked.awaitClosed()).startsWith("method_mismatch:");
       assertThat(call).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
-          .havingCause().isInstanceOf(WireClosedException.class);
+          .havingCause().isInstanceOfSatisfying(WireClosedException.class,
+              e -> assertThat(e.closeReason()).startsWith("method_mismatch:"));
+    }
+  }
+
+  @Test
+  void aLateReplyIsDroppedOnceAndASecondOneToTheSameIdIsHostile() throws Exception {
+    try (WireListener listener = WireListener.bind(directory.resolve("w.sock"));
+        SocketChannel peer = Wire.connect(listener.path())) {
+      RecordingHandler side = new RecordingHandler();
+      Wire wire = Wire.open(listener.accept(Duration.ofSeconds(10)), "caller", side,
+          WirePair.COMMANDER_CALLS, WirePair.COMMANDER_EVENTS, WireLimits.defaults());
+      var call = wire.call("ping", new byte[0], Duration.ofMillis(20));
+      readAtLeast(peer, Frames.call(1, "ping", "").length);
+      assertThat(call).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+          .havingCause().isInstanceOf(WireTimeoutException.class);
+      writeAll(peer, Frames.concat(Frames.reply(1, "ping", "late"), Frames.event("announce", "x")));
+      // The event behind the late reply is handled: the reply was dropped, the wire is open.
+      side.awaitEvents(1);
+      assertThat(side.events).containsExactly("announce:x");
+      assertThat(wire.isOpen()).isTrue();
+      writeAll(peer, Frames.reply(1, "ping", "again"));
+      assertThat(side.awaitClosed()).startsWith("unknown_id:");
+    }
+  }
+
+  @Test
+  void aLateReplyNamingAnotherMethodIsHostile() throws Exception {
+    try (WireListener listener = WireListener.bind(directory.resolve("w.sock"));
+        SocketChannel peer = Wire.connect(listener.path())) {
+      RecordingHandler side = new RecordingHandler();
+      Wire wire = Wire.open(listener.accept(Duration.ofSeconds(10)), "caller", side,
+          WirePair.COMMANDER_CALLS, WirePair.COMMANDER_EVENTS, WireLimits.defaults());
+      var call = wire.call("ping", new byte[0], Duration.ofMillis(20));
+      readAtLeast(peer, Frames.call(1, "ping", "").length);
+      assertThat(call).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+          .havingCause().isInstanceOf(WireTimeoutException.class);
+      writeAll(peer, Frames.reply(1, "quit", "late"));
+      assertThat(side.awaitClosed()).startsWith("method_mismatch:");
     }
   }
 

@@ -22,6 +22,7 @@ class RecordingHandler implements WireHandler {
   final AtomicInteger closes = new AtomicInteger();
   final CountDownLatch closed = new CountDownLatch(1);
   volatile String closeReason;
+  private final java.util.concurrent.Semaphore eventsSeen = new java.util.concurrent.Semaphore(0);
   /** Calls a test wants checked when onClosed runs. */
   final List<java.util.concurrent.CompletableFuture<byte[]>> pending = new CopyOnWriteArrayList<>();
   final java.util.concurrent.atomic.AtomicBoolean pendingFailedFirst =
@@ -43,6 +44,7 @@ class RecordingHandler implements WireHandler {
   @Override
   public void onEvent(String method, byte[] payload) {
     events.add(method + ":" + new String(payload, java.nio.charset.StandardCharsets.UTF_8));
+    eventsSeen.release();
   }
 
   @Override
@@ -50,6 +52,13 @@ class RecordingHandler implements WireHandler {
     closeReason = reason;
     closes.incrementAndGet();
     closed.countDown();
+  }
+
+  /** Waits (bounded) until n more events were handled. */
+  void awaitEvents(int n) throws InterruptedException {
+    if (!eventsSeen.tryAcquire(n, 10, TimeUnit.SECONDS)) {
+      throw new AssertionError(n + " events did not come within 10 s");
+    }
   }
 
   /** Waits (bounded) for onClosed and returns its reason. */

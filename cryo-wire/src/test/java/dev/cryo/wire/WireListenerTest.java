@@ -86,7 +86,15 @@ class WireListenerTest {
         SocketChannel first = Wire.connect(socket)) {
       SocketChannel accepted = listener.accept(Duration.ofSeconds(10));
       try (SocketChannel second = Wire.connect(socket)) {
-        assertThat(second.read(java.nio.ByteBuffer.allocate(1))).as("closed at once").isEqualTo(-1);
+        var read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+          try {
+            return second.read(java.nio.ByteBuffer.allocate(1));
+          } catch (IOException e) {
+            return -2;
+          }
+        }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+        assertThat(read.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("closed at once")
+            .isEqualTo(-1);
       }
       RecordingHandler commanderSide = new RecordingHandler();
       Wire commander = Wire.open(accepted, "commander", commanderSide, WirePair.COMMANDER_CALLS,

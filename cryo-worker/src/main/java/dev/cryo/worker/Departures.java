@@ -82,6 +82,16 @@ final class Departures {
     return quit != null;
   }
 
+  /**
+   * The root departures go to now: the quit's once a quit began, else the worker's own freezer.
+   * A departure asks at each try of its semaphore, so none that runs after the quit began goes
+   * elsewhere, whenever it was claimed.
+   */
+  Freezer root() {
+    Quit current = quit;
+    return current != null ? current.into : freezer;
+  }
+
   /** Whether the worker has finished: its quit completed, or it was closed. */
   boolean finished() {
     return finished;
@@ -160,10 +170,8 @@ final class Departures {
       checkQuitFinished();
       return;
     }
-    Quit current = quit;
-    Freezer into = current != null ? current.into : freezer;
     CompletableFuture<FreezeOutcome> departure = worker.depart(next.user,
-        flag == TransferFlag.EXPIRY, into, current != null ? "quit" : "transfer", false);
+        flag == TransferFlag.EXPIRY, quit != null ? "quit" : "transfer", false);
     boolean deferred;
     next.lock.lock();
     try {
@@ -223,7 +231,7 @@ final class Departures {
       Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
       if (last == null || last.isBefore(threshold)) {
         ordered.add(user);
-        worker.depart(user, false, freezer, "idle", false);
+        worker.depart(user, false, "idle", false);
       }
     }
     return ordered;
@@ -298,7 +306,7 @@ final class Departures {
           current.cut.incrementAndGet();
           LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
               + " after the gate; he is frozen without waiting for them");
-          worker.depart(tenant.user, false, current.into, "quit", true);
+          worker.depart(tenant.user, false, "quit", true);
         }
       }
       scheduleCut();

@@ -65,8 +65,8 @@ final class Freezing {
 
   @SuppressWarnings("unchecked")
   /** Orders a departure; the contract is {@link Worker#freezeUser}'s, with the cause and the root. */
-  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into,
-      String cause, boolean force) {
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
+      boolean force) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
       return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
@@ -99,7 +99,7 @@ final class Freezing {
         CompletableFuture<Object> departure = new CompletableFuture<>();
         result = departure;
         tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, into, cause, departure), false);
+            () -> runDeparture(tenant, expire, cause, departure), false);
         if (tenant.slots.isEmpty() || force) {
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
@@ -112,7 +112,7 @@ final class Freezing {
     }
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
-          .thenCompose(ignored -> depart(user, expire, into, cause, force));
+          .thenCompose(ignored -> depart(user, expire, cause, force));
     }
     if (start != null) {
       start.run();
@@ -120,7 +120,7 @@ final class Freezing {
     return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
   }
 
-  private void runDeparture(Tenant tenant, boolean expire, Freezer into, String cause,
+  private void runDeparture(Tenant tenant, boolean expire, String cause,
       CompletableFuture<Object> result) {
     if (expire) {
       List<String> closed = new ArrayList<>();
@@ -140,7 +140,7 @@ final class Freezing {
       return;
     }
     worker.beforeFreeze(tenant.user, cause);
-    trips.run(into, tenant.user, cause, () -> {
+    trips.run(departures::root, tenant.user, cause, into -> { // the quit's root once it began
       freeze(tenant, into, cause);
       return null;
     }).whenComplete((ignored, failure) -> {

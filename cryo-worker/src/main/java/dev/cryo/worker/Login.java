@@ -15,17 +15,20 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The logins of a {@link Worker}'s connections: the relabel in place, when the identity lives here
  * or nowhere, and the login tail, when it lives on another worker and the connection leaves by the
  * freezer. The contract is {@link Worker#login}'s.
  *
- * <p>Thread-safe, with the worker's locking: a relabel takes the connection's row lock, then the
- * guest owner's row lock, then both users' locks in name order, and publishes under them; the
+ * <p>Thread-safe, with the worker's locking ({@link LockOrder}): a relabel takes both users' locks
+ * in name order, then the connection's row lock, then the guest owner's, and publishes under them;
+ * the
  * login tail claims the previous owner's departure under his lock and writes the parcel on the disk
  * executor with the new identity's semaphore held and no lock held, then takes the previous owner's
- * lock again to apply and announce.
+ * lock again to apply and announce. The parcel goes to {@link Departures#root()}, asked at each try
+ * of the semaphore: once a quit began, to the quit's root.
  */
 final class Login {
 
@@ -35,7 +38,6 @@ final class Login {
   private final Worker worker;
   private final String name;
   private final String group;
-  private final Freezer freezer;
   private final RegisterRegistry registry;
   private final Announcer announcer;
   private final ConcurrentHashMap<String, Tenant> tenants;
@@ -43,13 +45,12 @@ final class Login {
   private final Departures departures;
   private final IdentityLocator locator;
 
-  Login(Worker worker, String name, String group, Freezer freezer, RegisterRegistry registry,
+  Login(Worker worker, String name, String group, RegisterRegistry registry,
       Announcer announcer, ConcurrentHashMap<String, Tenant> tenants, SemaphoreTrips trips,
       Departures departures, IdentityLocator locator) {
     this.worker = worker;
     this.name = name;
     this.group = group;
-    this.freezer = freezer;
     this.registry = registry;
     this.announcer = announcer;
     this.tenants = tenants;
@@ -61,6 +62,7 @@ final class Login {
   /** Logs a connection into {@code user}; the contract is {@link Worker#login}'s. */
   CompletableFuture<LoginOutcome> login(String connectionId, String user) {
     Objects.requireNonNull(user, "user");
+    LockOrder.refuseInsideStoreAction(user); // before anything is made for him
     if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
       registry.changeConnectionUser(connectionId, user, Map.of()); // refused, with its own words
     }
@@ -108,55 +110,72 @@ final class Login {
           + previous + "' alone; nothing was changed: release it, or hold the connection's first");
     }
     Tenant to = activeTenant(user);
-    connection.lock().lock(); // row locks first, upwards, then the users' locks
     boolean guest = previousRow.isGuest();
-    if (guest) {
-      previousRow.lock().lock();
-    }
-    try {
-      Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
-      Tenant second = first == from ? to : from;
-      first.lock.lock();
+    Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
+    Tenant second = first == from ? to : from;
+    List<ReentrantLock> rows = guest ? List.of(connection.lock(), previousRow.lock())
+        : List.of(connection.lock());
+    long deadline = System.nanoTime() + worker.rowWait().toNanos();
+    while (true) {
+      ReentrantLock busy;
+      first.lock.lock(); // the users' locks first, in name order, then the row locks, upwards
       second.lock.lock();
       try {
-        if (!to.present || to.phase != Phase.ACTIVE) {
-          throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
-              + "' is leaving or being woken on worker " + name + "; connection '"
-              + connection.connectionId() + "' was not logged in: retry");
-        }
-        boolean targetSeen = registry.userItems().contains(user);
-        boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
-        registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-        for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
-          from.slots.remove(slot);
-          to.slots.add(slot);
-          slot.tenant = to;
-          slot.user = user;
-        }
-        if (guest) {
-          from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
-        }
-        announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
-        if (!targetSeen && !transfer) {
-          announcer.publish(Kind.NEW_USER, user, user);
-        }
-        if (!transfer && !registry.userItems().contains(previous)) {
-          announcer.publish(Kind.DROP_USER, previous, previous);
-        }
-        if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
-          worker.leave(from, "logged in as '" + user + "'");
+        busy = LockOrder.tryLockAll(rows); // tried, never waited for under the users' locks
+        if (busy == null) {
+          try {
+            relabelLocked(from, to, connection, previousRow, previous, user, guest);
+          } finally {
+            LockOrder.unlockAll(rows);
+          }
         }
       } finally {
         second.lock.unlock();
         first.lock.unlock();
       }
-    } finally {
-      if (guest) {
-        previousRow.lock().unlock();
+      if (busy == null) {
+        break;
       }
-      connection.lock().unlock();
+      if (!LockOrder.awaitFree(busy, deadline)) {
+        throw new WorkerException(WorkerException.Reason.ROW_BUSY, previous, "the login of"
+            + " connection '" + connection.connectionId() + "' into '" + user + "' waited "
+            + worker.rowWait() + " for a call's store action on its rows; nothing was changed:"
+            + " retry the login once that call is done");
+      }
     }
     announcer.deliver();
+  }
+
+  /** The relabel itself; the caller holds both users' locks and the rows'. */
+  private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
+      String previous, String user, boolean guest) {
+    if (!to.present || to.phase != Phase.ACTIVE) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+          + "' is leaving or being woken on worker " + name + "; connection '"
+          + connection.connectionId() + "' was not logged in: retry");
+    }
+    boolean targetSeen = registry.userItems().contains(user);
+    boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
+    registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+    for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
+      from.slots.remove(slot);
+      to.slots.add(slot);
+      slot.tenant = to;
+      slot.user = user;
+    }
+    if (guest) {
+      from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+    }
+    announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
+    if (!targetSeen && !transfer) {
+      announcer.publish(Kind.NEW_USER, user, user);
+    }
+    if (!transfer && !registry.userItems().contains(previous)) {
+      announcer.publish(Kind.DROP_USER, previous, previous);
+    }
+    if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+      worker.leave(from, "logged in as '" + user + "'");
+    }
   }
 
   /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
@@ -211,8 +230,8 @@ final class Login {
 
   private void runLoginTail(Tenant from, String connectionId, String user,
       CompletableFuture<Object> result) {
-    trips.run(freezer, user, "login", () -> {
-      handOver(from, connectionId, user);
+    trips.run(departures::root, user, "login", into -> { // the quit's root once it began
+      handOver(from, connectionId, user, into);
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
@@ -238,7 +257,8 @@ final class Login {
   }
 
   /** The disk trip of a login tail, the new identity's semaphore held. */
-  private void handOver(Tenant from, String connectionId, String user) throws IOException {
+  private void handOver(Tenant from, String connectionId, String user, Freezer into)
+      throws IOException {
     ConnectionRow connection = registry.connectionItems().get(connectionId)
         .orElseThrow(() -> worker.unknownConnection(connectionId));
     String previous = connection.user();
@@ -248,10 +268,10 @@ final class Login {
     List<PageRow> pages = worker.pagesOf(connection);
     Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
     try {
-      freezer.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
+      into.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
     } catch (IOException | RuntimeException e) {
       try {
-        freezer.dropConnectionParcel(user, connectionId);
+        into.dropConnectionParcel(user, connectionId);
       } catch (IOException | RuntimeException dropFailure) {
         e.addSuppressed(dropFailure);
       }

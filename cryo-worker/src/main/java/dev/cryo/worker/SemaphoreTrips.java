@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * A worker's trips to the disk, each holding a user's semaphore: the semaphore is tried once at a
@@ -23,10 +24,10 @@ final class SemaphoreTrips {
 
   private static final System.Logger LOG = System.getLogger(Worker.class.getName());
 
-  /** Disk work done holding a user's semaphore. */
+  /** Disk work done holding a user's semaphore in {@code into}, the root it was taken in. */
   @FunctionalInterface
   interface DiskWork<T> {
-    T run() throws IOException;
+    T run(Freezer into) throws IOException;
   }
 
   private final String worker;
@@ -53,14 +54,17 @@ final class SemaphoreTrips {
   }
 
   /**
-   * Takes the semaphore of {@code user} in {@code into}, runs {@code work} holding it, gives it
+   * Takes the semaphore of {@code user} in {@code root}, runs {@code work} holding it, gives it
    * back. The holder is named {@code "<worker> <purpose>"}.
    *
+   * @param root the freezer to work in, asked again at every try: a departure retrying its
+   *     semaphore when a quit begins goes to the quit's root
    * @return completes with what the work returned; or exceptionally with a {@link WorkerException}:
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT} (nothing was done),
    *     {@link WorkerException.Reason#FREEZER_FAILED}, or the work's own
    */
-  <T> CompletableFuture<T> run(Freezer into, String user, String purpose, DiskWork<T> work) {
+  <T> CompletableFuture<T> run(Supplier<Freezer> root, String user, String purpose,
+      DiskWork<T> work) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Instant deadline = clock.instant().plus(waitLimit);
     String holder = worker + " " + purpose;
@@ -69,6 +73,7 @@ final class SemaphoreTrips {
 
       @Override
       public void run() {
+        Freezer into = root.get();
         boolean taken;
         try {
           taken = into.tryTakeSemaphore(user, holder);
@@ -99,7 +104,7 @@ final class SemaphoreTrips {
         count.incrementAndGet();
         T value;
         try {
-          value = work.run();
+          value = work.run(into);
         } catch (Throwable e) {
           release(into, user, holder);
           result.completeExceptionally(e instanceof WorkerException ? e

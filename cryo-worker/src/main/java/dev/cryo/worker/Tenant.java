@@ -12,8 +12,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * What the worker knows of one user beside his rows: the phase of his stay, his calls in flight,
  * the departure waiting for them, and his transfer flag. Every field is guarded by {@link #lock},
- * which also serialises the user's lifecycle changes and their announcements. The lock is never
- * held while waiting for a row lock or for the disk.
+ * which also serialises the user's lifecycle changes and their announcements. The lock comes
+ * before any row lock and is refused to a thread inside a store action ({@link LockOrder}); it is
+ * never held while waiting for the disk, and the worker's own code holding it only tries row locks
+ * a store action may hold, never waits for them.
  */
 final class Tenant {
 
@@ -33,7 +35,7 @@ final class Tenant {
   record Departure(CompletableFuture<Object> result, Runnable start, boolean loginTail) {}
 
   final String user;
-  final ReentrantLock lock = new ReentrantLock();
+  final ReentrantLock lock;
   Phase phase = Phase.ACTIVE;
   /** False once the tenant left the worker's map: whoever holds a reference must look again. */
   boolean present = true;
@@ -55,6 +57,7 @@ final class Tenant {
 
   Tenant(String user) {
     this.user = user;
+    this.lock = new LockOrder.TenantLock(user);
   }
 
   /** Slots whose connection is {@code connectionId}. */

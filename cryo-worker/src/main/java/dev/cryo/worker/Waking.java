@@ -56,7 +56,7 @@ final class Waking {
   /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
   void startWake(Tenant tenant) {
     String user = tenant.user;
-    trips.run(freezer, user, "wake", () -> {
+    trips.run(() -> freezer, user, "wake", into -> { // a user wakes from where he is
       wake(tenant);
       return null;
     }).whenComplete((ignored, failure) -> {
@@ -197,7 +197,7 @@ final class Waking {
     }
     if (mine) {
       CompletableFuture<Void> mineProbe = probe;
-      trips.run(freezer, user, "adopt", () -> {
+      trips.run(() -> freezer, user, "adopt", into -> {
         adoptConnection(tenant, user, connectionId);
         return null;
       }).whenComplete((ignored, failure) -> {

@@ -77,11 +77,25 @@ import java.util.function.Function;
  * <h2>Concurrency</h2>
  *
  * <p>Thread-safe. Calls run on the caller's threads, concurrently, several per user; disk work runs
- * on the disk executor; delayed work on the schedule. Each user has one lock of the worker's that
- * serialises his lifecycle changes with their announcements and is never held while waiting for a
- * row lock or for the disk; the photo takes it briefly per user, so no user appears half changed.
- * All lifecycle changes of the users a worker holds must go through the worker (its methods and the
- * {@link CallContext}), never directly through the registry, or the announcements miss them.
+ * on the disk executor; delayed work on the schedule. Each user has one lock of the worker's, his
+ * tenant lock, that serialises his lifecycle changes with their announcements and is never held
+ * while waiting for the disk; the photo takes it briefly per user, so no user appears half
+ * changed. All lifecycle changes of the users a worker holds must go through the worker (its
+ * methods and the {@link CallContext}), never directly through the registry, or the announcements
+ * miss them.
+ *
+ * <h2>The lock order</h2>
+ *
+ * <p>One rule ({@link LockOrder}): a user's tenant lock first (two of them in the order of the
+ * users' names), then row locks (page, then connection, then user), then the registry's structure
+ * lock, then the announcer's. Nothing holding a row lock takes a tenant lock: a lifecycle
+ * operation asked from inside a store action ({@link CallContext#withPageStore} and its siblings)
+ * is refused with {@link WorkerException.Reason#LOCK_ORDER} before anything changes. This is what
+ * lets a drop lock the pages it takes (the registry's detach seam) under the tenant lock without a
+ * handler, inside a page's store, deadlocking it by opening a page or logging in. And a thread
+ * holding a tenant lock, a disk thread or a semaphore never waits for a row lock a store action
+ * may hold: it tries, and when the row is busy lets go and waits outside every lock, within a
+ * bound.
  */
 public final class Worker implements AutoCloseable {
 
@@ -98,6 +112,7 @@ public final class Worker implements AutoCloseable {
   private final Executor disk;
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
+  private final Duration rowWait;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong servedCalls = new AtomicLong();
@@ -115,6 +130,7 @@ public final class Worker implements AutoCloseable {
     this.ownsSchedule = builder.schedule == null;
     this.schedule = ownsSchedule ? Schedule.system() : builder.schedule;
     this.clock = schedule.clock();
+    this.rowWait = builder.grace;
     this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
     this.application = builder.application;
     this.announcer = new Announcer(builder.listener);
@@ -133,7 +149,7 @@ public final class Worker implements AutoCloseable {
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
-    this.login = new Login(this, name, group, freezer, registry, announcer, tenants, trips,
+    this.login = new Login(this, name, group, registry, announcer, tenants, trips,
         departures, builder.locator);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
     this.drops = new Drops(this, name, tenants, registry, announcer);
@@ -178,6 +194,14 @@ public final class Worker implements AutoCloseable {
   /** How many departures the disk refused since the worker started. */
   public long freezeFailures() {
     return freezing.failures();
+  }
+
+  /**
+   * How long an operation waits for a row a call's store action holds (outside every lock) before
+   * it gives up: the quit's grace.
+   */
+  Duration rowWait() {
+    return rowWait;
   }
 
   /** How many times the worker held a user's semaphore to work on the disk, for tests. */
@@ -645,10 +669,12 @@ public final class Worker implements AutoCloseable {
           + " store was asked for while holding the lock of a row above it; nothing was run: nest"
           + " store actions upwards only (page, then connection, then user)");
     }
-    row.lock().lock();
+    row.lock().lock(); // no tenant lock is held here: a handler holds none
+    LockOrder.enterStoreAction(); // from here until it returns, no tenant lock may be taken
     try {
       return action.apply(row.get("store", Store.class));
     } finally {
+      LockOrder.exitStoreAction();
       row.lock().unlock();
     }
   }
@@ -671,13 +697,13 @@ public final class Worker implements AutoCloseable {
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, freezer, "freeze", false);
+    return freezing.depart(user, false, "freeze", false);
   }
 
   /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
-  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, Freezer into, String cause,
+  CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
       boolean force) {
-    return freezing.depart(user, expire, into, cause, force);
+    return freezing.depart(user, expire, cause, force);
   }
 
   /** The pages of a connection that are still registered, in id order. */
@@ -828,6 +854,12 @@ public final class Worker implements AutoCloseable {
    * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
    * executors and serves nothing more. A departure that fails is counted and its user left as he
    * is. Asking again returns the same report.
+   *
+   * <p>Every departure that runs after the quit began goes into {@code into}, whoever ordered it
+   * and whenever it was claimed: the quit's own, a freeze claimed before it that waited for a call,
+   * the idle valve, {@link #freezeUser}, a login tail's parcel. Each asks for its root when it
+   * tries its semaphore; one already writing elsewhere when the quit began finishes there, and the
+   * quit waits for it.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
     return departures.quit(into);

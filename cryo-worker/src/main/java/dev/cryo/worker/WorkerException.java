@@ -45,6 +45,11 @@ public final class WorkerException extends RuntimeException {
     USER_MISMATCH,
     /** The calling thread holds a row lock that the operation would have to take out of order. */
     LOCK_ORDER,
+    /**
+     * A row the operation needed stayed locked by a call's store action past the bound; nothing
+     * was changed. Retryable once that call is done.
+     */
+    ROW_BUSY,
     /** The worker has finished (it quit); it serves nothing more. */
     WORKER_FINISHED;
 
@@ -120,6 +125,7 @@ public final class WorkerException extends RuntimeException {
   /** Whether the same operation may succeed later without the caller changing anything. */
   public boolean isRetryable() {
     return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
-        || reason == Reason.USER_LEFT || reason == Reason.LOCATE_FAILED;
+        || reason == Reason.USER_LEFT || reason == Reason.LOCATE_FAILED
+        || reason == Reason.ROW_BUSY;
   }
 }

@@ -22,6 +22,13 @@
  *       was, with nothing announced. A failed wake leaves no row and no semaphore.
  *   <li>The user's own parcel is woken only with the commander's verdict "this user is frozen";
  *       without it, it is residue and is never touched.
+ *   <li>One lock order: a user's tenant lock, then row locks (page, connection, user), then the
+ *       registry's structure lock, then the announcer's. Nothing holding a row lock takes a
+ *       tenant lock: a lifecycle operation asked from inside a store action is refused with
+ *       {@code LOCK_ORDER}. Whoever holds a tenant lock, a disk thread or a semaphore only tries
+ *       row locks a store action may hold, and waits for a busy one outside every lock, bounded.
+ *   <li>A reply never overtakes the announcements its call caused: the worker waits, holding no
+ *       user lock, until they were delivered; the photo and the replies carry the watermark.
  *   <li>Every refusal is a {@link dev.cryo.worker.WorkerException} with a machine-readable reason
  *       and a message saying what happened, what was kept and what to do.
  *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging

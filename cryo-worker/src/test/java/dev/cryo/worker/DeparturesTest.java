@@ -376,6 +376,53 @@ class DeparturesTest {
     assertThat(harness.freezer.folderKeys()).containsExactly("anna");
   }
 
+  /**
+   * Once a quit into a root began, every departure that runs goes there: a freeze claimed before
+   * the quit (it waited for a call), one that was retrying its semaphore, the idle valve, a login
+   * tail, a freeze ordered from above. None goes to the worker's own freezer, and the quit waits
+   * for each.
+   */
+  @Test
+  void aQuitIntoARootTakesEveryDepartureThatRunsAfterItBegan(@TempDir Path other)
+      throws Exception {
+    Freezer into = new Freezer(other.resolve("reboot-temp"));
+    RequestSlot annaCall = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    CompletableFuture<FreezeOutcome> annaFreeze = worker.freezeUser("anna"); // claimed, deferred
+    worker.call(increment("bob", "c2", "p2", "page"));
+    worker.call(increment(null, "c3", "p3", "user")); // guest_c3
+    worker.call(increment("dora", "c4", "p4", "page"));
+    harness.schedule.advance(Duration.ofMinutes(20)); // bob (and the others) idle from now
+    worker.call(increment("dora", "c4", "p4", "page"));
+    worker.call(increment(null, "c3", "p3", "user"));
+
+    worker.call(increment("eve", "c5", "p5", "page"));
+    assertThat(harness.freezer.tryTakeSemaphore("eve", "somebody else")).isTrue();
+    CompletableFuture<FreezeOutcome> eveFreeze = worker.freezeUser("eve"); // running, retrying
+    harness.await("eve's first try failed", () -> harness.schedule.pending() > 0);
+
+    CompletableFuture<QuitReport> report = worker.quit(into);
+    harness.freezer.releaseSemaphore("eve", "somebody else");
+    harness.driveRetries(eveFreeze);
+    assertThat(eveFreeze.join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(worker.freezeIdle(Duration.ofMinutes(15))).contains("bob");
+    harness.whereabouts.put("carl", IdentityLocator.Location.on("w2")); // so: the login tail
+    CompletableFuture<LoginOutcome> login = worker.login("c3", "carl");
+    CompletableFuture<FreezeOutcome> doraFreeze = worker.freezeUser("dora");
+    harness.await("bob, carl's connection and dora gone", () -> doraFreeze.isDone()
+        && login.isDone() && !hosted(worker, "bob"));
+    annaCall.close();
+    assertThat(annaFreeze.get(10, java.util.concurrent.TimeUnit.SECONDS))
+        .isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(login.join()).isEqualTo(LoginOutcome.HANDED_OVER);
+
+    harness.schedule.advance(Duration.ofSeconds(2));
+    QuitReport done = report.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    assertThat(harness.freezer.folderKeys()).as("the worker's own freezer").isEmpty();
+    assertThat(into.folderKeys()).containsExactlyInAnyOrder("anna", "bob", "carl", "dora", "eve");
+    assertThat(Files.exists(into.connectionParcel("carl", "c3"))).isTrue();
+    assertThat(done.failed()).isZero();
+  }
+
   static boolean run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getInputStream().readAllBytes();

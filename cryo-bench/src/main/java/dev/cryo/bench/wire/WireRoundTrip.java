@@ -20,8 +20,11 @@ import org.HdrHistogram.Histogram;
  *     [--seconds 20] [--warmup 5] [--block 1000] [--payload 1024]
  * </pre>
  *
- * Besides the floor with a platform echo thread, it times the same ping-pong with a virtual echo
- * thread, which shows what the virtual threads of the wire cost by themselves.
+ * Besides the floor (a platform echo thread), two more contenders say where the wire's time goes:
+ * {@code floor-virtual}, the same ping-pong with a virtual echo thread, and {@code floor-handoffs}
+ * ({@link HandOffPingPong}), the ping-pong with the thread hand-offs of a wire's call (a reader
+ * thread on each side, the echo written by a virtual thread, the caller woken through a future)
+ * and none of the wire's code.
  */
 public final class WireRoundTrip {
 
@@ -73,9 +76,12 @@ public final class WireRoundTrip {
             payload + FRAME_OVERHEAD, false);
         SocketPingPong virtualFloor = new SocketPingPong(scratch.resolve("v.sock"),
             payload + FRAME_OVERHEAD, true);
+        HandOffPingPong handOffs = new HandOffPingPong(scratch.resolve("h.sock"),
+            payload + FRAME_OVERHEAD);
         WireEcho wire = new WireEcho(scratch.resolve("w.sock"), payload)) {
-      Step[] steps = {floor::roundTrip, virtualFloor::roundTrip, wire::roundTrip};
-      String[] names = {"floor", "floor-virtual", "wire"};
+      Step[] steps = {floor::roundTrip, virtualFloor::roundTrip, handOffs::roundTrip,
+          wire::roundTrip};
+      String[] names = {"floor", "floor-virtual", "floor-handoffs", "wire"};
       for (String name : names) {
         histograms.put(name, new Histogram(60_000_000_000L, 3));
       }
@@ -87,13 +93,13 @@ public final class WireRoundTrip {
       out.printf("cryo-wire round trip, %d-byte payload each way (floor: %d bytes each way), %d"
           + " blocks of %d per contender, interleaved; load average %s -> %s%n", payload,
           payload + FRAME_OVERHEAD, blocks, block, loadBefore, loadAfter);
-      out.printf("%-14s %10s %10s %10s %10s %10s %12s%n", "contender", "p50 us", "p90 us",
+      out.printf("%-15s %10s %10s %10s %10s %10s %12s%n", "contender", "p50 us", "p90 us",
           "p99 us", "p99.9 us", "count", "cpu us/trip");
       Map<String, Long> cpuNanos = new LinkedHashMap<>();
       for (int k = 0; k < names.length; k++) {
         Histogram h = histograms.get(names[k]);
         cpuNanos.put(names[k], cpu[k]);
-        out.printf("%-14s %10.1f %10.1f %10.1f %10.1f %10d %12.1f%n", names[k],
+        out.printf("%-15s %10.1f %10.1f %10.1f %10.1f %10d %12.1f%n", names[k],
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
             h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
             h.getTotalCount(), cpu[k] / 1e3 / Math.max(1, h.getTotalCount()));
@@ -101,8 +107,15 @@ public final class WireRoundTrip {
       Result result = new Result(histograms, cpuNanos);
       out.printf("wire / floor: p50 %.2fx, p99 %.2fx (target: at most 1.5x)%n",
           result.ratio("wire", 50), result.ratio("wire", 99));
-      out.printf("floor-virtual / floor: p50 %.2fx, p99 %.2fx%n",
-          result.ratio("floor-virtual", 50), result.ratio("floor-virtual", 99));
+      for (String name : new String[] {"floor-virtual", "floor-handoffs"}) {
+        out.printf("%s / floor: p50 %.2fx, p99 %.2fx%n", name, result.ratio(name, 50),
+            result.ratio(name, 99));
+      }
+      out.printf("wire / floor-handoffs: p50 %.2fx, p99 %.2fx (the wire's own code)%n",
+          (double) histograms.get("wire").getValueAtPercentile(50)
+              / histograms.get("floor-handoffs").getValueAtPercentile(50),
+          (double) histograms.get("wire").getValueAtPercentile(99)
+              / histograms.get("floor-handoffs").getValueAtPercentile(99));
       return result;
     } finally {
       Scratch.delete(scratch);

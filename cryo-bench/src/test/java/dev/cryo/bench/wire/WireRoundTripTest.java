@@ -16,7 +16,7 @@ class WireRoundTripTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     WireRoundTrip.Result result = WireRoundTrip.run(Duration.ofMillis(200), Duration.ofMillis(50),
         50, 1024, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    assertThat(result.histograms()).containsKeys("floor", "floor-virtual", "wire");
+    assertThat(result.histograms()).containsKeys("floor", "floor-virtual", "floor-handoffs", "wire");
     result.histograms().values().forEach(h -> assertThat(h.getTotalCount()).isGreaterThan(0));
     assertThat(printed.toString(StandardCharsets.UTF_8)).contains("wire / floor: p50");
   }
