@@ -60,7 +60,7 @@ class ServeAuditTest {
       assertThat(moves.get()).as("moves done").isGreaterThan(USERS / 4);
       assertThat(auditor.freezes()).as("freezes in the log").isGreaterThanOrEqualTo(moves.get());
       assertThat(auditor.adoptions()).as("adoptions in the log").isGreaterThan(0);
-      assertThat(statuses.keySet()).as("statuses seen: " + statuses).containsOnly(200, 409);
+      assertThat(statuses.keySet()).as("statuses seen: " + statuses).isSubsetOf(200, 409);
     }
   }
 
