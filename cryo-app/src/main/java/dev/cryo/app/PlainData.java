@@ -115,6 +115,7 @@ final class PlainData {
         Map<String, Object> map = new LinkedHashMap<>();
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
           String name = parser.currentName();
+          text(name, path + "." + name + " (its key)");
           JsonToken value = parser.nextToken();
           if (value == JsonToken.VALUE_NULL) {
             continue; // a null in an object reads back as absent
@@ -139,7 +140,7 @@ final class PlainData {
         return list;
       }
       case VALUE_STRING -> {
-        return parser.getText();
+        return text(parser.getText(), path);
       }
       case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
         return parser.getNumberValue();
@@ -166,6 +167,22 @@ final class PlainData {
       default -> throw new StateException(StateException.Reason.NOT_FREEZABLE, path, "state "
           + root(path) + " cannot be frozen: unexpected " + token + " at " + path);
     }
+  }
+
+  /** {@code text}, refused unless it is well-formed Unicode: the freezer writes UTF-8. */
+  private static String text(String text, String path) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        throw new StateException(StateException.Reason.NOT_FREEZABLE, path, "state " + root(path)
+            + " cannot be frozen: " + path + " holds text that is not well-formed Unicode (a lone"
+            + " surrogate at index " + i + "), which has no UTF-8 form; nothing was written");
+      }
+    }
+    return text;
   }
 
   /** Refuses, while Jackson writes, what cannot be frozen; Jackson adds the path. */

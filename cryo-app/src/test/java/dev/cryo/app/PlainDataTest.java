@@ -128,6 +128,19 @@ class PlainDataTest {
         .isEqualTo(Map.of("marks", List.of()));
   }
 
+  @Test
+  void textThatIsNotWellFormedUnicodeIsRefusedBeforeTheFreezerWouldBe() {
+    assertThatThrownBy(() -> PlainData.write(new Inner("a\uD800b", List.of()), Inner.class))
+        .isInstanceOfSatisfying(StateException.class,
+            e -> assertThat(e.field()).isEqualTo("Inner.label"))
+        .hasMessageContaining("lone surrogate at index 1");
+    record Keyed(Map<String, Integer> byName) {}
+    assertThatThrownBy(() -> PlainData.write(new Keyed(Map.of("\uDC00", 1)), Keyed.class))
+        .isInstanceOf(StateException.class).hasMessageContaining("(its key)");
+    assertThat(PlainData.write(new Inner("\uD83D\uDE00", List.of()), Inner.class))
+        .isEqualTo(Map.of("label", "\uD83D\uDE00", "marks", List.of()));
+  }
+
   @JsonIgnoreProperties(value = "lost", allowGetters = true)
   public static final class Lossy {
     public String kept;

@@ -1,6 +1,7 @@
 package dev.cryo.control;
 
 import dev.cryo.control.ControlException.Reason;
+import dev.cryo.lock.DirectoryTrust;
 import dev.cryo.lock.ProcessTable;
 import dev.cryo.lock.Publication;
 import dev.cryo.lock.Publication.Durability;
@@ -48,8 +49,9 @@ import java.util.Set;
  * it: a FIFO opened so never blocks (it has a writer, the reader itself), and the channel's refusal
  * to seek then tells it from a regular file; a socket or directory cannot be opened so at all. The
  * price: a control file the reader may read but not write is refused as unreadable (cryo writes them
- * 0600 for their owner), except on a read-only file system, where nothing can be swapped in and the
- * file is opened read-only.
+ * 0600 for their owner), except on a read-only mount whose directory nobody but this user or root
+ * may change ({@link DirectoryTrust}), where the file is opened read-only: a read-only bind mount
+ * does not keep the directory's owner from swapping a FIFO in through another mount.
  *
  * <p>What {@link SecureDirectoryStream} lacks ({@code linkat}) is reached through
  * {@code /proc/self/fd/N/<name>}, where N is a descriptor of this same directory, found by matching
@@ -73,6 +75,13 @@ public final class SafeRoot implements Closeable {
       Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, NOFOLLOW);
   private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ, NOFOLLOW);
   private static final int CHUNK = 8192;
+
+  /** A test seam: called when a read-write open was refused, before anything else is tried. */
+  interface ReadOnlyProbe {
+    void refusedReadWrite(Path shown) throws IOException;
+  }
+
+  static volatile ReadOnlyProbe readOnlyProbe = shown -> { };
 
   private final Path path;
   private final SecureDirectoryStream<Path> directory;
@@ -362,7 +371,16 @@ public final class SafeRoot implements Closeable {
           + " the reader, and nothing was read: let their owner read and write them", e);
     } catch (FileSystemException e) {
       if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
-        // Nothing can be swapped in on a read-only file system: a plain read-only open is safe.
+        readOnlyProbe.refusedReadWrite(shown);
+        // A read-only mount may be a bind mount of a directory writable elsewhere: a FIFO could
+        // still be swapped in, and a read-only open of it would block. Only a directory nobody but
+        // this user or root may change is safe to read read-only.
+        if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
+          throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write (it"
+              + " is on a read-only mount), and it is not opened read-only because users other"
+              + " than this one and root may change " + path + " (a FIFO swapped in would block"
+              + " the reader); nothing was read: keep the directory to this user or root", e);
+        }
         return directory.newByteChannel(Path.of(name), READ_ONLY);
       }
       if (e.getReason() != null && e.getReason().contains("symbolic links")) {

@@ -2,6 +2,7 @@ package dev.cryo.wire;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -39,6 +40,9 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Wire implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(Wire.class.getName());
+
+  /** The message of the JDK's SocketException for ECONNRESET. */
+  private static final String CONNECTION_RESET = "Connection reset";
 
   private final SocketChannel channel;
   private final String name;
@@ -268,7 +272,14 @@ public final class Wire implements AutoCloseable {
     } catch (ClosedChannelException e) {
       closeWith("closed: the channel was closed", Level.DEBUG);
     } catch (IOException e) {
-      closeWith("read_failed: reading the wire failed (" + e.getMessage() + ")", Level.WARNING);
+      if (e instanceof SocketException && CONNECTION_RESET.equals(e.getMessage())) {
+        // ECONNRESET: the peer's socket closed with bytes of this side unread, as when the
+        // peer's process dies in the middle of its work: the same death as an end of stream.
+        closeWith("end_of_stream: the peer reset the connection (it ended with frames of this"
+            + " side unread)", Level.DEBUG);
+      } else {
+        closeWith("read_failed: reading the wire failed (" + e.getMessage() + ")", Level.WARNING);
+      }
     } catch (RuntimeException | Error e) {
       LOG.log(Level.ERROR, "wire " + name + ": its reader failed", e);
       closeWith("internal: the reader failed (" + e + ")", Level.ERROR);

@@ -54,9 +54,10 @@ class CrossProcessWireTest {
         Wire wire = Wire.open(listener.accept(LONG), "worker-1", side, WirePair.COMMANDER_CALLS,
             WirePair.COMMANDER_EVENTS, WireLimits.defaults());
         assertThat(side.presented.get(30, TimeUnit.SECONDS)).isEqualTo(peer.pid());
+        side.awaitEvents(1);
         assertThat(wire.call("http", "hello".getBytes(UTF_8), LONG).join())
             .isEqualTo("hello".getBytes(UTF_8));
-        assertThat(side.events).containsExactly("announce:hello");
+        assertThat(side.events).containsExactly("announce:presented", "announce:hello");
         CompletableFuture<byte[]> hanging = wire.call("ping", new byte[0], LONG);
         peer.destroyForcibly(); // SIGKILL
         assertThat(peer.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -86,6 +87,7 @@ class CrossProcessWireTest {
         Wire wire = Wire.open(listener.accept(LONG), "worker-1", side, WirePair.COMMANDER_CALLS,
             WirePair.COMMANDER_EVENTS, WireLimits.defaults());
         side.presented.get(30, TimeUnit.SECONDS);
+        side.awaitEvents(1); // the peer got its answer
         wire.close();
         assertThat(peer.waitFor(30, TimeUnit.SECONDS)).as("the peer exits").isTrue();
         assertThat(peer.exitValue()).as("0: it saw an end of stream").isZero();

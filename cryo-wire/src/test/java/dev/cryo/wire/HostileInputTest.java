@@ -186,6 +186,22 @@ class HostileInputTest {
   }
 
   @Test
+  void aPeerThatDiesWithFramesUnreadEndsTheWireAsAnEndOfStream() throws Exception {
+    try (WireListener listener = WireListener.bind(directory.resolve("w.sock"))) {
+      SocketChannel peer = Wire.connect(listener.path());
+      RecordingHandler side = new RecordingHandler();
+      Wire wire = Wire.open(listener.accept(Duration.ofSeconds(10)), "caller", side,
+          WirePair.COMMANDER_CALLS, WirePair.COMMANDER_EVENTS, WireLimits.defaults());
+      var call = wire.call("ping", new byte[0], Duration.ofSeconds(30));
+      wire.event("note", new byte[0]);
+      peer.close(); // with both frames unread: the kernel resets the connection
+      assertThat(side.awaitClosed()).startsWith("end_of_stream:");
+      assertThat(call).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
+          .havingCause().isInstanceOf(WireClosedException.class);
+    }
+  }
+
+  @Test
   void aValidFrameFromTheRawPeerIsServed() throws Exception {
     // The control case: the attacker's frames are right when they are well-formed.
     try (WireListener listener = WireListener.bind(directory.resolve("w.sock"));

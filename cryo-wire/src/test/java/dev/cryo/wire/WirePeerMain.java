@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 /**
  * A worker-side peer in a JVM of its own, for {@link CrossProcessWireTest}: connects to the socket
  * named by its argument, presents itself (a call {@code present} carrying its pid), then serves
+ * an event {@code announce} "presented" once the call was answered, then serves
  * {@code http} (an echo, after one {@code announce} event) and {@code ping} (never answered).
  * When the wire ends it exits: status 0 for an end of stream, 3 for any other reason.
  */
@@ -45,6 +46,7 @@ public final class WirePeerMain {
         WirePair.WORKER_EVENTS, WireLimits.defaults());
     byte[] pid = Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8);
     wire[0].call("present", pid, Duration.ofSeconds(30)).join();
+    wire[0].event("announce", "presented".getBytes(StandardCharsets.UTF_8));
     ended.await();
     System.exit(reason[0].startsWith("end_of_stream:") ? 0 : 3);
   }

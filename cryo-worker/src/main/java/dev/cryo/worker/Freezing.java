@@ -17,6 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The departures of a {@link Worker}'s users as they run: the claim of a departure (at once, or
@@ -168,7 +169,12 @@ final class Freezing {
     });
   }
 
-  /** The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. */
+  /**
+   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce.
+   * Every row lock is tried, never waited for: a row a call's store action holds (a straggler, cut
+   * by a quit) undoes what was written and throws {@link LockOrder.RowBusy}, and the trip gives the
+   * semaphore and the disk thread back and tries again later, up to the grace.
+   */
   private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
     String user = tenant.user;
     UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
@@ -177,49 +183,84 @@ final class Freezing {
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
     Map<String, Object> userParcel = Parcels.user(row, connectionIds);
     Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
-    List<String> pageIds = new ArrayList<>();
+    List<PageRow> allPages = new ArrayList<>();
     for (String connectionId : connectionIds) {
       ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
       if (connection == null) {
         continue;
       }
       List<PageRow> pages = pagesOf(connection);
-      pages.forEach(page -> pageIds.add(page.pageId()));
+      allPages.addAll(pages);
       connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
     }
+    List<String> pageIds = new ArrayList<>();
+    allPages.forEach(page -> pageIds.add(page.pageId()));
     try {
       into.writeUserParcel(user, userParcel, name, cause, group);
       for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
         into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
       }
     } catch (IOException | RuntimeException e) {
-      try { // nothing half-frozen stays behind: the user is alive here
-        into.dropUserParcel(user);
-        for (String connectionId : connectionParcels.keySet()) {
-          into.dropConnectionParcel(user, connectionId);
-        }
-      } catch (IOException | RuntimeException dropFailure) {
-        e.addSuppressed(dropFailure);
-      }
+      Throwable undone = undo(into, user, connectionParcels.keySet(), e);
       throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
           + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
           + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
-          + " the semaphore was given back: free space or fix the freezer, then freeze again", e);
+          + " the semaphore was given back: free space or fix the freezer, then freeze again",
+          undone);
     }
+    PageRow busyPage = null;
     tenant.lock.lock();
     try {
-      registry.dropUser(user);
-      announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      List<ReentrantLock> pageLocks = worker.pageLocks(allPages); // the detach seam's, tried
+      ReentrantLock busy = LockOrder.tryLockAll(pageLocks);
+      if (busy != null) {
+        busyPage = allPages.get(pageLocks.indexOf(busy));
+      } else {
+        try {
+          registry.dropUser(user);
+        } finally {
+          LockOrder.unlockAll(pageLocks);
+        }
+        announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
+        if (!pageIds.isEmpty()) {
+          announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+        }
+        departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish
+        worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);
+        tenant.transition.complete(null);
       }
-      departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish then
-      worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);
-      tenant.transition.complete(null);
     } finally {
       tenant.lock.unlock();
     }
+    if (busyPage != null) { // nothing was dropped: take the parcels back, then try again later
+      Throwable undoFailure = undo(into, user, connectionParcels.keySet(), null);
+      if (undoFailure != null) {
+        throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "page '"
+            + busyPage.pageId() + "' of '" + user + "' was busy when his freeze emptied memory,"
+            + " and the parcels already written could not be taken back (" + undoFailure
+            + "); he stays alive and active on worker " + name + ", nothing was announced:"
+            + " drop his folder's parcels by hand before his next wake", undoFailure);
+      }
+      throw new LockOrder.RowBusy("the page row '" + busyPage.pageId() + "'");
+    }
     announcer.deliver();
+  }
+
+  /** Drops the parcels a freeze wrote, semaphore held, so that nothing half-frozen stays behind. */
+  private static Throwable undo(Freezer into, String user, Iterable<String> connectionIds,
+      Throwable failure) {
+    try {
+      into.dropUserParcel(user);
+      for (String connectionId : connectionIds) {
+        into.dropConnectionParcel(user, connectionId);
+      }
+    } catch (IOException | RuntimeException dropFailure) {
+      if (failure == null) {
+        return dropFailure;
+      }
+      failure.addSuppressed(dropFailure);
+    }
+    return failure;
   }
 
   /** The pages of a connection that are still registered, in id order. */

@@ -91,6 +91,20 @@ final class LockOrder {
   }
 
   /**
+   * Thrown, stackless, by work that found a row it needed locked by a call's store action and let
+   * go of everything it held: whoever runs the work tries again later, within a bound.
+   */
+  static final class RowBusy extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The busy row, for the messages: "the user row of 'anna'". */
+    RowBusy(String what) {
+      super(what, null, false, false);
+    }
+  }
+
+  /**
    * Tries every lock, in the order given, without waiting.
    *
    * @return null when all are now held by the calling thread; else the first busy one, and none of

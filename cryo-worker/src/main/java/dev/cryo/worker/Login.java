@@ -256,7 +256,11 @@ final class Login {
     });
   }
 
-  /** The disk trip of a login tail, the new identity's semaphore held. */
+  /**
+   * The disk trip of a login tail, the new identity's semaphore held. Row locks are tried, never
+   * waited for: a busy one throws {@link LockOrder.RowBusy} with nothing left written, and the trip
+   * tries again later.
+   */
   private void handOver(Tenant from, String connectionId, String user, Freezer into)
       throws IOException {
     ConnectionRow connection = registry.connectionItems().get(connectionId)
@@ -280,26 +284,39 @@ final class Login {
           + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
           + " nothing was announced: retry the login once the freezer is fixed", e);
     }
+    List<String> pageIds = new ArrayList<>();
+    pages.forEach(page -> pageIds.add(page.pageId()));
+    ReentrantLock busy;
     from.lock.lock();
     try {
-      List<String> pageIds = new ArrayList<>();
-      pages.forEach(page -> pageIds.add(page.pageId()));
-      registry.dropConnection(connectionId);
-      announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
+      List<ReentrantLock> pageLocks = worker.pageLocks(pages); // the detach seam's, tried
+      busy = LockOrder.tryLockAll(pageLocks);
+      if (busy == null) {
+        try {
+          registry.dropConnection(connectionId);
+        } finally {
+          LockOrder.unlockAll(pageLocks);
+        }
+        announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
+        if (!pageIds.isEmpty()) {
+          announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
+        }
+        announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
+        from.departure = null;
+        if (ownerGoes) {
+          announcer.publish(Kind.DROP_USER, previous, previous);
+          worker.leave(from, "logged in elsewhere as '" + user + "'");
+        } else {
+          from.phase = Phase.ACTIVE;
+        }
+        from.transition.complete(null);
       }
-      announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
-      from.departure = null;
-      if (ownerGoes) {
-        announcer.publish(Kind.DROP_USER, previous, previous);
-        worker.leave(from, "logged in elsewhere as '" + user + "'");
-      } else {
-        from.phase = Phase.ACTIVE;
-      }
-      from.transition.complete(null);
     } finally {
       from.lock.unlock();
+    }
+    if (busy != null) { // nothing was dropped: take the parcel back, then try again later
+      into.dropConnectionParcel(user, connectionId);
+      throw new LockOrder.RowBusy("a page row of connection '" + connectionId + "'");
     }
     announcer.deliver();
   }

@@ -49,14 +49,23 @@ final class Parcels {
 
   private Parcels() {}
 
-  /** The user parcel of {@code user}: fields, clocks, store (read under its lock), connection ids. */
+  /**
+   * The user parcel of {@code user}: fields, clocks, store (read under its lock, tried), connection
+   * ids.
+   *
+   * @throws LockOrder.RowBusy when a store's row is locked by another thread
+   */
   static Map<String, Object> user(UserRow user, List<String> connectionIds) {
     Map<String, Object> parcel = row(user, USER_KIND);
     parcel.put(CONNECTIONS, List.copyOf(connectionIds));
     return parcel;
   }
 
-  /** The parcel of one connection with its pages; {@code carried} is a guest store, or null. */
+  /**
+   * The parcel of one connection with its pages; {@code carried} is a guest store, or null.
+   *
+   * @throws LockOrder.RowBusy when a store's row is locked by another thread
+   */
   static Map<String, Object> connection(ConnectionRow connection, List<PageRow> pages,
       Map<String, Object> carried) {
     Map<String, Object> parcel = row(connection, CONNECTION_KIND);
@@ -71,9 +80,19 @@ final class Parcels {
     return parcel;
   }
 
-  /** A row's store content, read under the row's lock. */
+  /**
+   * A row's store content, read under the row's lock, which is tried, never waited for: the
+   * parcels are made by departures holding a semaphore on a disk thread, and a call's store action
+   * may hold the row (a straggler, cut by a quit).
+   *
+   * @throws LockOrder.RowBusy when the row's lock is held by another thread (nothing is held)
+   */
   static Map<String, Object> storeOf(Row row) {
-    row.lock().lock();
+    if (!row.lock().tryLock()) {
+      String level = row instanceof PageRow ? "page" : row instanceof ConnectionRow ? "connection"
+          : row instanceof UserRow ? "user" : "";
+      throw new LockOrder.RowBusy("the " + level + " row '" + row.key() + "'");
+    }
     try {
       Store store = row.get(STORE, Store.class);
       return store == null ? Map.of() : store.toMap();

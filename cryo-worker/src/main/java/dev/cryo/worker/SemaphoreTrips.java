@@ -36,16 +36,18 @@ final class SemaphoreTrips {
   private final Clock clock;
   private final Duration retryInterval;
   private final Duration waitLimit;
+  private final Duration rowWait;
   private final AtomicLong count = new AtomicLong();
 
   SemaphoreTrips(String worker, Executor disk, Schedule schedule, Duration retryInterval,
-      Duration waitLimit) {
+      Duration waitLimit, Duration rowWait) {
     this.worker = worker;
     this.disk = disk;
     this.schedule = schedule;
     this.clock = schedule.clock();
     this.retryInterval = retryInterval;
     this.waitLimit = waitLimit;
+    this.rowWait = rowWait;
   }
 
   /** How many trips held a semaphore so far. */
@@ -59,14 +61,20 @@ final class SemaphoreTrips {
    *
    * @param root the freezer to work in, asked again at every try: a departure retrying its
    *     semaphore when a quit begins goes to the quit's root
+   * <p>Work that finds a row locked by a call's store action throws {@link LockOrder.RowBusy}
+   * having undone what it did: the semaphore is given back and the disk thread freed, and the
+   * trip tries again on the schedule, up to the row wait (the quit's grace) from its start.
+   *
    * @return completes with what the work returned; or exceptionally with a {@link WorkerException}:
    *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT} (nothing was done),
+   *     {@link WorkerException.Reason#ROW_BUSY} (nothing was done),
    *     {@link WorkerException.Reason#FREEZER_FAILED}, or the work's own
    */
   <T> CompletableFuture<T> run(Supplier<Freezer> root, String user, String purpose,
       DiskWork<T> work) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Instant deadline = clock.instant().plus(waitLimit);
+    Instant rowDeadline = clock.instant().plus(rowWait);
     String holder = worker + " " + purpose;
     Runnable attempt = new Runnable() {
       private boolean warned; // touched by one task at a time, handed over by the executors
@@ -105,6 +113,18 @@ final class SemaphoreTrips {
         T value;
         try {
           value = work.run(into);
+        } catch (LockOrder.RowBusy busy) {
+          release(into, user, holder); // never held while waiting for a row
+          if (!clock.instant().isBefore(rowDeadline)) {
+            result.completeExceptionally(new WorkerException(WorkerException.Reason.ROW_BUSY,
+                user, busy.getMessage() + " of '" + user + "' stayed locked by a call's store"
+                    + " action (a call stuck in its handler) for " + rowWait + "; worker " + worker
+                    + " gave up its " + purpose + " and changed nothing: the call must return"
+                    + " first"));
+            return;
+          }
+          schedule.schedule(retryInterval, () -> execute(this, result));
+          return;
         } catch (Throwable e) {
           release(into, user, holder);
           result.completeExceptionally(e instanceof WorkerException ? e

@@ -60,7 +60,8 @@ import java.util.function.Function;
  *
  * <p>Each call stamps the clocks of its page, then its connection, then its user with the
  * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
- * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}.
+ * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}. A call from a
+ * connection without a page ({@link Call#pageId()} null) stamps its connection and its user.
  *
  * <h2>Departures</h2>
  *
@@ -112,6 +113,7 @@ public final class Worker implements AutoCloseable {
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
   private final Duration rowWait;
+  private final boolean detaches;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final AtomicLong servedCalls = new AtomicLong();
@@ -145,7 +147,9 @@ public final class Worker implements AutoCloseable {
       this.ownedDisk = null;
       this.disk = builder.disk;
     }
-    this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit);
+    this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit,
+        rowWait);
+    this.detaches = LockOrder.detaches(registry);
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
     this.login = new Login(this, name, group, registry, announcer, tenants, trips,
@@ -201,6 +205,14 @@ public final class Worker implements AutoCloseable {
    */
   Duration rowWait() {
     return rowWait;
+  }
+
+  /**
+   * The page locks a drop of {@code pages} takes in the registry (its detach seam runs under them),
+   * for the worker to try first: none when the registry has no detach seam.
+   */
+  List<java.util.concurrent.locks.ReentrantLock> pageLocks(List<PageRow> pages) {
+    return LockOrder.pageLocks(detaches, pages);
   }
 
   /** How many times the worker held a user's semaphore to work on the disk, for tests. */

@@ -20,8 +20,21 @@ final class CountingCodec implements ParcelCodec {
     return codec.name();
   }
 
+  /** When set, encoding a user parcel counts {@link #userWriting} down, then waits for it. */
+  volatile java.util.concurrent.CountDownLatch holdUserWrites;
+  final java.util.concurrent.CountDownLatch userWriting = new java.util.concurrent.CountDownLatch(1);
+
   @Override
   public byte[] encode(Object payload) {
+    java.util.concurrent.CountDownLatch hold = holdUserWrites;
+    if (hold != null && payload instanceof Map<?, ?> map && "user".equals(map.get("parcel"))) {
+      userWriting.countDown();
+      try {
+        hold.await(20, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     return codec.encode(payload);
   }
 

@@ -423,6 +423,74 @@ class DeparturesTest {
     assertThat(done.failed()).isZero();
   }
 
+  /**
+   * A straggler stuck inside a store action when the quit cuts it: the freeze tries the row's lock
+   * and, finding it busy, lets go of the semaphore and the disk thread and tries again on the
+   * schedule, up to the grace; then the departure fails, counted, and the quit finishes. The
+   * worker has one disk thread: were it pinned, nothing else could reach the disk.
+   */
+  @Test
+  void aStragglerStuckInAStoreActionCannotHoldTheQuitPastItsGrace() throws Exception {
+    java.util.concurrent.ExecutorService oneDisk = java.util.concurrent.Executors
+        .newSingleThreadExecutor(task -> {
+          Thread thread = new Thread(task, "the-only-disk-thread");
+          thread.setDaemon(true);
+          return thread;
+        });
+    java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors
+        .newCachedThreadPool(task -> {
+          Thread thread = new Thread(task);
+          thread.setDaemon(true);
+          return thread;
+        });
+    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    try {
+      Worker quitting = harness.builder("w-straggle").diskExecutor(oneDisk).build();
+      harness.workers.add(quitting);
+      quitting.call(increment("anna", "c1", "p1", "page"));
+      quitting.call(increment("carl", "c3", "p3", "user"));
+      java.util.concurrent.Future<Object> straggler = callers.submit(() -> CallContextProbe.run(
+          quitting, increment("carl", "c3", "p3", "user"), context -> context.withUserStore(
+              store -> {
+                inside.countDown();
+                try {
+                  return go.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              })));
+      assertThat(inside.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+      CompletableFuture<QuitReport> report = quitting.quit();
+      harness.schedule.advance(Duration.ofSeconds(2)); // the gate: anna leaves, carl is waited for
+      harness.await("anna gone", () -> !hosted(quitting, "anna"));
+      harness.schedule.advance(Duration.ofSeconds(5)); // the grace: carl's call is cut
+      harness.await("carl's freeze retrying", () -> harness.schedule.dueWithin(
+          Duration.ofMillis(50)));
+      assertThat(harness.freezer.semaphoreHolder("carl")).as("no semaphore held while waiting")
+          .isEmpty();
+      java.util.concurrent.Future<String> probe = oneDisk.submit(() -> "the disk thread is free");
+      assertThat(probe.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .isEqualTo("the disk thread is free");
+
+      harness.driveRetries(report); // the grace of the row's wait runs out
+      QuitReport done = report.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(done.frozen()).isEqualTo(1);
+      assertThat(done.cut()).isEqualTo(1);
+      assertThat(done.failed()).as("carl, whose store stayed locked").isEqualTo(1);
+      assertThat(quitting.isFinished()).isTrue();
+      assertThat(hosted(quitting, "carl")).as("left as he was").isTrue();
+      assertThat(harness.freezer.folderKeys()).containsExactly("anna");
+      go.countDown();
+      assertThat(straggler.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(true);
+    } finally {
+      go.countDown();
+      callers.shutdownNow();
+      oneDisk.shutdown();
+    }
+  }
+
   static boolean run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getInputStream().readAllBytes();

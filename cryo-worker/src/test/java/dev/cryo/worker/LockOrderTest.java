@@ -177,4 +177,54 @@ class LockOrderTest {
     assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo(true);
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user()).isEqualTo("anna");
   }
+
+  /**
+   * A cut straggler enters a page's store after the freeze read it and before the freeze empties
+   * memory, which (with a detach seam) locks that page: the freeze takes its parcels back, gives
+   * the semaphore and the disk thread back, tries again, and past the grace fails, counted; the
+   * user stays alive as he was, nothing is announced, nothing is left in the freezer.
+   */
+  @Test
+  void aPageLockedBetweenTheSnapshotAndTheDropUndoesTheFreezeInsteadOfWaiting() throws Exception {
+    worker.call(Harness.increment("anna", "c1", "p1", "page"));
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch resumeWrite = new CountDownLatch(1);
+    Future<Object> straggler = threads.submit(() -> CallContextProbe.run(worker,
+        Harness.increment("anna", "c1", "p1", "page"), context -> {
+          assertThat(harness.codec.userWriting.await(20, TimeUnit.SECONDS)).isTrue();
+          return context.withPageStore(store -> {
+            inside.countDown();
+            try {
+              return release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+          });
+        }));
+    harness.await("the straggler's call open", () -> worker.photo().pendingCallCount() == 1);
+    harness.codec.holdUserWrites = resumeWrite;
+    try {
+      java.util.concurrent.CompletableFuture<QuitReport> report = worker.quit();
+      harness.schedule.advance(java.time.Duration.ofSeconds(2)); // the gate: anna is waited for
+      harness.schedule.advance(java.time.Duration.ofSeconds(5)); // the grace: her call is cut
+      assertThat(inside.await(10, TimeUnit.SECONDS)).as("the straggler holds p1").isTrue();
+      resumeWrite.countDown(); // the parcels are written; emptying memory finds p1 busy
+      harness.codec.holdUserWrites = null;
+      harness.driveRetries(report);
+
+      QuitReport done = report.get(10, TimeUnit.SECONDS);
+      assertThat(done.failed()).isEqualTo(1);
+      assertThat(done.cut()).isEqualTo(1);
+      assertThat(done.frozen()).isZero();
+      assertThat(worker.registry().userItems().contains("anna")).as("alive as she was").isTrue();
+      assertThat(harness.freezer.folderKeys()).as("her parcels taken back").isEmpty();
+      assertThat(harness.told("w1")).doesNotContain("user_frozen:anna");
+      assertThat(registry.detached).isEmpty();
+    } finally {
+      harness.codec.holdUserWrites = null;
+      resumeWrite.countDown();
+      release.countDown();
+    }
+    assertThat(straggler.get(10, TimeUnit.SECONDS)).isEqualTo(true);
+  }
 }

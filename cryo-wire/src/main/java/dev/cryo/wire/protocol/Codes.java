@@ -18,6 +18,8 @@ public final class Codes {
   public static final String WAKE_FAILED = "wake_failed";
   /** The user's semaphore stayed taken past the wait limit: retryable. */
   public static final String SEMAPHORE_TIMEOUT = "semaphore_timeout";
+  /** A login could not learn where its identity lives (the commander did not answer): retryable. */
+  public static final String LOCATE_FAILED = "locate_failed";
   /** The connection belongs to another user than the call says. */
   public static final String USER_MISMATCH = "user_mismatch";
   /** The message did not read (missing or malformed fields). */
@@ -29,7 +31,7 @@ public final class Codes {
   public static boolean isRetryable(String code) {
     return USER_LEFT_FROZEN.equals(code) || USER_LEFT_MOVING.equals(code)
         || WAKE_FAILED.equals(code) || SEMAPHORE_TIMEOUT.equals(code)
-        || WORKER_FINISHED.equals(code);
+        || WORKER_FINISHED.equals(code) || LOCATE_FAILED.equals(code);
   }
 
   private Codes() {}
