@@ -40,6 +40,11 @@ public final class WorkerException extends RuntimeException {
      * was changed. Retryable once that call is done.
      */
     ROW_BUSY,
+    /**
+     * The user stayed in the middle of a freeze, a wake or a login tail for longer than the order
+     * could wait; nothing was changed. Retryable.
+     */
+    IN_TRANSITION,
     /** The worker has finished (it quit); it serves nothing more. */
     WORKER_FINISHED;
 
@@ -115,6 +120,7 @@ public final class WorkerException extends RuntimeException {
   /** Whether the same operation may succeed later without the caller changing anything. */
   public boolean isRetryable() {
     return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
-        || reason == Reason.USER_LEFT || reason == Reason.ROW_BUSY;
+        || reason == Reason.USER_LEFT || reason == Reason.ROW_BUSY
+        || reason == Reason.IN_TRANSITION;
   }
 }
