@@ -9,10 +9,7 @@ import dev.cryo.register.Store;
 import dev.cryo.register.UserRow;
 import dev.cryo.worker.Announcement.Kind;
 import dev.cryo.worker.Tenant.Phase;
-import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -123,6 +120,7 @@ public final class Worker implements AutoCloseable {
   private final Waking waking;
   private final Drops drops;
   private final Freezing freezing;
+  private final Photographer photographer;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -159,6 +157,8 @@ public final class Worker implements AutoCloseable {
     this.drops = new Drops(this, name, tenants, registry, announcer);
     this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
         drops, schedule, builder.retryInterval);
+    this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
+        departures, servedCalls, freezing);
     if (builder.idleLimit != null) {
       departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
@@ -825,58 +825,7 @@ public final class Worker implements AutoCloseable {
    * before the users: the photo shows at least the effects of every announcement up to it.
    */
   public Photo photo() {
-    long watermark = announcer.watermark(); // first: what follows shows at least its effects
-    WorkerState state = departures.finished() ? WorkerState.FINISHED
-        : departures.quitting() ? WorkerState.QUITTING : WorkerState.RUNNING;
-    Map<String, Photo.UserPhoto> users = new HashMap<>();
-    int connections = 0;
-    int pages = 0;
-    int pending = 0;
-    for (String user : registry.userItems().keys()) {
-      Tenant tenant = tenants.get(user);
-      if (tenant != null) {
-        tenant.lock.lock();
-      }
-      try {
-        UserRow row = registry.userItems().get(user).orElse(null);
-        if (row == null) {
-          continue;
-        }
-        Map<String, Integer> connectionPages = new HashMap<>();
-        for (String connectionId : row.connections()) {
-          int count = registry.connectionItems().get(connectionId)
-              .map(connection -> connection.pages().size()).orElse(0);
-          connectionPages.put(connectionId, count);
-          pages += count;
-        }
-        connections += connectionPages.size();
-        int userPending = tenant == null ? 0 : tenant.slots.size();
-        pending += userPending;
-        users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
-            tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
-            row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
-            tenant == null ? null : tenant.flag));
-      } finally {
-        if (tenant != null) {
-          tenant.lock.unlock();
-        }
-      }
-    }
-    Runtime runtime = Runtime.getRuntime();
-    long heapMax = runtime.maxMemory();
-    return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
-        residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
-        heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
-        servedCalls.get(), freezing.failures(), users);
-  }
-
-  private static long residentBytes() {
-    try {
-      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
-      return Long.parseLong(statm[1]) * 4096L;
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
+    return photographer.photo();
   }
 
   /** Runs {@code action} once every announcement published so far was delivered; never blocks. */
