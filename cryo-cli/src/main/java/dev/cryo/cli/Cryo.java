@@ -33,7 +33,8 @@ import picocli.CommandLine.Spec;
     },
     commandListHeading = "%nCommands:%n",
     optionListHeading = "%nOptions:%n",
-    subcommands = {LockCommand.class, StopCommand.class, FreezerCommand.class,
+    subcommands = {ServeCommand.class, StatusCommand.class, LockCommand.class, StopCommand.class,
+        FreezerCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -41,12 +42,15 @@ import picocli.CommandLine.Spec;
         "64:the command line is wrong (EX_USAGE)",
         "65:the lock's path holds something unexpected (EX_DATAERR)",
         "66:the directory is missing or not a directory (EX_NOINPUT)",
+        "69:the run could not start (EX_UNAVAILABLE)",
         "70:an internal error, a bug (EX_SOFTWARE)",
         "74:the file system refused an operation (EX_IOERR)",
         "75:the lock is busy; retry later (EX_TEMPFAIL)"
     },
     footerHeading = "%nExamples:%n",
     footer = {
+        "  cryo serve                                   # the demo on http://127.0.0.1:8080/",
+        "  cryo status --home /srv/app/run --json",
         "  cryo lock run --wait 10s /srv/app -- ./nightly-import.sh",
         "  cryo lock status /srv/app --json",
         "  cryo lock break /srv/app",

@@ -24,6 +24,11 @@ public final class ExitCodes {
   /** The lock directory does not exist, is not a directory, or vanished. EX_NOINPUT. */
   public static final int NO_INPUT = 66;
 
+  /**
+   * {@code cryo serve}: the run could not start (the port, a worker, the application). EX_UNAVAILABLE.
+   */
+  public static final int UNAVAILABLE = 69;
+
   /** An unexpected failure inside cryo (a bug): the message says what. EX_SOFTWARE. */
   public static final int SOFTWARE = 70;
 

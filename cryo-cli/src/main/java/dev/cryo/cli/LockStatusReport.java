@@ -112,11 +112,15 @@ public record LockStatusReport(
             verdict.liveness() == Liveness.DEAD, verdict.reason(), Holder.of(present.record()));
       }
       case LockReading.Malformed malformed -> {
-        Instant reclaimableAt = malformed.modified().plus(ProcessLock.MALFORMED_GRACE);
+        Instant reclaimableAt = ProcessLock.malformedReclaimableAt(malformed.modified(), now);
         boolean graceOver = !now.isBefore(reclaimableAt);
         yield new LockStatusReport(path, MALFORMED, null, graceOver,
             "the record does not parse: " + malformed.problem() + "; last changed "
-                + malformed.modified() + (graceOver ? ", so it is reclaimable"
+                + malformed.modified()
+                + (malformed.modified().isAfter(now.plus(ProcessLock.MAX_CLOCK_SKEW))
+                    ? " (more than " + ProcessLock.MAX_CLOCK_SKEW.toSeconds() + " s ahead of this"
+                        + " clock: not believed)" : "")
+                + (graceOver ? ", so it is reclaimable"
                     : ", so it is respected until " + reclaimableAt), null);
       }
       case LockReading.NotRegular notRegular -> new LockStatusReport(path, NOT_REGULAR, null,

@@ -1,20 +1,12 @@
 package dev.cryo.cli;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.cryo.lock.ProcessLock;
 import java.io.File;
 import java.io.IOException;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import picocli.CommandLine;
 
 /**
  * The {@code cryo} command in a child JVM ({@code java -cp <test classpath> dev.cryo.cli.Cryo ...}),
@@ -106,21 +98,10 @@ final class ChildCryo implements AutoCloseable {
   }
 
   /**
-   * The directories and jars the CLI needs: its own classes, cryo-lock, cryo-control, picocli,
-   * Jackson.
+   * The test's classpath: every module the CLI may load (cryo serve loads the commander, the
+   * front, the worker and the demo).
    */
   private static String classpath() {
-    Set<String> entries = new LinkedHashSet<>();
-    for (Class<?> type : List.of(Cryo.class, ProcessLock.class,
-        dev.cryo.control.RunDirectory.class, CommandLine.class,
-        ObjectMapper.class, JsonFactory.class, JsonProperty.class)) {
-      try {
-        entries.add(Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
-            .toString());
-      } catch (URISyntaxException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-    return String.join(File.pathSeparator, entries);
+    return System.getProperty("java.class.path");
   }
 }

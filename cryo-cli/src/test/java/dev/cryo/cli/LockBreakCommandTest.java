@@ -130,4 +130,20 @@ class LockBreakCommandTest {
     assertThat(result.exitCode()).isEqualTo(ExitCodes.NO_INPUT);
     assertThat(result.errLines()).singleElement().asString().contains("directory_missing");
   }
+
+  /** A name anybody can create beside the lock, shaped like a temporary with an impossible pid. */
+  @Test
+  void aStrangersSideFileWithAnImpossiblePidIsNoCrash() throws Exception {
+    String stranger = ".lock.cryo-tmp.9999999999999999999.0123456789abcdef";
+    Files.writeString(dir.resolve(stranger), "");
+    Records.write(dir, Records.elsewhere("held elsewhere"));
+
+    Result status = cryo("lock", "status", dir.toString());
+    Result refused = cryo("lock", "break", dir.toString());
+
+    assertThat(status.exitCode()).as(status.err()).isEqualTo(LockStatusReport.EXIT_HELD);
+    assertThat(refused.exitCode()).as(refused.err()).isEqualTo(LockBreakCommand.EXIT_REFUSED);
+    assertThat(refused.err()).doesNotContain("internal_error").contains("busy");
+    assertThat(dir.resolve(stranger)).exists();
+  }
 }

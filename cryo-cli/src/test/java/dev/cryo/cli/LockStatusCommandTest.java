@@ -201,4 +201,45 @@ class LockStatusCommandTest {
   private static long startOf(long pid) {
     return dev.cryo.lock.ProcessTable.system().startOf(pid).orElseThrow();
   }
+
+  /** A modification time centuries ahead is not believed: reclaimable, and no overflow. */
+  @Test
+  void aMalformedRecordModifiedCenturiesAheadIsReclaimable() throws Exception {
+    Path lock = Files.writeString(dir.resolve(".lock"), "garbage");
+    Process touch = new ProcessBuilder("touch", "-m", "-d", "2400-01-01T00:00:00Z",
+        lock.toString()).inheritIO().start();
+    assertThat(touch.waitFor()).isZero();
+
+    Result status = cryo("lock", "status", "--json", dir.toString());
+    Result broken = cryo("lock", "break", dir.toString());
+
+    assertThat(status.exitCode()).as(status.err()).isEqualTo(LockStatusReport.EXIT_UNUSABLE);
+    assertThat(JSON.readTree(status.out()).get("reclaimable").asBoolean()).isTrue();
+    assertThat(JSON.readTree(status.out()).get("reason").asText()).contains("not believed");
+    assertThat(broken.exitCode()).as(broken.err()).isZero();
+    assertThat(lock).doesNotExist();
+  }
+
+  /**
+   * {@code link/..} names the parent of the link's target, as the kernel resolves it and as
+   * {@code cryo lock run} locks it; never the directory holding the link.
+   */
+  @Test
+  void aDirectorySpelledThroughALinkAndDotDotIsTheOneLockRunLocks() throws Exception {
+    Path inner = Files.createDirectories(dir.resolve("a").resolve("b"));
+    Path link = Files.createSymbolicLink(dir.resolve("link"), inner);
+    String spelled = link + "/..";
+
+    try (ProcessLock lock = ProcessLock.acquire(Path.of(spelled), Duration.ZERO, "spelled")) {
+      Result status = cryo("lock", "status", "--json", spelled);
+      Result refused = cryo("lock", "break", spelled);
+
+      assertThat(status.exitCode()).as(status.err()).isEqualTo(LockStatusReport.EXIT_HELD);
+      JsonNode report = JSON.readTree(status.out());
+      assertThat(report.get("lockFile").asText()).isEqualTo(lock.lockFile().toString());
+      assertThat(report.get("holder").get("name").asText()).isEqualTo("spelled");
+      assertThat(refused.exitCode()).as(refused.err()).isEqualTo(LockBreakCommand.EXIT_REFUSED);
+      assertThat(lock.lockFile()).exists();
+    }
+  }
 }

@@ -116,4 +116,54 @@ class StopCommandTest {
     assertThat(StopCommand.defaultHome(Map.of()))
         .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/cryo"));
   }
+
+  /**
+   * Text quoted from a hostile file never reaches the terminal as a control character: escape
+   * sequences (ESC, the 8-bit CSI), a bell, a carriage return, a backspace and a right-to-left
+   * override, wherever the file puts them (a bad token, a field name, a value, run.json), as JSON
+   * escapes or raw.
+   */
+  @Test
+  void textQuotedFromAHostileFileCarriesNoControlCharacters() throws Exception {
+    Path home = running();
+    // As JSON escapes in the file: the parser turns them into the characters themselves.
+    String escaped = "\\u001b]0;owned\\u0007\\u001b[2J\\u009b31m\\r\\b\\u202e\\u0085";
+    // Raw in the file: not ASCII controls, so a parser reads them into a bad token.
+    String raw = "\u009b31m\u202e\u0085\u2028";
+    List<String> requests = List.of(
+        "nonsense" + raw,
+        "{\"schema\":\"cryo.stop/1\",\"" + escaped + "\":1}",
+        "{\"schema\":\"" + escaped + "\",\"invocation_id\":\"x\",\"mode\":\"now\","
+            + "\"requested_at\":\"x\"}",
+        "{\"schema\":\"cryo.stop/1\",\"invocation_id\":\"" + "0".repeat(32) + "\",\"mode\":\""
+            + escaped + "\",\"requested_at\":\"2026-01-01T00:00:00Z\"}",
+        "{\"schema\":\"cryo.stop/1\",\"invocation_id\":\"" + "0".repeat(32) + "\",\"mode\":\""
+            + "now\",\"requested_at\":\"" + escaped + "\"}");
+    for (String request : requests) {
+      Files.writeString(home.resolve("stop-request"), request);
+      for (Result result : List.of(cryo("stop", "--status", "--home", home.toString()),
+          cryo("stop", "--status", "--json", "--home", home.toString()),
+          cryo("stop", "--home", home.toString()))) {
+        assertThat(result.out() + result.err()).as(request).contains("stop-request");
+        assertPrintable(result.out());
+        assertPrintable(result.err());
+      }
+    }
+    Files.delete(home.resolve("stop-request"));
+    Files.writeString(home.resolve("run.json"), "{\"schema\":\"" + escaped + "\"}");
+    Result refused = cryo("stop", "--home", home.toString());
+    assertThat(refused.exitCode()).isEqualTo(ExitCodes.DATA);
+    assertPrintable(refused.err());
+    Files.writeString(home.resolve("run.json"), "nonsense" + raw);
+    Result refusedRaw = cryo("stop", "--home", home.toString());
+    assertThat(refusedRaw.exitCode()).isEqualTo(ExitCodes.DATA);
+    assertPrintable(refusedRaw.err());
+  }
+
+  private static void assertPrintable(String output) {
+    output.codePoints().forEach(point -> assertThat(point == '\n'
+        || !(Character.isISOControl(point) || Character.getType(point) == Character.FORMAT
+        || point == 0x2028 || point == 0x2029))
+        .as("U+%04X in %s", point, output).isTrue());
+  }
 }

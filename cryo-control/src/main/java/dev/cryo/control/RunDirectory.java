@@ -3,6 +3,7 @@ package dev.cryo.control;
 import dev.cryo.control.ControlException.Reason;
 import dev.cryo.control.StopDelivery.Outcome;
 import dev.cryo.lock.ProcessTable;
+import dev.cryo.lock.Publication;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -144,9 +145,11 @@ public final class RunDirectory {
    * never a mix), creating the run directory (not its parent) if needed. Only the holder of the
    * run's lock calls this.
    *
+   * @return the outcome: the state is written (a failure after the rename, such as a directory
+   *     that could not be forced to disk, is said there, never thrown)
    * @throws NoSuchFileException when the parent of the run directory does not exist
    */
-  public void writeRunState(RunState state) throws IOException {
+  public Publication.Outcome writeRunState(RunState state) throws IOException {
     Objects.requireNonNull(state, "state");
     Optional<SafeRoot> home = open();
     if (home.isEmpty()) {
@@ -160,7 +163,7 @@ public final class RunDirectory {
       home = open();
     }
     try (SafeRoot root = home.orElseThrow(() -> new NoSuchFileException(path.toString()))) {
-      root.replace(RunState.FILE_NAME, state.toJson());
+      return root.replace(RunState.FILE_NAME, state.toJson());
     }
   }
 
@@ -236,20 +239,23 @@ public final class RunDirectory {
       throw noRunState();
     }
     RunState state;
+    Publication.Outcome published;
     try (SafeRoot root = home.get()) {
       state = loadRunState(root).orElseThrow(this::noRunState);
       StopRequest request = new StopRequest(state.invocationId(), mode, RunState.now());
-      boolean written;
       try {
-        written = root.publishExclusive(StopRequest.FILE_NAME, request.toJson());
+        published = root.publish(StopRequest.FILE_NAME, request.toJson());
       } catch (NoSuchFileException e) {
         throw new ControlException(Reason.IO_FAILURE, "the run directory " + path + " vanished;"
             + " nothing was written", e);
       }
-      if (!written) {
+      if (!published.published()) {
         return alreadyThere(state, readStopRequest(root), where);
       }
     }
+    // Linked is published: the server acts on it whatever failed after the link, so the delivery
+    // says written, and what was left behind.
+    String caveat = published.complete() ? "" : " (" + published.describe() + ")";
     afterLink.run();
     Optional<RunState> after;
     try {
@@ -262,8 +268,8 @@ public final class RunDirectory {
       return new StopDelivery(Outcome.SERVER_CHANGED, mode, id, SERVER_CHANGED + " (the request"
           + " for invocation " + id + " was written to " + where + ", but " + runStatePath()
           + (after.isEmpty() ? " is gone or does not load" : " now names invocation "
-          + after.get().invocationId()) + "; the new server removes it at its next tick)",
-          Optional.empty(), state.hasEnded());
+          + after.get().invocationId()) + "; the new server removes it at its next tick)"
+          + caveat, Optional.empty(), state.hasEnded());
     }
     String message = mode.code() + " stop requested for invocation " + id;
     if (state.hasEnded()) {
@@ -271,6 +277,7 @@ public final class RunDirectory {
           + " at their next step boundary" + (mode == StopMode.NOW
           ? "; 'now' can no longer signal anything" : "");
     }
+    message += caveat;
     return new StopDelivery(Outcome.WRITTEN, mode, id, message, Optional.empty(),
         state.hasEnded());
   }

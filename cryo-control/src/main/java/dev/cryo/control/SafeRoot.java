@@ -1,13 +1,16 @@
 package dev.cryo.control;
 
 import dev.cryo.control.ControlException.Reason;
+import dev.cryo.lock.DirectoryTrust;
 import dev.cryo.lock.ProcessTable;
 import dev.cryo.lock.Publication;
 import dev.cryo.lock.Publication.Durability;
+import dev.cryo.lock.Uninterruptible;
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -46,8 +49,9 @@ import java.util.Set;
  * it: a FIFO opened so never blocks (it has a writer, the reader itself), and the channel's refusal
  * to seek then tells it from a regular file; a socket or directory cannot be opened so at all. The
  * price: a control file the reader may read but not write is refused as unreadable (cryo writes them
- * 0600 for their owner), except on a read-only file system, where nothing can be swapped in and the
- * file is opened read-only.
+ * 0600 for their owner), except on a read-only mount whose directory nobody but this user or root
+ * may change ({@link DirectoryTrust}), where the file is opened read-only: a read-only bind mount
+ * does not keep the directory's owner from swapping a FIFO in through another mount.
  *
  * <p>What {@link SecureDirectoryStream} lacks ({@code linkat}) is reached through
  * {@code /proc/self/fd/N/<name>}, where N is a descriptor of this same directory, found by matching
@@ -71,6 +75,13 @@ public final class SafeRoot implements Closeable {
       Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, NOFOLLOW);
   private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ, NOFOLLOW);
   private static final int CHUNK = 8192;
+
+  /** A test seam: called when a read-write open was refused, before anything else is tried. */
+  interface ReadOnlyProbe {
+    void refusedReadWrite(Path shown) throws IOException;
+  }
+
+  static volatile ReadOnlyProbe readOnlyProbe = shown -> { };
 
   private final Path path;
   private final SecureDirectoryStream<Path> directory;
@@ -311,10 +322,18 @@ public final class SafeRoot implements Closeable {
    * blocked reader. Package-private so that tests can take that path directly.
    */
   Optional<byte[]> readOpened(String name, int limit) throws IOException {
+    // Channels are interruptible: without this an interrupted server thread would read its stop
+    // request as a FIFO (the probe below fails on a channel closed by the interrupt).
+    return Uninterruptible.call(() -> readOpenedOnce(name, limit));
+  }
+
+  private Optional<byte[]> readOpenedOnce(String name, int limit) throws IOException {
     Path shown = path.resolve(name);
     try (SeekableByteChannel channel = openForReading(name, shown)) {
       try {
         channel.position();
+      } catch (ClosedByInterruptException e) {
+        throw e; // an interrupt arrived meanwhile: the whole read is repeated
       } catch (IOException e) {
         // A FIFO (or another stream-like file) swapped in between the lookup and the open.
         throw notRegular(shown, EntryKind.FIFO);
@@ -352,7 +371,16 @@ public final class SafeRoot implements Closeable {
           + " the reader, and nothing was read: let their owner read and write them", e);
     } catch (FileSystemException e) {
       if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
-        // Nothing can be swapped in on a read-only file system: a plain read-only open is safe.
+        readOnlyProbe.refusedReadWrite(shown);
+        // A read-only mount may be a bind mount of a directory writable elsewhere: a FIFO could
+        // still be swapped in, and a read-only open of it would block. Only a directory nobody but
+        // this user or root may change is safe to read read-only.
+        if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
+          throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write (it"
+              + " is on a read-only mount), and it is not opened read-only because users other"
+              + " than this one and root may change " + path + " (a FIFO swapped in would block"
+              + " the reader); nothing was read: keep the directory to this user or root", e);
+        }
         return directory.newByteChannel(Path.of(name), READ_ONLY);
       }
       if (e.getReason() != null && e.getReason().contains("symbolic links")) {
@@ -408,40 +436,67 @@ public final class SafeRoot implements Closeable {
   }
 
   /**
-   * Publishes {@code content} at {@code relative} with {@link Publication#publishExclusive}
-   * (durable): a reader sees it whole or not at all, and an existing entry (a symbolic link
-   * included) is reported and never replaced.
+   * Publishes {@code content} at {@code relative} with {@link Publication#tryPublish} (durable): a
+   * reader sees it whole or not at all, and an existing entry (a symbolic link included) is
+   * reported and never replaced. What is linked is published: a temporary that could not be
+   * removed, or a directory that could not be forced, is said in the outcome (with the paths this
+   * root was reached by), never thrown.
+   *
+   * @return the outcome: {@link Publication.Outcome#published} is {@code false} when an entry was
+   *     already there
+   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
+   * @throws ControlException {@code IO_FAILURE} when nothing was published
+   */
+  public Publication.Outcome publish(String relative, byte[] content) throws IOException {
+    try (Target target = requiredTarget(relative)) {
+      Path fd = target.root.descriptorPath();
+      Publication.Outcome outcome;
+      try {
+        outcome = Publication.tryPublish(fd.resolve(target.name), content, Durability.DURABLE);
+      } catch (IOException e) {
+        throw target.root.publicationFailure(fd, target.name, e);
+      }
+      return target.root.shown(fd, outcome);
+    }
+  }
+
+  /**
+   * Publishes {@code content} at {@code relative}: {@link #publish}, answering only whether it was
+   * written.
    *
    * @return {@code true} when written, {@code false} when an entry was already there
    * @throws NoSuchFileException when the parent directory is missing (nothing is created)
    */
   public boolean publishExclusive(String relative, byte[] content) throws IOException {
+    return publish(relative, content).published();
+  }
+
+  /**
+   * Replaces whatever is at {@code relative} (never what a link there points to) with
+   * {@code content} in one atomic rename ({@link Publication#replace}, durable). Once renamed it is
+   * replaced: a directory that could not be forced is said in the outcome, never thrown.
+   *
+   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
+   * @throws ControlException {@code IO_FAILURE} when nothing was replaced
+   */
+  public Publication.Outcome replace(String relative, byte[] content) throws IOException {
     try (Target target = requiredTarget(relative)) {
       Path fd = target.root.descriptorPath();
       try {
-        return Publication.publishExclusive(fd.resolve(target.name), content,
-            Durability.DURABLE);
+        return target.root.shown(fd,
+            Publication.replace(fd.resolve(target.name), content, Durability.DURABLE));
       } catch (IOException e) {
         throw target.root.publicationFailure(fd, target.name, e);
       }
     }
   }
 
-  /**
-   * Replaces whatever is at {@code relative} (never what a link there points to) with
-   * {@code content} in one atomic rename ({@link Publication#replace}, durable).
-   *
-   * @throws NoSuchFileException when the parent directory is missing (nothing is created)
-   */
-  public void replace(String relative, byte[] content) throws IOException {
-    try (Target target = requiredTarget(relative)) {
-      Path fd = target.root.descriptorPath();
-      try {
-        Publication.replace(fd.resolve(target.name), content, Durability.DURABLE);
-      } catch (IOException e) {
-        throw target.root.publicationFailure(fd, target.name, e);
-      }
-    }
+  /** {@code outcome} with the paths through {@code fd} spelled as this root was reached. */
+  private Publication.Outcome shown(Path fd, Publication.Outcome outcome) {
+    return new Publication.Outcome(outcome.published(),
+        outcome.temporaryLeft().map(left -> left.startsWith(fd)
+            ? path.resolve(fd.relativize(left)) : left),
+        outcome.notForced());
   }
 
   private ControlException publicationFailure(Path fd, String name, IOException e) {

@@ -11,7 +11,8 @@ import java.util.Optional;
  *
  * @param present whether an entry exists at {@code stop-request}
  * @param request the request, when it parsed
- * @param problem why it does not parse (at most 500 characters), empty otherwise
+ * @param problem why it does not parse (at most 500 characters, no control or format character:
+ *     safe to print), empty otherwise
  */
 public record StopReading(boolean present, Optional<StopRequest> request, String problem) {
 
@@ -34,7 +35,9 @@ public record StopReading(boolean present, Optional<StopRequest> request, String
   }
 
   static StopReading unparseable(String problem) {
-    return new StopReading(true, Optional.empty(), StrictJson.bounded(problem));
+    // Bounded and printable: it quotes what a hostile writer put in the file, and is printed.
+    return new StopReading(true, Optional.empty(),
+        StrictJson.bounded(StrictJson.printable(problem)));
   }
 
   /** The mode a server reads: the request's, a drain for one that does not parse, empty if absent. */

@@ -51,7 +51,7 @@ final class StrictJson {
   /** A document that does not parse; the message is bounded and says why. */
   static final class Malformed extends Exception {
     Malformed(String message) {
-      super(bounded(message));
+      super(bounded(printable(message)));
     }
   }
 
@@ -169,11 +169,48 @@ final class StrictJson {
   }
 
   static String quote(String value) {
-    String shown = value.length() <= MAX_QUOTE ? value : value.substring(0, MAX_QUOTE) + "...";
-    return "'" + shown.replaceAll("\\p{Cntrl}", "?") + "'";
+    String shown = value.length() <= MAX_QUOTE ? value : cut(value, MAX_QUOTE) + "...";
+    return "'" + printable(shown) + "'";
+  }
+
+  /**
+   * {@code text} with every character that could drive a terminal or hide text replaced by
+   * {@code ?}: the C0 and C1 controls (ESC, the 8-bit CSI, BEL, CR, backspace, DEL, NEL, ...), the
+   * Unicode format characters (right-to-left overrides, zero-width characters), the line and
+   * paragraph separators, and unpaired surrogates. Everything quoted from a file that anybody may
+   * write goes through this before it is shown, since {@code cryo stop --status} prints it.
+   */
+  static String printable(String text) {
+    StringBuilder clean = null;
+    for (int i = 0; i < text.length(); ) {
+      int point = text.codePointAt(i);
+      int width = Character.charCount(point);
+      boolean unsafe = Character.isISOControl(point)
+          || Character.getType(point) == Character.FORMAT
+          || point == 0x2028 || point == 0x2029
+          || Character.getType(point) == Character.SURROGATE;
+      if (unsafe && clean == null) {
+        clean = new StringBuilder(text.length()).append(text, 0, i);
+      }
+      if (clean != null) {
+        if (unsafe) {
+          clean.append('?');
+        } else {
+          clean.appendCodePoint(point);
+        }
+      }
+      i += width;
+    }
+    return clean == null ? text : clean.toString();
   }
 
   static String bounded(String text) {
-    return text.length() <= MAX_PROBLEM ? text : text.substring(0, MAX_PROBLEM - 3) + "...";
+    return text.length() <= MAX_PROBLEM ? text : cut(text, MAX_PROBLEM - 3) + "...";
+  }
+
+  /** The first {@code length} characters of {@code text}, never half of a surrogate pair. */
+  private static String cut(String text, int length) {
+    int end = Character.isHighSurrogate(text.charAt(length - 1)) ? length - 1 : length;
+    return text.substring(0, end);
   }
 }

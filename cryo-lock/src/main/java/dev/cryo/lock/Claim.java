@@ -31,18 +31,14 @@ final class Claim {
    *     directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
-    try {
-      return claim(file, holder, deadline);
-    } catch (LockValidationException e) {
-      if (Thread.currentThread().isInterrupted()) {
-        // An interrupt closes the channel a read or write was using (ClosedByInterruptException),
-        // which would otherwise surface as a FIFO, an unreadable file or an I/O failure.
-        throw new LockBusyException(file.path(), null, "the wait was interrupted");
-      }
-      throw e;
-    }
+    return claim(file, holder, deadline);
   }
 
+  /**
+   * The loop. Only its waits are interruptible (an interrupted wait is a busy refusal); its file
+   * work is not ({@link Uninterruptible}), so an interrupted thread still takes a free lock, and
+   * keeps its interrupt flag.
+   */
   private static LockRecord claim(LockFile file, String holder, long deadline)
       throws LockException {
     ProcessTable table = ProcessTable.system();
@@ -77,8 +73,11 @@ final class Claim {
         }
         long nap = remaining;
         if (found instanceof LockReading.Malformed malformed) {
-          nap = Math.min(nap, Duration.between(Instant.now(),
-              malformed.modified().plus(ProcessLock.MALFORMED_GRACE)).toNanos() + 1_000_000);
+          // Bounded by the skew and the grace (ProcessLock.malformedReclaimableAt): no overflow.
+          Instant now = Instant.now();
+          Duration left = Duration.between(now,
+              ProcessLock.malformedReclaimableAt(malformed.modified(), now));
+          nap = Math.min(nap, Math.max(0, left.toNanos()) + 1_000_000);
         } else if (wait == Wait.SHORT) {
           nap = Math.min(nap, TimeUnit.MILLISECONDS.toNanos(2));
         }
@@ -180,9 +179,13 @@ final class Claim {
           file.path(), "the directory " + directory + " disappeared while its lock was being"
               + " acquired; nothing was left behind: recreate it and retry", e);
     } catch (IOException e) {
+      // Thrown only when nothing was published (a failure after the link is no failure to take).
+      String left = e.getSuppressed().length == 0 ? "nothing was left behind"
+          : "its temporary could not be removed either (it goes once this process is gone)";
       throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
           "could not publish a record at " + file.path() + ": " + LockFile.describe(e)
-              + "; nothing was left behind: check the directory's permissions and free space", e);
+              + "; the lock was not taken and " + left + ": check the directory's permissions"
+              + " and free space", e);
     }
   }
 
@@ -201,8 +204,8 @@ final class Claim {
       case LockReading.Unreadable unreadable -> "its record cannot be read: "
           + unreadable.problem();
       case LockReading.Malformed malformed -> "its record does not parse (" + malformed.problem()
-          + "); it will be reclaimed " + ProcessLock.MALFORMED_GRACE.toSeconds()
-          + " s after its last change";
+          + "); it will be reclaimed at " + ProcessLock.malformedReclaimableAt(malformed.modified(),
+              Instant.now()) + " unless it changes";
       default -> "another process took it meanwhile";
     };
     return new LockBusyException(file.path(), recordOf(found), detail);

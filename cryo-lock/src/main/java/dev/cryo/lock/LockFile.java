@@ -2,15 +2,18 @@ package dev.cryo.lock;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -39,7 +43,10 @@ import java.util.function.Predicate;
  *
  * <p>Within one JVM, closing any descriptor of a file drops every operating-system lock the process
  * holds on it; a per-path JVM guard therefore serialises this class's operations on one lockfile.
- * Instances are immutable and thread-safe.
+ * The guard is held for one attempt only (a few system calls, the operating-system lock tried
+ * once): an operation that waits for another process's lock pauses between attempts without it,
+ * so that it never holds up the unrelated lockfiles that share its guard stripe. Instances are
+ * immutable and thread-safe.
  */
 public final class LockFile {
 
@@ -61,6 +68,13 @@ public final class LockFile {
   }
 
   static volatile RemovalProbe removalProbe = lockFile -> { };
+
+  /** A test seam: called when a read-write open was refused, before anything else is tried. */
+  interface ReadOnlyProbe {
+    void refusedReadWrite(Path lockFile) throws IOException;
+  }
+
+  static volatile ReadOnlyProbe readOnlyProbe = lockFile -> { };
 
   private static final ReentrantLock[] GUARDS = new ReentrantLock[64];
 
@@ -102,10 +116,12 @@ public final class LockFile {
   }
 
   /**
-   * Publishes {@code record} here unless a lockfile is already present.
+   * Publishes {@code record} here unless a lockfile is already present. Once linked the record is
+   * published: a temporary that could not be removed afterwards is logged, never thrown.
    *
    * @return whether the record was published
    * @throws NoSuchFileException when the directory does not exist
+   * @throws IOException when nothing was published
    */
   public boolean tryPublish(LockRecord record) throws IOException {
     return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);
@@ -152,9 +168,42 @@ public final class LockFile {
    * @param patience how long to wait for another remover of the same file; zero tries once
    */
   public Removal removeOwn(Predicate<byte[]> ours, Duration patience) throws IOException {
+    return patiently(patience, () -> removeOwnGuarded(ours));
+  }
+
+  /**
+   * Runs {@code attempt} under this file's JVM guard until it is not {@link Removal#CONTENDED} or
+   * {@code patience} has passed, pausing between attempts without the guard: a wait for another
+   * process (a reclaimer holding the file's record lock) never holds up the other lockfiles of the
+   * guard's stripe, nor this one's readers. Each attempt takes the record lock once, without
+   * waiting. Interrupts neither end the wait nor break the attempts ({@link Uninterruptible}).
+   */
+  private Removal patiently(Duration patience, Uninterruptible.Work<Removal> attempt)
+      throws IOException {
+    long deadline = System.nanoTime() + patience.toNanos();
     ReentrantLock guard = guard();
-    guard.lock();
-    try {
+    return Uninterruptible.call(() -> {
+      long pause = 1;
+      while (true) {
+        Removal outcome;
+        guard.lock();
+        try {
+          outcome = attempt.run();
+        } finally {
+          guard.unlock();
+        }
+        if (outcome != Removal.CONTENDED || System.nanoTime() - deadline >= 0) {
+          return outcome;
+        }
+        Uninterruptible.sleep(Math.min(pause,
+            Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));
+        pause = Math.min(pause * 2, 20);
+      }
+    });
+  }
+
+  private Removal removeOwnGuarded(Predicate<byte[]> ours) throws IOException {
+    {
       Object before;
       try {
         BasicFileAttributes attributes =
@@ -168,7 +217,7 @@ public final class LockFile {
       }
       try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
           StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-        if (lockWithin(channel, patience.toNanos()) == null) {
+        if (tryLock(channel) == null) {
           return Removal.CONTENDED;
         }
         if (!ours.test(readBounded(channel))) {
@@ -194,8 +243,6 @@ public final class LockFile {
       } catch (NoSuchFileException e) {
         return Removal.ABSENT;
       }
-    } finally {
-      guard.unlock();
     }
   }
 
@@ -218,17 +265,10 @@ public final class LockFile {
 
   private Removal actIf(Predicate<byte[]> expected, Duration patience, Action action)
       throws IOException {
-    ReentrantLock guard = guard();
-    guard.lock();
-    try {
-      return actGuarded(expected, patience.toNanos(), action);
-    } finally {
-      guard.unlock();
-    }
+    return patiently(patience, () -> actGuarded(expected, action));
   }
 
-  private Removal actGuarded(Predicate<byte[]> expected, long patienceNanos, Action action)
-      throws IOException {
+  private Removal actGuarded(Predicate<byte[]> expected, Action action) throws IOException {
     Path aside = Publication.sibling(path, Publication.ASIDE_MARK);
     try {
       Files.createLink(aside, path);
@@ -249,7 +289,7 @@ public final class LockFile {
       }
       try (FileChannel channel = FileChannel.open(aside, StandardOpenOption.READ,
           StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-        FileLock osLock = lockWithin(channel, patienceNanos);
+        FileLock osLock = tryLock(channel);
         if (osLock == null) {
           return Removal.CONTENDED;
         }
@@ -280,29 +320,14 @@ public final class LockFile {
     }
   }
 
-  private static FileLock lockWithin(FileChannel channel, long patienceNanos) throws IOException {
-    long deadline = System.nanoTime() + patienceNanos;
-    long pause = 1;
-    while (true) {
-      try {
-        FileLock lock = channel.tryLock();
-        if (lock != null) {
-          return lock;
-        }
-      } catch (OverlappingFileLockException e) {
-        // Another channel of this JVM holds it (only possible through another LockFile instance
-        // outside the guard's stripe, which shares no state): the same as another process.
-      }
-      if (System.nanoTime() - deadline >= 0) {
-        return null;
-      }
-      try {
-        TimeUnit.MILLISECONDS.sleep(pause);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return null;
-      }
-      pause = Math.min(pause * 2, 20);
+  /** The record lock of {@code channel}'s file, or null when another process (or channel) has it. */
+  private static FileLock tryLock(FileChannel channel) throws IOException {
+    try {
+      return channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      // Another channel of this JVM holds it (only possible through another LockFile instance
+      // outside the guard's stripe, which shares no state): the same as another process.
+      return null;
     }
   }
 
@@ -319,8 +344,12 @@ public final class LockFile {
       return new LockReading.NotRegular(kindOf(path, attributes));
     }
     byte[] bytes;
-    try (FileChannel channel = openForReading(path)) {
-      bytes = readBounded(channel);
+    try {
+      bytes = Uninterruptible.call(() -> {
+        try (FileChannel channel = openForReading(path)) {
+          return readBounded(channel);
+        }
+      });
     } catch (NoSuchFileException e) {
       return new LockReading.Absent();
     } catch (NotRegularFileException e) {
@@ -342,8 +371,10 @@ public final class LockFile {
 
   /**
    * Opens a file that was a regular file a moment ago without ever blocking: read-write first (a
-   * FIFO swapped in meanwhile then opens without waiting for a writer, and fails the seek probe),
-   * read-only when we may not write it.
+   * FIFO swapped in meanwhile then opens without waiting for a writer, and fails the seek probe);
+   * read-only, when we may not write it, only if nobody but this user or root can swap something
+   * into its directory ({@link DirectoryTrust}), since a read-only open of a FIFO would wait for a
+   * writer. Otherwise the file reads as unreadable (the lock counts as held), and says why.
    */
   private static FileChannel openForReading(Path path) throws IOException {
     FileChannel channel;
@@ -351,21 +382,42 @@ public final class LockFile {
       channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
           LinkOption.NOFOLLOW_LINKS);
     } catch (AccessDeniedException | java.nio.file.ReadOnlyFileSystemException e) {
-      channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+      readOnlyProbe.refusedReadWrite(path);
+      channel = openReadOnlyIfSafe(path, "this process may not write it");
     } catch (FileSystemException e) {
       if (e.getMessage() != null && e.getMessage().contains("Read-only file system")) {
-        channel = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+        readOnlyProbe.refusedReadWrite(path);
+        channel = openReadOnlyIfSafe(path, "it is on a read-only mount");
       } else {
         throw e;
       }
     }
     try {
       channel.position(0);
+    } catch (ClosedByInterruptException e) {
+      throw e; // an interrupt arrived meanwhile: the caller repeats the whole read
     } catch (IOException e) {
       channel.close();
       throw new NotRegularFileException("a FIFO or other unseekable file");
     }
     return channel;
+  }
+
+  /** The read-only open of {@link #openForReading}, relative to the directory it judged. */
+  private static FileChannel openReadOnlyIfSafe(Path path, String why) throws IOException {
+    Path directory = path.getParent();
+    try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+      if (stream instanceof SecureDirectoryStream<Path> secure
+          && DirectoryTrust.onlyThisUserOrRootMayChange(secure, directory)
+          && secure.newByteChannel(path.getFileName(), Set.of(StandardOpenOption.READ,
+              LinkOption.NOFOLLOW_LINKS)) instanceof FileChannel channel) {
+        return channel;
+      }
+    }
+    throw new IOException(path + " cannot be opened read-write (" + why + "), and it is not"
+        + " opened read-only because users other than this one and root may change " + directory
+        + " (a FIFO swapped in would block the reader): let this user write it, or keep the"
+        + " directory to this user or root");
   }
 
   private static byte[] readBounded(FileChannel channel) throws IOException {
@@ -415,7 +467,12 @@ public final class LockFile {
   }
 
   private ReentrantLock guard() {
-    return GUARDS[Math.floorMod(path.hashCode(), GUARDS.length)];
+    return GUARDS[stripeOf(path)];
+  }
+
+  /** The guard stripe of {@code path}. */
+  static int stripeOf(Path path) {
+    return Math.floorMod(path.hashCode(), GUARDS.length);
   }
 
   /** Thrown inside this class when a file turns out not to be regular once opened. */

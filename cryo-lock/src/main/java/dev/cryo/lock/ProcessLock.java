@@ -36,7 +36,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@link LockValidationException}s.
  *   <li>A holder is displaced only on proof of its death ({@link HolderVerdict}): a record from
  *       another host, or one that cannot be read, is held; a record that does not parse is
- *       reclaimed after a grace period of {@link #MALFORMED_GRACE} counted from its last change.
+ *       reclaimed after a grace period of {@link #MALFORMED_GRACE} counted from its last change
+ *       (a modification time ahead of this clock is believed up to {@link #MAX_CLOCK_SKEW}).
  *   <li>The same thread re-enters: each {@code acquire} returns a new handle and the lock is released
  *       when every handle is closed. Re-entry first checks that the record on disk is still ours.
  *       Another thread of this JVM waits, without spinning, until the deadline. Every spelling of a
@@ -48,6 +49,13 @@ import java.util.concurrent.locks.ReentrantLock;
  *       throws; closing again retries. Closing is idempotent and may happen on any thread.
  *   <li>At normal JVM exit every lock still held is released. After {@code kill -9} the record names
  *       a dead process, and the next acquirer reclaims it.
+ *   <li>The temporaries a writer killed in the middle of its publication leaves beside the lockfile
+ *       are removed by the next contended acquirer, and by an uncontended one at the first
+ *       acquisition of the lockfile by its JVM and then at most once per
+ *       {@link #CLEANING_INTERVAL}; those of live writers are kept.
+ *   <li>An interrupt cuts short the waits only (a {@link LockBusyException} saying so); taking a
+ *       free lock, re-entering and releasing work from an interrupted thread, whose interrupt flag
+ *       stays set.
  * </ul>
  *
  * <p>Handles are thread-safe.
@@ -59,6 +67,23 @@ public final class ProcessLock implements AutoCloseable {
 
   /** How long a record that does not parse is respected, counted from its last change. */
   public static final Duration MALFORMED_GRACE = Duration.ofSeconds(2);
+
+  /**
+   * How far ahead of this machine's clock a lockfile's modification time may be and still be
+   * believed: a file server's clock may run a little ahead. A time further ahead is no time a
+   * writer set by writing (anybody who may write the file can set any time), so it does not delay
+   * the reclaim of a record that does not parse. See {@link #malformedReclaimableAt}.
+   */
+  public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(10);
+
+  /**
+   * How often, at most, an acquisition without contention lists the directory for the temporaries
+   * of dead writers (the first acquisition of a lockfile by this JVM always does). A contended
+   * acquisition lists it anyway. Listing on every acquisition would cost about half as much again
+   * as the acquisition itself; temporaries are small and harmless until they pile up, so one look
+   * per minute and lockfile bounds them without that cost.
+   */
+  static final Duration CLEANING_INTERVAL = Duration.ofMinutes(1);
 
   /** How long a release waits for another remover (a reclaimer judging us) to step aside. */
   static final Duration RELEASE_PATIENCE = Duration.ofSeconds(10);
@@ -107,7 +132,7 @@ public final class ProcessLock implements AutoCloseable {
     Objects.requireNonNull(wait, "wait");
     Objects.requireNonNull(holder, "holder");
     long deadline = System.nanoTime() + Math.max(0, saturatedNanos(wait));
-    Path lockFile = validateDirectory(directory).resolve(FILE_NAME);
+    Path lockFile = lockFileOf(directory);
     Slot slot = SLOTS.computeIfAbsent(lockFile, Slot::new);
     ProcessLock reentered = enterSlot(slot, deadline);
     if (reentered != null) {
@@ -125,12 +150,26 @@ public final class ProcessLock implements AutoCloseable {
         slot.mutex.unlock();
       }
       claimed = true;
+      slot.cleanIfDue();
       return new ProcessLock(slot);
     } finally {
       if (!claimed) {
         slot.free();
       }
     }
+  }
+
+  /**
+   * The lockfile {@link #acquire} takes for {@code directory}: {@code <real directory>/.lock}, the
+   * directory resolved by the kernel (symbolic links followed, then {@code ..}: {@code link/..}
+   * is the parent of the link's target), so that every spelling of one directory names one
+   * lockfile. Reads nothing but the directory's attributes and creates nothing.
+   *
+   * @throws LockValidationException {@code DIRECTORY_MISSING}, {@code NOT_A_DIRECTORY}, or
+   *     {@code IO_FAILURE} when the directory cannot be examined
+   */
+  public static Path lockFileOf(Path directory) throws LockValidationException {
+    return validateDirectory(Objects.requireNonNull(directory, "directory")).resolve(FILE_NAME);
   }
 
   /** The lockfile, {@code <real directory>/.lock}. */
@@ -365,10 +404,35 @@ public final class ProcessLock implements AutoCloseable {
     Thread owner; // guarded by mutex
     int depth; // guarded by mutex
     volatile LockRecord record; // written under mutex
+    private long cleanedAt; // System.nanoTime() of the last cleaning; guarded by mutex
+    private boolean cleaned; // guarded by mutex
 
     Slot(Path lockFile) {
       this.lockFile = lockFile;
       this.file = LockFile.ofCanonical(lockFile);
+    }
+
+    /**
+     * Removes the temporaries of dead writers beside the lockfile, at the first acquisition and
+     * then at most once per {@link #CLEANING_INTERVAL}; called by the owner, right after its claim.
+     */
+    void cleanIfDue() {
+      long now = System.nanoTime();
+      mutex.lock();
+      try {
+        if (cleaned && now - cleanedAt < CLEANING_INTERVAL.toNanos()) {
+          return;
+        }
+        cleaned = true;
+        cleanedAt = now;
+      } finally {
+        mutex.unlock();
+      }
+      try {
+        Publication.removeAbandoned(lockFile.getParent(), FILE_NAME, ProcessTable.system());
+      } catch (IOException e) {
+        LOG.log(Level.DEBUG, "could not clean abandoned temporaries beside {0}: {1}", lockFile, e);
+      }
     }
 
     void free() {
@@ -386,6 +450,23 @@ public final class ProcessLock implements AutoCloseable {
 
   /** Whether a malformed record last changed at {@code modified} has outlived its grace period. */
   static boolean graceOver(Instant modified) {
-    return !Instant.now().isBefore(modified.plus(MALFORMED_GRACE));
+    Instant now = Instant.now();
+    return !now.isBefore(malformedReclaimableAt(modified, now));
+  }
+
+  /**
+   * When a record that does not parse, last modified at {@code modified}, becomes reclaimable, as
+   * judged at {@code now}: {@link #MALFORMED_GRACE} after its modification, or at once ({@code now})
+   * when the modification time lies more than {@link #MAX_CLOCK_SKEW} ahead of {@code now}. Never
+   * later than {@code now + MAX_CLOCK_SKEW + MALFORMED_GRACE}, whatever the file says; never
+   * overflows.
+   */
+  public static Instant malformedReclaimableAt(Instant modified, Instant now) {
+    Objects.requireNonNull(modified, "modified");
+    Objects.requireNonNull(now, "now");
+    if (modified.isAfter(now.plus(MAX_CLOCK_SKEW))) {
+      return now;
+    }
+    return modified.plus(MALFORMED_GRACE);
   }
 }

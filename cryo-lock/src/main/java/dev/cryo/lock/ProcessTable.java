@@ -80,8 +80,8 @@ public final class ProcessTable {
     }
     String stat;
     try {
-      stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"),
-          StandardCharsets.ISO_8859_1);
+      Path file = PROC.resolve(Long.toString(pid)).resolve("stat");
+      stat = Uninterruptible.call(() -> Files.readString(file, StandardCharsets.ISO_8859_1));
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
     } catch (IOException e) {
@@ -117,8 +117,9 @@ public final class ProcessTable {
    */
   private static boolean hasOtherThreads(long pid) {
     try {
-      for (String line : Files.readAllLines(PROC.resolve(Long.toString(pid)).resolve("status"),
-          StandardCharsets.ISO_8859_1)) {
+      Path file = PROC.resolve(Long.toString(pid)).resolve("status");
+      for (String line : Uninterruptible.call(() ->
+          Files.readAllLines(file, StandardCharsets.ISO_8859_1))) {
         if (line.startsWith("Threads:")) {
           return Long.parseLong(line.substring("Threads:".length()).strip()) > 1;
         }
@@ -131,7 +132,8 @@ public final class ProcessTable {
 
   private static String readBootId() {
     try {
-      String id = Files.readString(PROC.resolve("sys/kernel/random/boot_id")).strip();
+      String id = Uninterruptible.call(() ->
+          Files.readString(PROC.resolve("sys/kernel/random/boot_id"))).strip();
       return HOST_WORD.matcher(id).matches() ? id : null;
     } catch (IOException e) {
       return null;
@@ -142,7 +144,8 @@ public final class ProcessTable {
     String name = null;
     if (procfs) {
       try {
-        name = Files.readString(PROC.resolve("sys/kernel/hostname")).strip();
+        name = Uninterruptible.call(() ->
+            Files.readString(PROC.resolve("sys/kernel/hostname"))).strip();
       } catch (IOException e) {
         name = null;
       }

@@ -12,9 +12,13 @@ import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
@@ -28,7 +32,9 @@ import java.util.regex.Pattern;
  * forces it to disk, refuses it if somebody hard-linked it out meanwhile (link count above 1), then
  * {@code link(2)}s it to the final name: an existing entry there, a symbolic link included, is
  * reported and never replaced. The temporary is then removed and, for durable publications, the
- * directory forced. {@link #replace} is the same temporary, renamed over the target instead.
+ * directory forced; a failure of either is reported in the {@link Outcome}, never as a failure to
+ * publish, since what is linked is published. {@link #replace} is the same temporary, renamed over
+ * the target instead.
  *
  * <p>Temporaries are named {@code <target>.cryo-tmp.<pid>.<16 hex>}; {@link
  * #removeAbandoned} removes those whose writer is provably dead (a crash between the link and the
@@ -56,57 +62,166 @@ public final class Publication {
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
   private static final long PID = ProcessHandle.current().pid();
+  private static final System.Logger LOG = System.getLogger(Publication.class.getName());
+
+  /** A test seam: called right after a successful link, before the temporary is removed. */
+  interface AfterLink {
+    void linked(Path target, Path temporary) throws IOException;
+  }
+
+  static final AfterLink NO_SEAM = (target, temporary) -> { };
+
+  static volatile AfterLink afterLink = NO_SEAM;
 
   private Publication() {}
 
   /**
-   * Publishes {@code content} at {@code target} unless something is already there.
+   * What a publication did. {@link #published} is what a caller acts on; the rest says what is true
+   * beside it, since a failure after the {@code link(2)} (or the rename) cannot take back what is
+   * published: a reader may already have seen it.
+   *
+   * @param published whether {@code content} is now at the target (by this call)
+   * @param temporaryLeft the temporary this call could not remove, if any: it holds a copy of the
+   *     content and goes with {@link #removeAbandoned} once this process is gone
+   * @param notForced why the directory entry could not be forced to disk, for a durable
+   *     publication: a machine crash may then lose it. No attempt is made to tell a file system
+   *     that cannot force a directory ({@code EINVAL}) from a failed force ({@code EIO}): the JDK
+   *     reports neither by type nor by number, and either way the entry is not known to be durable
+   */
+  public record Outcome(boolean published, Optional<Path> temporaryLeft,
+      Optional<IOException> notForced) {
+
+    /** Checks the fields. */
+    public Outcome {
+      Objects.requireNonNull(temporaryLeft, "temporaryLeft");
+      Objects.requireNonNull(notForced, "notForced");
+    }
+
+    /** Whether nothing is left to say: no temporary left behind, and forced when asked to be. */
+    public boolean complete() {
+      return temporaryLeft.isEmpty() && notForced.isEmpty();
+    }
+
+    /** This outcome in words, for messages: {@code "published; not forced to disk (...)"}. */
+    public String describe() {
+      StringBuilder text = new StringBuilder(published ? "published" : "not published (an entry"
+          + " was already there)");
+      temporaryLeft.ifPresent(temporary -> text.append("; its temporary ").append(temporary)
+          .append(" could not be removed (it is removed once this process is gone)"));
+      notForced.ifPresent(e -> text.append("; the directory entry was not forced to disk (")
+          .append(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+          .append("): a crash of the machine may lose it"));
+      return text.toString();
+    }
+  }
+
+  /**
+   * Publishes {@code content} at {@code target} unless something is already there, and says what is
+   * true afterwards.
+   *
+   * <p>Once the link is made, nothing throws: a temporary that cannot be removed, or a directory
+   * that cannot be forced, is reported in the {@link Outcome}, never as a failure to publish.
+   *
+   * @return the outcome; {@link Outcome#published} is {@code false} when an entry (of any kind, a
+   *     dangling symbolic link included) already exists at {@code target}, which is left untouched
+   * @throws NoSuchFileException when the target's directory does not exist; nothing was published
+   * @throws IOException when the file system refuses the write or the link; nothing was published,
+   *     and the temporary was removed (a failure to remove it is attached as suppressed)
+   */
+  public static Outcome tryPublish(Path target, byte[] content, Durability durability)
+      throws IOException {
+    Path temporary = writeTemporary(target, content, durability);
+    boolean published;
+    try {
+      Files.createLink(target, temporary);
+      published = true;
+    } catch (FileAlreadyExistsException e) {
+      published = false;
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(temporary);
+      } catch (IOException removal) {
+        e.addSuppressed(removal);
+      }
+      throw e;
+    }
+    if (published) {
+      afterLink.linked(target, temporary);
+    }
+    // From here on what is published stays published: failures are reported, never thrown.
+    Optional<Path> left = Optional.empty();
+    try {
+      Files.deleteIfExists(temporary);
+    } catch (IOException e) {
+      left = Optional.of(temporary);
+    }
+    Optional<IOException> notForced = Optional.empty();
+    if (published && durability == Durability.DURABLE) {
+      notForced = forceDirectory(target.getParent());
+    }
+    return new Outcome(published, left, notForced);
+  }
+
+  /**
+   * Publishes {@code content} at {@code target} unless something is already there: {@link
+   * #tryPublish}, with what it has to add beside the answer (a temporary left, a directory not
+   * forced) logged as a warning. Callers that must know whether a durable publication was forced
+   * call {@link #tryPublish}.
    *
    * @return {@code true} when published; {@code false} when an entry (of any kind, a dangling
    *     symbolic link included) already exists at {@code target}, which is left untouched
    * @throws NoSuchFileException when the target's directory does not exist
-   * @throws IOException when the file system refuses the write; no temporary is left behind
+   * @throws IOException when nothing was published because the file system refused the write
    */
   public static boolean publishExclusive(Path target, byte[] content, Durability durability)
       throws IOException {
-    Path temporary = writeTemporary(target, content, durability);
-    try {
-      Files.createLink(target, temporary);
-      return true;
-    } catch (FileAlreadyExistsException e) {
-      return false;
-    } finally {
-      Files.deleteIfExists(temporary);
-      if (durability == Durability.DURABLE) {
-        forceDirectory(target.getParent());
-      }
+    Outcome outcome = tryPublish(target, content, durability);
+    if (!outcome.complete()) {
+      LOG.log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
     }
+    return outcome.published();
   }
 
   /**
    * Replaces whatever is at {@code target} with {@code content} in one atomic rename: a reader sees
    * the old content or the new, never a mix. The rename replaces the name, never the file a
-   * symbolic link there points to.
+   * symbolic link there points to. Once the rename is made nothing throws: a directory that could
+   * not be forced is reported in the outcome.
+   *
+   * @return the outcome, {@link Outcome#published} always {@code true}
+   * @throws IOException when nothing was replaced (the temporary was removed)
    */
-  public static void replace(Path target, byte[] content, Durability durability)
+  public static Outcome replace(Path target, byte[] content, Durability durability)
       throws IOException {
     Path temporary = writeTemporary(target, content, durability);
     try {
       Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE,
           StandardCopyOption.REPLACE_EXISTING);
-    } finally {
-      Files.deleteIfExists(temporary);
+    } catch (IOException | RuntimeException e) {
+      try {
+        Files.deleteIfExists(temporary);
+      } catch (IOException removal) {
+        e.addSuppressed(removal);
+      }
+      throw e;
     }
-    if (durability == Durability.DURABLE) {
-      forceDirectory(target.getParent());
-    }
+    Optional<IOException> notForced = durability == Durability.DURABLE
+        ? forceDirectory(target.getParent()) : Optional.empty();
+    return new Outcome(true, Optional.empty(), notForced);
   }
 
   /**
    * Removes the temporaries and aside links left in {@code directory} for {@code targetName} by
    * processes of this machine that are provably gone. Those of live processes are left alone.
    *
+   * <p>Anybody who may write in the directory can create names of that shape, so a name is
+   * removed only when it is what this class creates: a regular file (looked at without following
+   * a link), whose name holds a pid that can be a process id (a number in range) of a process that
+   * is gone. Anything else (a directory, a FIFO, a link, a pid out of range) is left alone, and a
+   * single entry that cannot be looked at or removed does not stop the others from being cleaned.
+   *
    * @return how many were removed
+   * @throws IOException when the directory cannot be listed
    */
   public static int removeAbandoned(Path directory, String targetName, ProcessTable table)
       throws IOException {
@@ -115,10 +230,9 @@ public final class Publication {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory,
         entry -> entry.getFileName().toString().startsWith(prefix))) {
       for (Path entry : entries) {
-        Matcher side = SIDE_FILE.matcher(entry.getFileName().toString());
-        if (side.matches() && side.group(1).equals(targetName)
-            && table.startOf(Long.parseLong(side.group(3))).isEmpty()
-            && Files.deleteIfExists(entry)) {
+        OptionalLong writer = writerOf(entry.getFileName().toString(), targetName);
+        if (writer.isPresent() && table.startOf(writer.getAsLong()).isEmpty()
+            && removeIfRegular(entry)) {
           removed++;
         }
       }
@@ -126,6 +240,33 @@ public final class Publication {
       return removed;
     }
     return removed;
+  }
+
+  /** The pid in the name of a side file of {@code targetName}, when it is one and the pid can be. */
+  static OptionalLong writerOf(String fileName, String targetName) {
+    Matcher side = SIDE_FILE.matcher(fileName);
+    if (!side.matches() || !side.group(1).equals(targetName)) {
+      return OptionalLong.empty();
+    }
+    try {
+      long pid = Long.parseLong(side.group(3));
+      return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty(); // 19 digits past Long.MAX_VALUE: no process has that pid
+    }
+  }
+
+  private static boolean removeIfRegular(Path entry) {
+    try {
+      if (!Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .isRegularFile()) {
+        return false;
+      }
+      return Files.deleteIfExists(entry);
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "left {0} in place: {1}", entry, e);
+      return false;
+    }
   }
 
   /** Whether {@code fileName} is a temporary or aside link of this class. */
@@ -141,7 +282,16 @@ public final class Publication {
         + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
   }
 
+  /**
+   * Writes a fresh temporary holding {@code content}; one unit of work that leaves nothing behind
+   * when it fails, so that an interrupt in the middle repeats it whole ({@link Uninterruptible}).
+   */
   private static Path writeTemporary(Path target, byte[] content, Durability durability)
+      throws IOException {
+    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability));
+  }
+
+  private static Path writeTemporaryOnce(Path target, byte[] content, Durability durability)
       throws IOException {
     Path temporary = sibling(target, TEMPORARY_MARK);
     boolean complete = false;
@@ -168,14 +318,18 @@ public final class Publication {
     return temporary;
   }
 
-  private static void forceDirectory(Path directory) throws IOException {
-    try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
-      channel.force(true);
+  /** Forces {@code directory}'s entries to disk; the failure, if it could not. */
+  private static Optional<IOException> forceDirectory(Path directory) {
+    try {
+      Uninterruptible.call(() -> {
+        try (FileChannel channel = FileChannel.open(directory, StandardOpenOption.READ)) {
+          channel.force(true);
+        }
+        return null;
+      });
+      return Optional.empty();
     } catch (IOException e) {
-      // Some file systems cannot force a directory (EINVAL); the entry is then as safe as they allow.
-      if (!"Invalid argument".equals(e.getMessage())) {
-        throw e;
-      }
+      return Optional.of(e);
     }
   }
 }

@@ -11,9 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An interrupted acquisition is a busy refusal ("the wait was interrupted"), never a validation
- * refusal: an interrupt closes the channel a read or write is using, which must not read as a FIFO,
- * an unreadable file or an I/O failure.
+ * An interrupted wait is a busy refusal ("the wait was interrupted"), never a validation refusal;
+ * an interrupt never breaks the file work itself (see {@link InterruptedThreadTest}).
  */
 class InterruptedAcquireTest {
 
@@ -38,10 +37,8 @@ class InterruptedAcquireTest {
   void anInterruptedAcquisitionOfAFreeLockLeavesNothingBehind() throws Exception {
     Thread.currentThread().interrupt();
     try (ProcessLock lock = ProcessLock.acquire(dir, Duration.ofSeconds(30))) {
-      // Nothing interruptible stood in the way: the lock was taken.
+      // Nothing had to be waited for: the lock was taken.
       assertThat(lock.isOpen()).isTrue();
-    } catch (LockBusyException e) {
-      assertThat(e).hasMessageContaining("interrupted");
     }
     Thread.interrupted();
     try (var entries = Files.list(dir)) {

@@ -15,9 +15,14 @@ import java.util.Objects;
  * otherwise). {@code operation} and {@code arguments} are for the application; arguments must be
  * plain data. Immutable and thread-safe.
  *
+ * <p>A call may come from a connection without a page — an HTML shell, a login POST: its
+ * {@code pageId} is then null, its chain is the user and the connection only, it stamps the clocks
+ * of the connection and the user, and its page fields are ignored. It reaches pages by id through
+ * {@link CallContext#withPageStore(String, java.util.function.Function)}.
+ *
  * @param user the identity, or null for anonymous
  * @param connectionId the connection (browser, device) the call comes from
- * @param pageId the page the call is for
+ * @param pageId the page the call is for, or null for a call from the connection itself
  * @param kind what the call is, which decides the clocks it stamps
  * @param userFrozen the commander's verdict that the user is frozen
  * @param operation the application's operation name
@@ -31,7 +36,6 @@ public record Call(String user, String connectionId, String pageId, CallKind kin
   /** Checks the parts and copies the maps. */
   public Call {
     Objects.requireNonNull(connectionId, "connectionId");
-    Objects.requireNonNull(pageId, "pageId");
     Objects.requireNonNull(kind, "kind");
     operation = operation == null ? "" : operation;
     arguments = arguments == null ? Map.of() : Map.copyOf(arguments);

@@ -28,6 +28,11 @@ public final class CallContext {
     this.slot = Objects.requireNonNull(slot);
   }
 
+  /** The worker serving the call, for the worker's own hosts (AppHost). */
+  Worker worker() {
+    return worker;
+  }
+
   /** The call being served. */
   public Call call() {
     return slot.call();
@@ -43,7 +48,7 @@ public final class CallContext {
     return slot.connectionId();
   }
 
-  /** The page the call is for. */
+  /** The page the call is for, or null for a call from the connection without a page. */
   public String pageId() {
     return slot.pageId();
   }
@@ -58,10 +63,30 @@ public final class CallContext {
    *
    * @throws WorkerException {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the
    *     connection's or the user's lock; {@link WorkerException.Reason#USER_LEFT} when the page is
-   *     no longer registered
+   *     no longer registered; {@link WorkerException.Reason#UNKNOWN_PAGE} when the call is for no
+   *     page
    */
   public <T> T withPageStore(Function<Store, T> action) {
     return worker.withStore(Level.PAGE, slot, action);
+  }
+
+  /**
+   * Runs {@code action} on the store of page {@code pageId} — a page of this call's connection, for
+   * instance one named in the request's body — holding that page's row lock, and returns its
+   * result. Nests as {@link #withPageStore(Function)}.
+   *
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_PAGE} when the page is not on
+   *     this worker or hangs from another connection (nothing was read or written);
+   *     {@link WorkerException.Reason#LOCK_ORDER} as {@link #withPageStore(Function)}
+   */
+  public <T> T withPageStore(String pageId, Function<Store, T> action) {
+    return worker.withPageStore(slot, pageId, action);
+  }
+
+  /** Whether page {@code pageId} is on this worker and hangs from this call's connection. */
+  public boolean hasPage(String pageId) {
+    return pageId != null && worker.registry().pageItems().get(pageId)
+        .map(page -> page.connectionId().equals(slot.connectionId())).orElse(false);
   }
 
   /** Runs {@code action} on the connection's store under its row lock; as {@link #withPageStore}. */
@@ -76,10 +101,19 @@ public final class CallContext {
 
   /**
    * Opens a page on this call's connection (a child page when {@code fields} name a parent and a
-   * root); announced as {@code new_page}.
+   * root); announced as {@code new_page}. A page of that id already on this connection is left as
+   * it is.
+   *
+   * @throws WorkerException {@link WorkerException.Reason#USER_MISMATCH} when the id is a page of
+   *     another connection's
    */
   public void newPage(String pageId, Map<String, Object> fields) {
     worker.newPage(slot.user(), slot.connectionId(), pageId, fields);
+    if (!hasPage(pageId)) {
+      throw new WorkerException(WorkerException.Reason.USER_MISMATCH, slot.user(), "page '"
+          + pageId + "' already hangs from another connection than '" + slot.connectionId()
+          + "'; nothing was created: open the page under a fresh id");
+    }
   }
 
   /** Drops a page (silent when absent); see {@link Worker#dropPage}. */
@@ -88,11 +122,12 @@ public final class CallContext {
   }
 
   /**
-   * Logs this call's connection into {@code user}; see {@link Worker#login}. When the identity lives
-   * elsewhere the hand-over waits for this call to close: never wait for the returned future from
+   * Logs this call's connection into {@code user}; see {@link Worker#login}: the worker asks its
+   * {@link IdentityLocator} where that identity lives. When it lives elsewhere the hand-over waits
+   * for this call to close (the returned future is then not yet complete): never wait for it from
    * inside the handler.
    */
-  public CompletableFuture<LoginOutcome> login(String user, boolean identityElsewhere) {
-    return worker.login(slot.connectionId(), user, identityElsewhere);
+  public CompletableFuture<LoginOutcome> login(String user) {
+    return worker.login(slot.connectionId(), user);
   }
 }

@@ -71,9 +71,10 @@ final class Drops {
       if (tenant == null) {
         return false;
       }
+      List<String> closed = new ArrayList<>();
       Object outcome = attempt(tenant, "the drop of '" + user + "'", deadline,
           () -> pagesOfUser(user), () -> {
-            boolean dropped = dropAnnounced(user);
+            boolean dropped = dropAnnounced(user, closed);
             if (dropped && tenant.slots.isEmpty()) {
               worker.leave(tenant, "dropped");
             }
@@ -81,13 +82,17 @@ final class Drops {
           });
       if (outcome != AGAIN) {
         announcer.flush();
+        worker.pagesClosed(user, closed);
         return (Boolean) outcome;
       }
     }
   }
 
-  /** Drops a user's tree with its announcements; the caller holds his tenant lock. */
-  boolean dropAnnounced(String user) {
+  /**
+   * Drops a user's tree with its announcements; the caller holds his tenant lock. The pages dropped
+   * are added to {@code closed}, for {@link Application#pagesClosed}.
+   */
+  boolean dropAnnounced(String user, List<String> closed) {
     Optional<UserRow> row = registry.userItems().get(user);
     if (row.isEmpty()) {
       return false;
@@ -99,6 +104,7 @@ final class Drops {
           .ifPresent(connection -> pageIds.addAll(new TreeSet<>(connection.pages())));
     }
     registry.dropUser(user);
+    closed.addAll(pageIds);
     if (!pageIds.isEmpty()) {
       announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
     }
@@ -124,6 +130,7 @@ final class Drops {
       if (tenant == null) {
         throw unknownConnection(connectionId);
       }
+      List<String> closed = new ArrayList<>();
       Object outcome = attempt(tenant, "the drop of connection '" + connectionId + "'", deadline,
           () -> registry.connectionItems().get(connectionId).map(worker::pagesOf)
               .orElse(List.of()),
@@ -138,6 +145,7 @@ final class Drops {
             List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
             boolean userGoes = owner.connections().size() == 1;
             registry.dropConnection(connectionId);
+            closed.addAll(pageIds);
             if (!pageIds.isEmpty()) {
               announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
             }
@@ -152,6 +160,7 @@ final class Drops {
           });
       if (outcome != AGAIN) {
         announcer.flush();
+        worker.pagesClosed(tenant.user, closed);
         return;
       }
     }
@@ -207,6 +216,9 @@ final class Drops {
           });
       if (outcome != AGAIN) {
         announcer.flush();
+        if (outcome == Boolean.TRUE) {
+          worker.pagesClosed(user, List.of(pageId));
+        }
         return (Boolean) outcome;
       }
     }

@@ -164,9 +164,12 @@ final class Freezing {
       runExpiry(tenant, result, clock.instant().plus(worker.rowWait()));
       return;
     }
-    trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause))
+    worker.beforeFreeze(tenant.user, cause);
+    List<String> closed = new ArrayList<>(); // the pages of an expiry ordered during the trip
+    trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
         .whenComplete((outcome, failure) -> {
           if (failure == null) {
+            worker.pagesClosed(tenant.user, closed); // the semaphore given back already
             announcer.afterDelivered(() -> result.complete(outcome));
           } else {
             Throwable cause2 = Worker.unwrap(failure);
@@ -201,6 +204,7 @@ final class Freezing {
    */
   private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline) {
     PageRow busy = null;
+    List<String> closed = new ArrayList<>();
     tenant.lock.lock();
     try {
       List<PageRow> pages = drops.pagesOfUser(tenant.user);
@@ -210,7 +214,7 @@ final class Freezing {
         busy = pages.get(pageLocks.indexOf(held));
       } else {
         try {
-          drops.dropAnnounced(tenant.user);
+          drops.dropAnnounced(tenant.user, closed);
         } finally {
           LockOrder.unlockAll(pageLocks);
         }
@@ -223,6 +227,7 @@ final class Freezing {
     }
     if (busy == null) {
       announcer.deliver();
+      worker.pagesClosed(tenant.user, closed);
       announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
     } else if (clock.instant().isBefore(deadline)) {
@@ -251,12 +256,15 @@ final class Freezing {
   }
 
   /**
-   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce.
+   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. An
+   * expiry ordered while the parcels were written drops him instead (his pages added to
+   * {@code closed}) and takes the parcels back.
    * Every row lock is tried, never waited for: a row a call's store action holds (a straggler, cut
    * by a quit) undoes what was written and throws {@link LockOrder.RowBusy}, and the trip gives the
    * semaphore and the disk thread back and tries again later, up to the grace.
    */
-  private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause) throws IOException {
+  private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
+      throws IOException {
     String user = tenant.user;
     UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
         WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
@@ -299,7 +307,7 @@ final class Freezing {
         busyPage = allPages.get(pageLocks.indexOf(busy));
       } else if (tenant.flag == TransferFlag.EXPIRY) { // ordered while the parcels were written
         try {
-          drops.dropAnnounced(user);
+          drops.dropAnnounced(user, closed);
         } finally {
           LockOrder.unlockAll(pageLocks);
         }

@@ -43,10 +43,11 @@ final class Login {
   private final ConcurrentHashMap<String, Tenant> tenants;
   private final SemaphoreTrips trips;
   private final Departures departures;
+  private final IdentityLocator locator;
 
   Login(Worker worker, String name, String group, RegisterRegistry registry,
       Announcer announcer, ConcurrentHashMap<String, Tenant> tenants, SemaphoreTrips trips,
-      Departures departures) {
+      Departures departures, IdentityLocator locator) {
     this.worker = worker;
     this.name = name;
     this.group = group;
@@ -55,11 +56,11 @@ final class Login {
     this.tenants = tenants;
     this.trips = trips;
     this.departures = departures;
+    this.locator = locator;
   }
 
   /** Logs a connection into {@code user}; the contract is {@link Worker#login}'s. */
-  CompletableFuture<LoginOutcome> login(String connectionId, String user,
-      boolean identityElsewhere) {
+  CompletableFuture<LoginOutcome> login(String connectionId, String user) {
     Objects.requireNonNull(user, "user");
     LockOrder.refuseInsideStoreAction(user); // before anything is made for him
     if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
@@ -75,11 +76,29 @@ final class Login {
     if (from == null) {
       throw worker.unknownConnection(connectionId);
     }
-    if (identityElsewhere) {
+    if (locate(connectionId, user).elsewhereThan(name)) {
       return loginTail(from, connectionId, user);
     }
     relabel(from, connection, previous, user);
     return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
+  }
+
+  /** Asks the locator where {@code user} lives; no lock is held. */
+  private IdentityLocator.Location locate(String connectionId, String user) {
+    IdentityLocator.Location location;
+    try {
+      location = locator.locate(user);
+    } catch (Exception e) {
+      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "nobody could say where"
+          + " '" + user + "' lives (" + e + "); connection '" + connectionId + "' was not logged in"
+          + " and nothing was changed: retry the login", e);
+    }
+    if (location == null) {
+      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "the identity locator"
+          + " answered nothing for '" + user + "'; connection '" + connectionId + "' was not logged"
+          + " in and nothing was changed: fix the locator, then retry");
+    }
+    return location;
   }
 
   private void relabel(Tenant from, ConnectionRow connection, String previous, String user) {

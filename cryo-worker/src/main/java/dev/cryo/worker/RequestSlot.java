@@ -37,7 +37,7 @@ public final class RequestSlot implements AutoCloseable {
     return call.connectionId();
   }
 
-  /** The page the call is for. */
+  /** The page the call is for, or null for a call from the connection without a page. */
   public String pageId() {
     return call.pageId();
   }

@@ -57,7 +57,8 @@ import java.util.function.Function;
  *
  * <p>Each call stamps the clocks of its page, then its connection, then its user with the
  * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
- * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}.
+ * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}. A call from a
+ * connection without a page ({@link Call#pageId()} null) stamps its connection and its user.
  *
  * <h2>Departures</h2>
  *
@@ -152,7 +153,7 @@ public final class Worker implements AutoCloseable {
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
     this.login = new Login(this, name, group, registry, announcer, tenants, trips,
-        departures);
+        departures, builder.locator);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
     this.drops = new Drops(this, name, tenants, registry, announcer);
     this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
@@ -247,7 +248,11 @@ public final class Worker implements AutoCloseable {
    */
   public Object call(Call call) {
     if (call.kind() == CallKind.PING) {
-      ping(call.pageId());
+      if (call.pageId() == null) {
+        pingConnection(call.connectionId());
+      } else {
+        ping(call.pageId());
+      }
       return null;
     }
     try (RequestSlot slot = openRequest(call)) {
@@ -257,8 +262,9 @@ public final class Worker implements AutoCloseable {
         throw e;
       } catch (Exception e) {
         throw new WorkerException(WorkerException.Reason.APPLICATION_FAILED, slot.user(),
-            "the application failed on '" + call.operation() + "' for page '" + call.pageId()
-                + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
+            "the application failed on '" + call.operation() + "' for "
+                + (call.pageId() == null ? "connection '" + call.connectionId()
+                    : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
                 + " stays as the handler left him: fix the handler or the call", e);
       }
     } finally {
@@ -301,12 +307,21 @@ public final class Worker implements AutoCloseable {
     return true;
   }
 
+  /** A ping from a connection without a page: stamps the connection and its user, if here. */
+  private void pingConnection(String connectionId) {
+    if (registry.connectionItems().contains(connectionId)) {
+      stamp(null, connectionId, CallKind.PING);
+    }
+  }
+
   /**
    * Opens a request slot for a real call: resolves the user (the connection's owner when the
    * connection is here, else the call's user, else the connection's guest), wakes him when the call
    * brings the verdict and he is not here, waits while he is being woken or is leaving, adopts the
    * connection from its parcel when there is one, brings the connection and the page into being
-   * when they are new (announced as births), and stamps the clocks. The caller must close the slot.
+   * when they are new (announced as births), and stamps the clocks. A call without a page (an HTML
+   * shell, a login POST: {@link Call#pageId()} null) brings only the connection into being and
+   * stamps the connection and the user. The caller must close the slot.
    *
    * @throws IllegalArgumentException for a {@link CallKind#PING}
    * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
@@ -497,6 +512,12 @@ public final class Worker implements AutoCloseable {
     if (!registry.connectionItems().contains(call.connectionId())) {
       waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
     }
+    if (call.pageId() == null) {
+      if (!registry.connectionItems().contains(call.connectionId())) {
+        newConnection(user, call.connectionId());
+      }
+      return;
+    }
     Optional<PageRow> page = registry.pageItems().get(call.pageId());
     if (page.isPresent()) {
       if (!page.get().connectionId().equals(call.connectionId())) {
@@ -507,6 +528,42 @@ public final class Worker implements AutoCloseable {
       return;
     }
     newPage(user, call.connectionId(), call.pageId(), call.pageFields());
+  }
+
+  /** Brings a connection without pages (and its user when unseen) into being, announced as births. */
+  private void newConnection(String user, String connectionId) {
+    Tenant tenant = tenants.get(user);
+    if (tenant == null) {
+      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+          + " worker " + name + "; connection '" + connectionId + "' was not created: route the"
+          + " call again");
+    }
+    tenant.lock.lock();
+    try {
+      boolean userSeen = registry.userItems().contains(user);
+      try {
+        registry.newConnection(connectionId, user, Map.of());
+      } catch (RegisterException e) {
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
+            && registry.connectionItems().get(connectionId)
+                .map(row -> row.user().equals(user)).orElse(false)) {
+          return; // born by a sister call meanwhile
+        }
+        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY) {
+          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "connection '"
+              + connectionId + "' was born meanwhile for another user on worker " + name
+              + "; nothing was served: route the call as its owner", e);
+        }
+        throw e;
+      }
+      if (!userSeen) {
+        announcer.publish(Kind.NEW_USER, user, user);
+      }
+      announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+    } finally {
+      tenant.lock.unlock();
+    }
+    announcer.deliver();
   }
 
   /** Brings a page (and its connection and user when unseen) into being, announced as births. */
@@ -552,7 +609,10 @@ public final class Worker implements AutoCloseable {
     announcer.deliver();
   }
 
-  /** Stamps the clocks of a page, its connection and its user, in that order, each row by itself. */
+  /**
+   * Stamps the clocks of a page (unless {@code pageId} is null), its connection and its user, in that
+   * order, each row by itself.
+   */
   private void stamp(String pageId, String connectionId, CallKind kind) {
     Instant now = clock.instant();
     Map<String, Object> clocks = new HashMap<>(4);
@@ -564,7 +624,9 @@ public final class Worker implements AutoCloseable {
       clocks.put(Parcels.LAST_USER_TS, now);
     }
     try {
-      registry.pageItems().update(pageId, clocks);
+      if (pageId != null) {
+        registry.pageItems().update(pageId, clocks);
+      }
       ConnectionRow connection = registry.connectionItems().update(connectionId, clocks);
       registry.userItems().update(connection.user(), clocks);
     } catch (RegisterException e) {
@@ -577,7 +639,33 @@ public final class Worker implements AutoCloseable {
 
   /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
   <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
-    PageRow page = registry.pageItems().get(slot.pageId()).orElse(null);
+    if (level == CallContext.Level.PAGE && slot.pageId() == null) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "the call from"
+          + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
+          + " nothing was read or written: name the page (withPageStore(pageId, action))");
+    }
+    return withStore(level, slot, slot.pageId(), action);
+  }
+
+  /**
+   * Runs a store action on the store of page {@code pageId}, which must hang from the call's
+   * connection; see {@link CallContext#withPageStore(String, Function)}.
+   */
+  <T> T withPageStore(RequestSlot slot, String pageId, Function<Store, T> action) {
+    Objects.requireNonNull(pageId, "pageId");
+    PageRow page = registry.pageItems().get(pageId).orElse(null);
+    if (page == null || !page.connectionId().equals(slot.connectionId())) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+          + "' " + (page == null ? "is not on worker " + name
+              : "hangs from another connection than '" + slot.connectionId() + "'")
+          + "; nothing was read or written: a call reaches only the pages of its own connection");
+    }
+    return withStore(CallContext.Level.PAGE, slot, pageId, action);
+  }
+
+  private <T> T withStore(CallContext.Level level, RequestSlot slot, String pageId,
+      Function<Store, T> action) {
+    PageRow page = pageId == null ? null : registry.pageItems().get(pageId).orElse(null);
     ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
     UserRow user = connection == null ? null : registry.userItems().get(connection.user()).orElse(null);
     dev.cryo.register.Row row = switch (level) {
@@ -590,8 +678,14 @@ public final class Worker implements AutoCloseable {
       WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
           : WorkerException.Where.MOVING;
       throw WorkerException.userLeft(slot.user(), where, "the " + level
-          + " row of the call for page '" + slot.pageId() + "' is no longer on worker " + name
-          + "; nothing was read or written: the user left (a cut call, a drop)");
+          + " row of the call from connection '" + slot.connectionId() + "'"
+          + (pageId == null ? "" : " for page '" + pageId + "'") + " is no longer on worker "
+          + name + "; nothing was read or written: the user left (a cut call, a drop)");
+    }
+    if (level == CallContext.Level.PAGE && !page.connectionId().equals(slot.connectionId())) {
+      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+          + "' no longer hangs from connection '" + slot.connectionId() + "'; nothing was read or"
+          + " written");
     }
     boolean outOfOrder = switch (level) {
       case PAGE -> held(connection) || held(user);
@@ -707,6 +801,29 @@ public final class Worker implements AutoCloseable {
     return drops.dropPage(pageId);
   }
 
+  /** The application's hook before a freeze; a throw is logged, the freeze goes on. */
+  void beforeFreeze(String user, String cause) {
+    try {
+      application.beforeFreeze(this, user, cause);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's beforeFreeze of '" + user + "' failed on worker "
+          + name + "; he is frozen as he is", e);
+    }
+  }
+
+  /** The application's hook after pages closed for good; a throw is logged. */
+  void pagesClosed(String user, List<String> pageIds) {
+    if (pageIds.isEmpty()) {
+      return;
+    }
+    try {
+      application.pagesClosed(this, user, List.copyOf(pageIds));
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "the application's pagesClosed of " + pageIds + " of '" + user
+          + "' failed on worker " + name, e);
+    }
+  }
+
   WorkerException unknownConnection(String connectionId) {
     return drops.unknownConnection(connectionId);
   }
@@ -714,29 +831,34 @@ public final class Worker implements AutoCloseable {
   // ---- login ----------------------------------------------------------------------------------
 
   /**
-   * Logs a connection into {@code user}.
+   * Logs a connection into {@code user}. Where that identity lives is the commander's knowledge:
+   * the worker asks its {@link IdentityLocator} (in the process, the wire call {@code locate}).
    *
-   * <p>When the identity lives here or nowhere ({@code identityElsewhere} false) the connection is
-   * relabelled in place at once (the registry's change of connection user: a guest's entry follows
-   * its first identity, store included; a resident user wins) and {@code login} is announced, with
-   * {@code new_user} and {@code drop_user} when an entry was born or left. The guest's transfer
-   * flag is dropped; a real previous owner keeps his.
+   * <p>When the identity lives here or nowhere the connection is relabelled in place at once (the
+   * registry's change of connection user: a guest's entry follows its first identity, store
+   * included; a resident user wins) and {@code login} is announced, with {@code new_user} and
+   * {@code drop_user} when an entry was born or left. The guest's transfer flag is dropped; a real
+   * previous owner keeps his.
    *
-   * <p>When the identity lives on another worker, the connection leaves by the login tail once its
-   * owner has no call in flight: its parcel, with its pages and — for a guest's only connection —
-   * the guest's store, is written under the new identity's folder; {@code login} and the drops are
-   * announced and memory no longer holds it. The worker holding the identity adopts it on the next
-   * call. A busy semaphore (past the wait limit) or a refused write leaves everything alive as it
-   * was.
+   * <p>When the identity lives on another worker or in the freezer, the connection leaves by the
+   * login tail once its owner has no call in flight: its parcel, with its pages and — for a guest's
+   * only connection — the guest's store, is written under the new identity's folder; {@code login}
+   * and the drops are announced and memory no longer holds it. The worker holding the identity (or
+   * waking it) adopts it on the next call, and its resident store wins over the carried one. A busy
+   * semaphore (past the wait limit) or a refused write leaves everything alive as it was. From
+   * inside a call the hand-over waits for that call to close: never wait for the returned future
+   * from inside the handler.
    *
-   * @return completes with the outcome, or exceptionally with a {@link WorkerException}
+   * @return completes with the outcome, or exceptionally with a {@link WorkerException}; complete
+   *     on return when relabelled in place
    * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION},
-   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock
+   *     {@link WorkerException.Reason#LOCATE_FAILED} when the locator failed,
+   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock;
+   *     nothing was changed
    * @throws RegisterException {@link RegisterException.Reason#GUEST_TARGET} for a guest identity
    */
-  public CompletableFuture<LoginOutcome> login(String connectionId, String user,
-      boolean identityElsewhere) {
-    return login.login(connectionId, user, identityElsewhere);
+  public CompletableFuture<LoginOutcome> login(String connectionId, String user) {
+    return login.login(connectionId, user);
   }
 
   // ---- departures: transfers, the idle valve, quit --------------------------------------------
@@ -845,7 +967,7 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
-   * application that refuses every call; no listener; the system schedule; two daemon disk threads;
+   * application that refuses every call; no listener; {@link IdentityLocator#NOWHERE}; the system schedule; two daemon disk threads;
    * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; idle valve off.
    * Not thread-safe.
    */
@@ -858,6 +980,7 @@ public final class Worker implements AutoCloseable {
       throw new UnsupportedOperationException("this worker was built without an application");
     };
     private AnnouncementListener listener = announcement -> { };
+    private IdentityLocator locator = IdentityLocator.NOWHERE;
     private Schedule schedule;
     private Executor disk;
     private Duration retryInterval = Duration.ofMillis(50);
@@ -893,6 +1016,15 @@ public final class Worker implements AutoCloseable {
     /** Who receives the announcements. */
     public Builder listener(AnnouncementListener value) {
       this.listener = Objects.requireNonNull(value);
+      return this;
+    }
+
+    /**
+     * Who says where an identity lives, for {@link Worker#login}; default
+     * {@link IdentityLocator#NOWHERE} (a worker alone: every login relabels in place).
+     */
+    public Builder identityLocator(IdentityLocator value) {
+      this.locator = Objects.requireNonNull(value);
       return this;
     }
 

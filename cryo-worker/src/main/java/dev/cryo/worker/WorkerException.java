@@ -31,6 +31,16 @@ public final class WorkerException extends RuntimeException {
     APPLICATION_FAILED,
     /** The connection is not registered on this worker. */
     UNKNOWN_CONNECTION,
+    /**
+     * The page named by a call is not on this worker, or hangs from another connection than the
+     * call's: a call reaches only the pages of its own connection. Nothing was read or written.
+     */
+    UNKNOWN_PAGE,
+    /**
+     * The {@link IdentityLocator} could not say where an identity lives (the commander did not
+     * answer); the login changed nothing. Retryable.
+     */
+    LOCATE_FAILED,
     /** The connection belongs to another user than the call says. */
     USER_MISMATCH,
     /** The calling thread holds a row lock that the operation would have to take out of order. */
@@ -120,7 +130,7 @@ public final class WorkerException extends RuntimeException {
   /** Whether the same operation may succeed later without the caller changing anything. */
   public boolean isRetryable() {
     return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
-        || reason == Reason.USER_LEFT || reason == Reason.ROW_BUSY
-        || reason == Reason.IN_TRANSITION;
+        || reason == Reason.USER_LEFT || reason == Reason.LOCATE_FAILED
+        || reason == Reason.ROW_BUSY || reason == Reason.IN_TRANSITION;
   }
 }

@@ -7,7 +7,8 @@
  * {@link dev.cryo.worker.Call}s through an {@link dev.cryo.worker.Application}, tells every change
  * of its population as {@link dev.cryo.worker.Announcement}s, and describes itself in a
  * {@link dev.cryo.worker.Photo}. The commander, the wire between processes and the HTTP front drive
- * it through this API.
+ * it through this API. {@link dev.cryo.worker.AppHost} serves an application written against
+ * cryo-app ({@code dev.cryo.app}) as the worker's {@link dev.cryo.worker.Application}.
  *
  * <h2>Rules of the package</h2>
  *

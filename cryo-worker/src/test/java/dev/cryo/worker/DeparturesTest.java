@@ -405,7 +405,8 @@ class DeparturesTest {
     harness.driveRetries(eveFreeze);
     assertThat(eveFreeze.join()).isEqualTo(FreezeOutcome.FROZEN);
     assertThat(worker.freezeIdle(Duration.ofMinutes(15))).contains("bob");
-    CompletableFuture<LoginOutcome> login = worker.login("c3", "carl", true);
+    harness.whereabouts.put("carl", IdentityLocator.Location.on("w2")); // so: the login tail
+    CompletableFuture<LoginOutcome> login = worker.login("c3", "carl");
     CompletableFuture<FreezeOutcome> doraFreeze = worker.freezeUser("dora");
     harness.await("bob, carl's connection and dora gone", () -> doraFreeze.isDone()
         && login.isDone() && !hosted(worker, "bob"));

@@ -24,6 +24,9 @@ final class Harness implements AutoCloseable {
   final Freezer freezer;
   final List<Worker> workers = new ArrayList<>();
   final Map<String, List<Announcement>> heard = new java.util.concurrent.ConcurrentHashMap<>();
+  /** What the workers' locator answers, by identity; absent means nowhere. */
+  final Map<String, IdentityLocator.Location> whereabouts =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   Harness(Path root) throws Exception {
     this.freezer = new Freezer(root.resolve("freezer"), codec);
@@ -32,7 +35,9 @@ final class Harness implements AutoCloseable {
   Worker.Builder builder(String name) {
     List<Announcement> log = heard.computeIfAbsent(name, key -> new CopyOnWriteArrayList<>());
     return Worker.builder(name, freezer).group("g").application(new ExampleApplication())
-        .listener(log::add).schedule(schedule).diskExecutor(disk)
+        .listener(log::add)
+        .identityLocator(user -> whereabouts.getOrDefault(user, IdentityLocator.Location.NOWHERE))
+        .schedule(schedule).diskExecutor(disk)
         .semaphoreRetryInterval(Duration.ofMillis(50)).semaphoreWaitLimit(Duration.ofSeconds(1))
         .transferStartDelay(Duration.ofSeconds(2)).pendingCallGrace(Duration.ofSeconds(5));
   }

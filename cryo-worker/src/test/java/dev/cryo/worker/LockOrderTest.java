@@ -66,7 +66,7 @@ class LockOrderTest {
         throw new IllegalStateException(e);
       }
       if (context.call().arguments().containsKey("login")) {
-        context.login((String) context.call().arguments().get("login"), false);
+        context.login((String) context.call().arguments().get("login"));
       } else {
         context.newPage("p2", Map.of());
       }
@@ -164,7 +164,7 @@ class LockOrderTest {
     List<Thread> loginThread = new CopyOnWriteArrayList<>();
     Future<LoginOutcome> login = threads.submit(() -> {
       loginThread.add(Thread.currentThread());
-      return worker.login("c1", "anna", false).join();
+      return worker.login("c1", "anna").join();
     });
     harness.await("the login waiting for the row", () -> !loginThread.isEmpty()
         && (loginThread.get(0).getState() == Thread.State.WAITING

@@ -49,7 +49,7 @@ class LoginTest {
     Object guestStore = worker.registry().userItems().get("guest_c1").orElseThrow().store();
     harness.heard("w1").clear();
 
-    assertThat(worker.login("c1", "anna", false).join()).isEqualTo(LoginOutcome.RELABELLED);
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.RELABELLED);
 
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user()).isEqualTo("anna");
     assertThat(worker.registry().userItems().get("anna").orElseThrow().store()).isSameAs(guestStore);
@@ -69,7 +69,7 @@ class LoginTest {
   void aLoginOntoAResidentLeavesTheResidentStoreTheTruth() {
     worker.call(increment("anna", "c0", "p0", "user")); // anna lives here
     guest();
-    worker.login("c1", "anna", false).join();
+    worker.login("c1", "anna").join();
     assertThat(number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
     assertThat(harness.told("w1")).endsWith("login:c1", "drop_user:guest_c1");
     assertThat(worker.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
@@ -92,8 +92,8 @@ class LoginTest {
     worker.call(increment("bob", "c3", "p3", "page"));
     worker.planTransfers(Map.of("guest_c1", TransferFlag.TRANSFER, "bob", TransferFlag.TRANSFER));
 
-    worker.login("c1", "anna", false).join();
-    worker.login("c2", "carl", false).join(); // an avatar switch: bob keeps c3
+    worker.login("c1", "anna").join();
+    worker.login("c2", "carl").join(); // an avatar switch: bob keeps c3
 
     Map<String, Photo.UserPhoto> users = worker.photo().users();
     assertThat(users.get("anna").transferFlag()).isNull();
@@ -104,7 +104,7 @@ class LoginTest {
   @Test
   void aGuestTargetIsRefusedAndNothingChanges() {
     guest();
-    assertThatThrownBy(() -> worker.login("c1", "guest_c9", false))
+    assertThatThrownBy(() -> worker.login("c1", "guest_c9"))
         .isInstanceOfSatisfying(RegisterException.class,
             e -> assertThat(e.reason()).isEqualTo(RegisterException.Reason.GUEST_TARGET));
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())
@@ -114,7 +114,8 @@ class LoginTest {
   @Test
   void theLoginTailCarriesTheGuestStoreToTheWorkerWithoutAResident() throws Exception {
     guest();
-    assertThat(worker.login("c1", "anna", true).join()).isEqualTo(LoginOutcome.HANDED_OVER);
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.HANDED_OVER);
 
     assertThat(worker.registry().connectionItems().size()).isZero();
     assertThat(worker.registry().userItems().size()).isZero();
@@ -134,8 +135,9 @@ class LoginTest {
   @Test
   void theNextWakeKeepsTheResidentStoreOverTheCarriedOne() {
     other.call(increment("anna", "c0", "p0", "user")); // anna lives on w2
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
     guest();
-    worker.login("c1", "anna", true).join();
+    worker.login("c1", "anna").join();
 
     assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
     assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
@@ -145,7 +147,8 @@ class LoginTest {
   @Test
   void anAvatarSwitchCarriesNoStore() throws Exception {
     worker.call(increment("bob", "c1", "p1", "user"));
-    worker.login("c1", "carl", true).join();
+    harness.whereabouts.put("carl", IdentityLocator.Location.on("w2"));
+    worker.login("c1", "carl").join();
     Map<?, ?> parcel = (Map<?, ?>) harness.freezer.readConnectionParcel("carl", "c1").orElseThrow();
     assertThat(parcel.containsKey("carried_user_store")).isFalse();
     assertThat(parcel.get("store")).isEqualTo(Map.of()); // the connection's own store travels
@@ -156,8 +159,8 @@ class LoginTest {
   @Test
   void theTailWaitsForTheLoginCallToClose() {
     guest();
-    worker.call(Call.userEvent(null, "c1", "p1", "login")
-        .withArguments(Map.of("user", "anna", "elsewhere", true)));
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    worker.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
     // Handed over once the connection left memory and the tail gave the semaphore back: a call
     // before that would wait for a retry on the manual schedule, which only this thread moves.
     harness.await("handed over", () -> !worker.registry().connectionItems().contains("c1")
@@ -177,9 +180,10 @@ class LoginTest {
   void aBusySemaphoreLeavesEverythingAliveAsItWas() throws Exception {
     guest();
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
     harness.heard("w1").clear();
 
-    CompletableFuture<LoginOutcome> login = worker.login("c1", "anna", true);
+    CompletableFuture<LoginOutcome> login = worker.login("c1", "anna");
     harness.driveRetries(login);
 
     assertThatThrownBy(login::join).cause().isInstanceOfSatisfying(WorkerException.class,
@@ -194,14 +198,81 @@ class LoginTest {
     guest();
     // Something that is not a parcel sits where the parcel goes: the freezer refuses the write.
     Files.createDirectories(harness.freezer.connectionParcel("anna", "c1").resolve("in-the-way"));
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
     harness.heard("w1").clear();
 
-    assertThatThrownBy(() -> worker.login("c1", "anna", true).join()).cause()
+    assertThatThrownBy(() -> worker.login("c1", "anna").join()).cause()
         .isInstanceOfSatisfying(WorkerException.class,
             e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.FREEZER_FAILED))
         .hasMessageContaining("stays alive");
     assertAliveAsItWas();
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
+  }
+
+  @Test
+  void theWorkerAsksWhereTheIdentityLivesNotTheApplication() {
+    java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Worker asking = harness.builder("w3").identityLocator(user -> {
+      asked.add(user);
+      return IdentityLocator.Location.on("w2");
+    }).build();
+    harness.workers.add(asking);
+    asking.call(increment(null, "c1", "p1", "user"));
+
+    asking.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
+
+    assertThat(asked).containsExactly("anna");
+    harness.await("handed over", () -> !asking.registry().connectionItems().contains("c1")
+        && semaphoreFree("anna"));
+    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+  }
+
+  @Test
+  void aFrozenIdentityIsNeverShadowedByAFreshEntryHere() {
+    other.call(increment("anna", "c0", "p0", "user")); // anna: 1 click, then frozen
+    assertThat(other.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
+    guest(); // the guest: 2 clicks on this worker
+    harness.whereabouts.put("anna", IdentityLocator.Location.FROZEN);
+
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.HANDED_OVER);
+    assertThat(worker.registry().userItems().contains("anna")).isFalse();
+
+    // Woken with the verdict on the other worker: her own store wins, the guest's page came along.
+    assertThat(number(other.call(get("anna", "c1", "p1", "user").withUserFrozen()))).isEqualTo(1L);
+    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(other.photo().users().get("anna").connectionIds())
+        .containsExactlyInAnyOrder("c0", "c1");
+  }
+
+  @Test
+  void anIdentityThisWorkerHoldsIsRelabelledInPlace() {
+    worker.call(increment("anna", "c0", "p0", "user"));
+    guest();
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w1"));
+
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.RELABELLED);
+    assertThat(number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+  }
+
+  @Test
+  void aLocatorThatCannotAnswerRefusesTheLoginAndChangesNothing() {
+    Worker blind = harness.builder("w3").identityLocator(user -> {
+      throw new java.io.IOException("the commander did not answer");
+    }).build();
+    harness.workers.add(blind);
+    blind.call(increment(null, "c1", "p1", "user"));
+    harness.heard("w3").clear();
+
+    assertThatThrownBy(() -> blind.login("c1", "anna"))
+        .isInstanceOfSatisfying(WorkerException.class, e -> {
+          assertThat(e.reason()).isEqualTo(WorkerException.Reason.LOCATE_FAILED);
+          assertThat(e.isRetryable()).isTrue();
+        })
+        .hasMessageContaining("the commander did not answer")
+        .hasMessageContaining("nothing was changed");
+    assertThat(harness.heard("w3")).isEmpty();
+    assertThat(blind.registry().connectionItems().get("c1").orElseThrow().user())
+        .isEqualTo("guest_c1");
   }
 
   private void assertAliveAsItWas() {

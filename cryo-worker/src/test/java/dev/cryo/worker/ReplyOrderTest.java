@@ -145,7 +145,8 @@ class ReplyOrderTest {
   void aCallWhoseOwnerLeftByTheLoginTailIsToldHeIsMovingNotFrozen() throws Exception {
     worker.call(increment(null, "c1", "p1", "user")); // guest_c1, alone on c1
     assertThat(harness.freezer.tryTakeSemaphore("carl", "somebody else")).isTrue();
-    CompletableFuture<LoginOutcome> login = worker.login("c1", "carl", true); // the tail, retrying
+    harness.whereabouts.put("carl", IdentityLocator.Location.on("w2")); // so: the login tail
+    CompletableFuture<LoginOutcome> login = worker.login("c1", "carl"); // the tail, retrying
     harness.await("the first try failed", () -> harness.schedule.pending() > 0);
     List<Thread> caller = new CopyOnWriteArrayList<>();
     Future<Object> refused = threads.submit(() -> {

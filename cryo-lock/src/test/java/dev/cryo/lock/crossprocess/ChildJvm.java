@@ -50,7 +50,16 @@ public final class ChildJvm implements AutoCloseable {
    */
   public static ChildJvm start(String name, Class<?> mainClass, List<String> arguments)
       throws IOException {
-    List<String> command = new ArrayList<>();
+    return start(name, List.of(), mainClass, arguments);
+  }
+
+  /**
+   * Starts {@code mainClass} as {@link #start(String, Class, List)} does, through {@code wrapper}
+   * (a command that runs the rest of its arguments, such as {@code setpriv ...}).
+   */
+  public static ChildJvm start(String name, List<String> wrapper, Class<?> mainClass,
+      List<String> arguments) throws IOException {
+    List<String> command = new ArrayList<>(wrapper);
     command.add(javaCommand());
     // Small and quick to start: these children do little work and many of them start.
     command.add("-Xshare:auto");

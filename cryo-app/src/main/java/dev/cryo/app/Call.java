@@ -1,0 +1,83 @@
+package dev.cryo.app;
+
+/**
+ * What a handler reaches during one call: the request, the user it is served for, his typed state,
+ * his pages, and login.
+ *
+ * <p>A call comes from a connection (a browser, a device, known by its cookie); the connection
+ * belongs to a user — a guest until it logs in. Pages (tabs) hang from the connection: a page is
+ * opened by {@link #openPage()} and named in later requests by its id; a call reaches only the
+ * pages of its own connection.
+ *
+ * <p>Valid during its call only, on any thread the handler uses while the call runs; the user's
+ * turn lasts until the handler returns.
+ */
+public interface Call {
+
+  /** The request being served. */
+  Request request();
+
+  /**
+   * The value of a path parameter of the route ({@code {id}} in {@code /items/{id}}), decoded.
+   *
+   * @throws IllegalArgumentException when the route's pattern has no such parameter
+   */
+  String pathParameter(String name);
+
+  /** The first value of a query parameter, decoded, or null; see {@link Request#queryParameter}. */
+  default String query(String name) {
+    return request().queryParameter(name);
+  }
+
+  /** The user the call is served for: the connection's owner (a guest's name until a login). */
+  String user();
+
+  /** Whether {@link #user()} is the connection's guest (nobody logged in). */
+  boolean isGuest();
+
+  /** The name of the worker serving the call. */
+  String worker();
+
+  /**
+   * The user's state of class {@code type}: it follows him across his connections, and a guest's
+   * into his first identity. Stored under the class's {@link StateKey} or simple name.
+   *
+   * @throws StateException {@link StateException.Reason#BAD_STATE_CLASS} for a class that cannot
+   *     be state (a JDK type, an interface) or shares its storage name with another
+   */
+  <T> State<T> user(Class<T> type);
+
+  /** The connection's state of class {@code type}; as {@link #user(Class)}. */
+  <T> State<T> connection(Class<T> type);
+
+  /**
+   * The state of class {@code type} of page {@code pageId}, a page of this call's connection.
+   *
+   * @throws StateException {@link StateException.Reason#UNKNOWN_PAGE} (answered 404 when not
+   *     caught) when the page is not this connection's, and as {@link #user(Class)}
+   */
+  <T> State<T> page(String pageId, Class<T> type);
+
+  /** Whether {@code pageId} names a page of this call's connection. */
+  boolean hasPage(String pageId);
+
+  /**
+   * Opens a new page on this call's connection.
+   *
+   * @return its id, unique across the run
+   */
+  String openPage();
+
+  /**
+   * Logs this call's connection into {@code user}. Where that identity lives is the runtime's
+   * business: here ({@link LoginResult#HERE}: the call goes on as the identity) or elsewhere
+   * ({@link LoginResult#ELSEWHERE}: the connection goes to it when this call ends). A guest's user
+   * state follows him into his first identity when nobody holds that identity; an identity that
+   * exists keeps its own. Pages stay with their connection, so their state comes along either way.
+   *
+   * @param user the identity: non-blank, not a name the runtime reserves for guests
+   * @return how it went
+   * @throws IllegalArgumentException for a blank or reserved name; nothing changed
+   */
+  LoginResult login(String user);
+}

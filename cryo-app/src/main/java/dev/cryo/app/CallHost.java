@@ -1,0 +1,20 @@
+package dev.cryo.app;
+
+/**
+ * For hosts: what a {@link Dispatcher} needs of the runtime during one call, beyond state. The
+ * contracts are those of the matching {@link Call} methods.
+ */
+public interface CallHost extends StateHost {
+
+  /** Whether the connection's owner is its guest; see {@link Call#isGuest()}. */
+  boolean isGuest();
+
+  /** See {@link Call#hasPage}. */
+  boolean hasPage(String pageId);
+
+  /** See {@link Call#openPage}. */
+  String openPage();
+
+  /** See {@link Call#login}; after {@link LoginResult#HERE}, {@link #user()} is the identity. */
+  LoginResult login(String user);
+}

@@ -1,0 +1,87 @@
+package dev.cryo.app;
+
+/**
+ * An application written on cryo: its routes and, optionally, its hooks.
+ *
+ * <pre>{@code
+ * public final class Notes implements CryoApplication {
+ *   record Account(long visits) {}                       // per user, frozen as plain data
+ *   record Sheet(List<String> lines) {}                  // per page
+ *   record Add(String page, String text) {}              // a request body, read by Jackson
+ *
+ *   @Override public void routes(Routes routes) {
+ *     routes.post("/api/notes", Add.class, (call, add) -> {
+ *       Sheet sheet = call.page(add.page(), Sheet.class)
+ *           .update(s -> new Sheet(append(s.lines(), add.text())));
+ *       call.user(Account.class).update(a -> new Account(a.visits() + 1));
+ *       return sheet;                                    // 200, JSON
+ *     });
+ *   }
+ * }
+ * }</pre>
+ *
+ * <h2>What the runtime promises</h2>
+ *
+ * <ul>
+ *   <li><b>One turn per user.</b> The calls of one user run one at a time, in arrival order;
+ *       different users run in parallel. A handler needs no lock for the state of its user, his
+ *       connections and his pages.
+ *   <li><b>State is plain data.</b> What a handler keeps between calls lives in {@link State}s,
+ *       written as plain data and read back into a fresh object at every read. An instance of the
+ *       application may be replaced at any moment between two calls of a user (he is frozen and
+ *       woken in another process): fields of the application hold only what its hooks can rebuild.
+ *   <li><b>Hooks</b> run in the user's turn: {@link #onWake} before his first call in this instance
+ *       of the application, {@link #onFreeze} before he leaves it, {@link #onPageClosed} after one
+ *       of his pages closed for good.
+ * </ul>
+ *
+ * <p>The class must be public with a public no-argument constructor: the runtime makes one instance
+ * per worker process ({@code --app CLASS}). {@link #routes} is called once, before the first call.
+ * The instance serves many users at once, on many threads: what it keeps in its own fields must be
+ * thread-safe.
+ */
+public interface CryoApplication {
+
+  /**
+   * Declares the application's routes. Called once per instance, before any call, on one thread.
+   *
+   * @param routes where to declare them
+   */
+  void routes(Routes routes);
+
+  /**
+   * Called in the user's turn before his first call served by this instance since he arrived here:
+   * born, woken from the freezer, or moved in from another worker. Rebuild transient state (caches
+   * kept outside {@link State}s) here. A throw fails that call (answered 500, logged) and the hook
+   * runs again before the next one. The default does nothing.
+   *
+   * @param stay the user and his state
+   * @throws Exception anything; see above
+   */
+  default void onWake(Stay stay) throws Exception {}
+
+  /**
+   * Called before the user is frozen out of this instance, when none of his calls is in flight;
+   * write into his {@link State}s what transient state must survive. The freeze happens whatever
+   * the hook does: a throw is logged and the user is frozen with his state as it is. If the freeze
+   * itself fails the user stays here, and {@link #onWake} runs again before his next call. The
+   * default does nothing.
+   *
+   * @param stay the user and his state
+   * @param reason why he leaves
+   * @throws Exception anything; logged
+   */
+  default void onFreeze(Stay stay, FreezeReason reason) throws Exception {}
+
+  /**
+   * Called after one of the user's pages was closed for good (the page, its connection or the user
+   * was dropped); its state is gone. Not called when a page leaves by a freeze or a move: it comes
+   * back with its user. {@link Stay#user(Class)} is refused ({@link StateException.Reason#GONE})
+   * when the user left with the page. A throw is logged. The default does nothing.
+   *
+   * @param stay the user
+   * @param pageId the page that closed
+   * @throws Exception anything; logged
+   */
+  default void onPageClosed(Stay stay, String pageId) throws Exception {}
+}

@@ -1,0 +1,534 @@
+package dev.cryo.app;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Runs an application in one JVM, without the runtime, as the runtime would: connections with
+ * guests, pages, login, one call at a time, typed state kept as plain data — and, on demand, a
+ * freeze and a wake of the user between every call, so that what would not survive a move shows at
+ * once.
+ *
+ * <pre>{@code
+ * CryoTestKit kit = CryoTestKit.of(Notes::new).freezeBetweenCalls(true);
+ * CryoTestKit.Connection browser = kit.connect();
+ * String page = CryoTestKit.json(browser.post("/api/pages")).get("page").asText();
+ * Response reply = browser.post("/api/notes", Map.of("page", page, "text", "hello"));
+ * }</pre>
+ *
+ * <h2>What a freeze does here</h2>
+ *
+ * <p>{@link CryoApplication#onFreeze} runs; the user's state, his connections' and their pages'
+ * are carried through plain data as the freezer carries them (fresh containers, integers in the
+ * narrowest type); the instance of the application that served him is left behind. His next call
+ * wakes him in a new instance, made by the kit's factory, on a new worker name
+ * ({@code kit-2}, {@code kit-3}, …), and {@link CryoApplication#onWake} runs first. So state kept in
+ * the application's own fields is lost, exactly as it would be when the user moves to another
+ * process. New users are born on {@code kit-1}.
+ *
+ * <h2>Login, moves, failures</h2>
+ *
+ * <p>A login onto an identity nobody holds, from a guest's only connection, carries the guest's
+ * user state; onto an identity that exists, the identity keeps its own. An identity that is frozen,
+ * or awake in another instance, is {@link LoginResult#ELSEWHERE}: the connection is handed over when
+ * the call ends. A move route's request freezes the user and wakes him in a new instance before the
+ * handler runs, unless {@link #refuseMoves} says why not. By default a call the application failed
+ * (a 500 it did not choose) throws an {@link AssertionError} carrying the failure, as does a failed
+ * hook; {@link #failOnApplicationError(boolean)} turns that off.
+ *
+ * <p>Thread-safe, but calls run one at a time across the whole kit.
+ */
+public final class CryoTestKit {
+
+  /** The prefix of guests' names, as the runtime spells them. */
+  public static final String GUEST_PREFIX = "guest_";
+
+  private final Supplier<? extends CryoApplication> factory;
+  private final Dispatcher probe;
+  private final Instance home;
+  private boolean freezeBetweenCalls;
+  private boolean failOnApplicationError = true;
+  private String moveRefusal;
+  private int instances = 1;
+  private int connectionCount;
+  private int pageCount;
+  private int freezes;
+
+  private final Map<String, KitUser> users = new LinkedHashMap<>();
+  private final Map<String, KitConnection> connections = new LinkedHashMap<>();
+  private final Map<String, KitPage> pages = new LinkedHashMap<>();
+
+  private CryoTestKit(Supplier<? extends CryoApplication> factory) {
+    this.factory = factory;
+    this.home = new Instance("kit-1", Dispatcher.of(Objects.requireNonNull(factory.get(),
+        "the factory made no application")));
+    this.probe = home.dispatcher;
+  }
+
+  /**
+   * A kit running the applications {@code factory} makes: one now, one more at every wake.
+   *
+   * @throws IllegalArgumentException when the application fails to declare its routes
+   */
+  public static CryoTestKit of(Supplier<? extends CryoApplication> factory) {
+    return new CryoTestKit(Objects.requireNonNull(factory, "factory"));
+  }
+
+  /** Whether every call ends with a freeze of the users it served; default false. */
+  public synchronized CryoTestKit freezeBetweenCalls(boolean value) {
+    this.freezeBetweenCalls = value;
+    return this;
+  }
+
+  /** Whether an application failure (a 500 it did not choose, a failed hook) throws; default true. */
+  public synchronized CryoTestKit failOnApplicationError(boolean value) {
+    this.failOnApplicationError = value;
+    return this;
+  }
+
+  /** Refuses every move from now on with {@code reason} (as when no other worker can take him); null allows them again. */
+  public synchronized CryoTestKit refuseMoves(String reason) {
+    this.moveRefusal = reason;
+    return this;
+  }
+
+  /** A new connection: a browser with a cookie of its own, owned by its guest until it logs in. */
+  public synchronized Connection connect() {
+    return new Connection("k" + ++connectionCount);
+  }
+
+  /**
+   * Freezes {@code user} now ({@link FreezeReason#ORDERED}); his next call wakes him in a new
+   * instance.
+   *
+   * @return whether he was awake
+   */
+  public synchronized boolean freeze(String user) {
+    KitUser found = users.get(user);
+    if (found == null || found.instance == null) {
+      return false;
+    }
+    freeze(found, FreezeReason.ORDERED);
+    return true;
+  }
+
+  /** Whether {@code user} is frozen (known and not awake in any instance). */
+  public synchronized boolean isFrozen(String user) {
+    KitUser found = users.get(user);
+    return found != null && found.instance == null;
+  }
+
+  /** The users the kit holds, awake or frozen. */
+  public synchronized Set<String> users() {
+    return Set.copyOf(users.keySet());
+  }
+
+  /** How many freezes happened. */
+  public synchronized int freezes() {
+    return freezes;
+  }
+
+  /** The plain data of {@code user}'s state under {@code key} (a state class's storage name), or null; for assertions. */
+  public synchronized Object plainUserState(String user, String key) {
+    KitUser found = users.get(user);
+    return found == null ? null : PlainData.thaw(found.state.get(key));
+  }
+
+  /**
+   * The body of {@code response} read as JSON.
+   *
+   * @throws AssertionError when it is not JSON
+   */
+  public static JsonNode json(Response response) {
+    try {
+      return Json.MAPPER.readTree(response.body());
+    } catch (IOException e) {
+      throw new AssertionError("the reply " + response + " is not JSON: " + response.bodyText(), e);
+    }
+  }
+
+  // ---- one connection -------------------------------------------------------------------------
+
+  /** One connection of the kit: sends requests, as a browser with its cookie would. */
+  public final class Connection {
+
+    private final String id;
+
+    private Connection(String id) {
+      this.id = id;
+    }
+
+    /** The connection's id. */
+    public String id() {
+      return id;
+    }
+
+    /** Its owner: its guest until it logs in, null before its first call. */
+    public String user() {
+      synchronized (CryoTestKit.this) {
+        KitConnection connection = connections.get(id);
+        return connection == null ? null : connection.owner;
+      }
+    }
+
+    /** {@code GET pathAndQuery}. */
+    public Response get(String pathAndQuery) {
+      return send("GET", pathAndQuery, null);
+    }
+
+    /** {@code POST path} without a body. */
+    public Response post(String pathAndQuery) {
+      return send("POST", pathAndQuery, null);
+    }
+
+    /** {@code POST path} with {@code body} as JSON (a String is sent as it is). */
+    public Response post(String pathAndQuery, Object body) {
+      return send("POST", pathAndQuery, body);
+    }
+
+    /**
+     * One request: {@code body} null for none, a {@code byte[]} or a String as it is, anything else
+     * as JSON.
+     */
+    public Response send(String method, String pathAndQuery, Object body) {
+      byte[] bytes = body == null ? null : body instanceof byte[] raw ? raw
+          : body instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : Json.write(body);
+      Request base = Request.of(method, pathAndQuery, bytes);
+      List<Map.Entry<String, String>> headers = body == null ? List.of()
+          : List.of(Map.entry("Content-Type", Response.JSON));
+      return request(Request.of(base.method(), base.path(), base.query(), headers, bytes));
+    }
+
+    /** One request as it is. */
+    public Response request(Request request) {
+      return serve(id, request);
+    }
+
+    /**
+     * Drops the connection as the runtime's expiry would: its pages close for good
+     * ({@link CryoApplication#onPageClosed}), and its user goes with his last connection.
+     */
+    public void close() {
+      drop(id);
+    }
+  }
+
+  // ---- serving --------------------------------------------------------------------------------
+
+  private synchronized Response serve(String connectionId, Request request) {
+    KitConnection connection = connections.computeIfAbsent(connectionId,
+        id -> new KitConnection(id, GUEST_PREFIX + id));
+    KitUser user = users.computeIfAbsent(connection.owner, KitUser::new);
+    user.connections.add(connectionId);
+    Move move = null;
+    if (probe.isMoveRoute(request.method(), request.path())) {
+      String from = user.instance == null ? home.name : user.instance.name;
+      if (moveRefusal != null) {
+        move = Move.refused(from, moveRefusal);
+      } else {
+        if (user.instance != null) {
+          freeze(user, FreezeReason.ORDERED);
+        }
+        user.instance = newInstance();
+        move = Move.moved(from, user.instance.name);
+      }
+    }
+    if (user.instance == null) {
+      user.instance = user.born ? newInstance() : home;
+    }
+    user.born = true;
+    List<Throwable> failures = new ArrayList<>();
+    if (!user.welcomed) {
+      Throwable failure = user.instance.dispatcher.wake(new KitStateHost(user, null));
+      if (failure != null) {
+        fail("onWake of '" + user.name + "'", failure);
+        return Dispatcher.error(500, "application_failed", "onWake failed; the failure was"
+            + " logged");
+      }
+      user.welcomed = true;
+    }
+    String servedFirst = user.name;
+    KitCallHost host = new KitCallHost(user, connection);
+    Dispatcher.Served served = user.instance.dispatcher.serve(request, move, host);
+    if (host.handOverTo != null) {
+      handOver(connection, host.handOverTo);
+    }
+    if (served.failure() != null) {
+      failures.add(served.failure());
+    }
+    if (freezeBetweenCalls) {
+      for (String name : new LinkedHashSet<>(List.of(servedFirst, connection.owner))) {
+        KitUser served2 = users.get(name);
+        if (served2 != null && served2.instance != null) {
+          freeze(served2, FreezeReason.TRANSFER);
+        }
+      }
+    }
+    if (!failures.isEmpty()) {
+      fail(request.method() + " " + request.path(), failures.get(0));
+    }
+    return served.response();
+  }
+
+  private Instance newInstance() {
+    return new Instance("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(factory.get(),
+        "the factory made no application")));
+  }
+
+  private void fail(String what, Throwable failure) {
+    if (failOnApplicationError) {
+      throw new AssertionError("the application failed on " + what + ": " + failure, failure);
+    }
+  }
+
+  /** The freeze: the hook, then everything of his through plain data, then no instance. */
+  private void freeze(KitUser user, FreezeReason reason) {
+    Throwable failure = user.instance.dispatcher.freeze(new KitStateHost(user, null), reason);
+    thawAll(user.state);
+    for (String connectionId : user.connections) {
+      KitConnection connection = connections.get(connectionId);
+      thawAll(connection.state);
+      for (String pageId : connection.pages) {
+        thawAll(pages.get(pageId).state);
+      }
+    }
+    user.instance = null;
+    user.welcomed = false;
+    freezes++;
+    if (failure != null) {
+      fail("onFreeze of '" + user.name + "'", failure);
+    }
+  }
+
+  private static void thawAll(Map<String, Object> state) {
+    state.replaceAll((key, value) -> PlainData.thaw(value));
+  }
+
+  /** The hand-over of a login ELSEWHERE: the connection joins the identity, whose state wins. */
+  private void handOver(KitConnection connection, String identity) {
+    KitUser previous = users.get(connection.owner);
+    KitUser target = users.get(identity);
+    previous.connections.remove(connection.id);
+    if (previous.connections.isEmpty()) {
+      users.remove(previous.name);
+    }
+    target.connections.add(connection.id);
+    connection.owner = identity;
+  }
+
+  private synchronized void drop(String connectionId) {
+    KitConnection connection = connections.remove(connectionId);
+    if (connection == null) {
+      return;
+    }
+    KitUser user = users.get(connection.owner);
+    user.connections.remove(connectionId);
+    if (user.connections.isEmpty()) {
+      users.remove(user.name);
+    }
+    for (String pageId : connection.pages) {
+      pages.remove(pageId);
+    }
+    if (user.instance == null) {
+      return; // hooks run in an instance; a frozen user's pages close unheard, as in the runtime
+    }
+    for (String pageId : connection.pages) {
+      Throwable failure = user.instance.dispatcher.pageClosed(new KitStateHost(user, null),
+          pageId);
+      if (failure != null) {
+        fail("onPageClosed of '" + pageId + "'", failure);
+      }
+    }
+  }
+
+  // ---- the model ------------------------------------------------------------------------------
+
+  private record Instance(String name, Dispatcher dispatcher) {}
+
+  private static final class KitUser {
+    String name;
+    final Map<String, Object> state = new LinkedHashMap<>();
+    final Set<String> connections = new LinkedHashSet<>();
+    Instance instance;
+    boolean born;
+    boolean welcomed;
+
+    KitUser(String name) {
+      this.name = name;
+    }
+  }
+
+  private static final class KitConnection {
+    final String id;
+    String owner;
+    final Map<String, Object> state = new LinkedHashMap<>();
+    final Set<String> pages = new LinkedHashSet<>();
+
+    KitConnection(String id, String owner) {
+      this.id = id;
+      this.owner = owner;
+    }
+  }
+
+  private static final class KitPage {
+    final String connection;
+    final Map<String, Object> state = new LinkedHashMap<>();
+
+    KitPage(String connection) {
+      this.connection = connection;
+    }
+  }
+
+  /** State of one user (and, during a call, of one connection and its pages). */
+  private class KitStateHost implements StateHost {
+    KitUser user;
+    final KitConnection connection;
+
+    KitStateHost(KitUser user, KitConnection connection) {
+      this.user = user;
+      this.connection = connection;
+    }
+
+    @Override
+    public String user() {
+      return user.name;
+    }
+
+    @Override
+    public String worker() {
+      return user.instance == null ? home.name : user.instance.name;
+    }
+
+    @Override
+    public Object read(Scope scope, String pageId, String key) {
+      return PlainData.thaw(holder(scope, pageId).get(key));
+    }
+
+    @Override
+    public void write(Scope scope, String pageId, String key, Object plain) {
+      Map<String, Object> holder = holder(scope, pageId);
+      if (plain == null) {
+        holder.remove(key);
+        return;
+      }
+      if (!PlainData.isPlain(plain)) {
+        throw new AssertionError("the dispatcher handed the kit something that is not plain data"
+            + " under " + key + ": " + plain);
+      }
+      holder.put(key, PlainData.thaw(plain));
+    }
+
+    private Map<String, Object> holder(Scope scope, String pageId) {
+      synchronized (CryoTestKit.this) {
+        if (users.get(user.name) != user) {
+          throw new StateException(StateException.Reason.GONE, "'" + user.name + "' left (his"
+              + " last connection was dropped); nothing was read or written");
+        }
+        return switch (scope) {
+          case USER -> user.state;
+          case CONNECTION -> {
+            if (connection == null) {
+              throw new StateException(StateException.Reason.GONE, "a hook reaches the user's"
+                  + " state only");
+            }
+            yield connection.state;
+          }
+          case PAGE -> {
+            KitPage page = pageId == null ? null : pages.get(pageId);
+            if (connection == null || page == null || !page.connection.equals(connection.id)) {
+              throw new StateException(StateException.Reason.UNKNOWN_PAGE, "page '" + pageId
+                  + "' is not a page of this connection; nothing was read or written");
+            }
+            yield page.state;
+          }
+        };
+      }
+    }
+  }
+
+  /** The runtime of one call. */
+  private final class KitCallHost extends KitStateHost implements CallHost {
+    String handOverTo;
+
+    KitCallHost(KitUser user, KitConnection connection) {
+      super(user, connection);
+    }
+
+    @Override
+    public boolean isGuest() {
+      return user.name.startsWith(GUEST_PREFIX);
+    }
+
+    @Override
+    public boolean hasPage(String pageId) {
+      synchronized (CryoTestKit.this) {
+        KitPage page = pages.get(pageId);
+        return page != null && page.connection.equals(connection.id);
+      }
+    }
+
+    @Override
+    public String openPage() {
+      synchronized (CryoTestKit.this) {
+        String pageId = "page-" + ++pageCount;
+        pages.put(pageId, new KitPage(connection.id));
+        connection.pages.add(pageId);
+        return pageId;
+      }
+    }
+
+    @Override
+    public LoginResult login(String identity) {
+      synchronized (CryoTestKit.this) {
+        if (identity.startsWith(GUEST_PREFIX)) {
+          throw new IllegalArgumentException("'" + GUEST_PREFIX + "' names belong to guests;"
+              + " nobody logs in as '" + identity + "'; nothing changed");
+        }
+        if (handOverTo != null) {
+          throw new IllegalStateException("this call already logged in elsewhere, as '"
+              + handOverTo + "'; nothing changed");
+        }
+        if (identity.equals(user.name)) {
+          return LoginResult.HERE;
+        }
+        KitUser target = users.get(identity);
+        if (target != null && target.instance != user.instance) {
+          handOverTo = identity; // frozen, or awake in another instance
+          return LoginResult.ELSEWHERE;
+        }
+        KitUser previous = user;
+        previous.connections.remove(connection.id);
+        if (target == null && previous.name.startsWith(GUEST_PREFIX)
+            && previous.connections.isEmpty()) {
+          users.remove(previous.name); // the guest follows his first identity, state and all
+          previous.name = identity;
+          users.put(identity, previous);
+          target = previous;
+        } else {
+          if (target == null) {
+            target = new KitUser(identity);
+            target.instance = previous.instance;
+            target.born = true;
+            users.put(identity, target);
+          }
+          if (previous.connections.isEmpty()) {
+            users.remove(previous.name);
+          }
+        }
+        target.connections.add(connection.id);
+        connection.owner = identity;
+        user = target;
+        return LoginResult.HERE;
+      }
+    }
+  }
+}

@@ -1,0 +1,387 @@
+package dev.cryo.app;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * For hosts: serves an application's calls and runs its hooks over a host's plain data. One
+ * dispatcher per instance of the application; a host (the worker's application host, the test
+ * kit) makes it with {@link #of}, then calls {@link #serve} once per request and the hooks when the
+ * user's stay changes. Applications never see it.
+ *
+ * <p>What the dispatcher decides: the route ({@code 404}, {@code 405}), the request body
+ * ({@code 400}), the reply (a {@link Response}, {@code 204} for null, JSON otherwise), refusals
+ * ({@link Refusal}: its status; {@link StateException.Reason#UNKNOWN_PAGE}: {@code 404}), and the
+ * application's failures ({@code 500} with a generic body, logged through {@link System.Logger} and
+ * returned in {@link Served#failure()}). What the host decides: where state lives, the turn of each
+ * user (the dispatcher assumes one call at a time per user), and when the hooks run.
+ *
+ * <p>Thread-safe: calls of different users may be served at once.
+ */
+public final class Dispatcher {
+
+  private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+  /** The outcome of one call: the reply, and the application's failure behind a 500, or null. */
+  public record Served(Response response, Throwable failure) {}
+
+  private final CryoApplication application;
+  private final Routes routes;
+  private final ConcurrentHashMap<String, Class<?>> keys = new ConcurrentHashMap<>();
+
+  private Dispatcher(CryoApplication application, Routes routes) {
+    this.application = application;
+    this.routes = routes;
+  }
+
+  /**
+   * A dispatcher for {@code application}: asks it for its routes, once.
+   *
+   * @throws IllegalArgumentException when declaring the routes failed (the message says which)
+   */
+  public static Dispatcher of(CryoApplication application) {
+    Objects.requireNonNull(application, "application");
+    Routes routes = new Routes();
+    try {
+      application.routes(routes);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("application " + application.getClass().getName()
+          + " failed to declare its routes: " + e.getMessage(), e);
+    }
+    routes.seal();
+    return new Dispatcher(application, routes);
+  }
+
+  /** The application served. */
+  public CryoApplication application() {
+    return application;
+  }
+
+  /** The move routes ({@link Routes#move}), as {@code [METHOD, PATH]} pairs. */
+  public List<List<String>> moveRoutes() {
+    return routes.moves();
+  }
+
+  /** Whether {@code method path} is a move route. */
+  public boolean isMoveRoute(String method, String path) {
+    Routes.Found found = routes.find(method.toUpperCase(java.util.Locale.ROOT), path,
+        new ArrayList<>());
+    return found != null && found.route().move();
+  }
+
+  // ---- calls ----------------------------------------------------------------------------------
+
+  /**
+   * Serves one request in its user's turn (the host holds it).
+   *
+   * @param request the request
+   * @param move for a move route, how the move went; null when nobody performed one (the handler
+   *     then receives {@link Move#refused} with {@link Move#NOT_PERFORMED})
+   * @param host the runtime for this call
+   * @return the reply, and the failure behind a 500; never throws for the application's errors
+   */
+  public Served serve(Request request, Move move, CallHost host) {
+    List<String> allowed = new ArrayList<>();
+    Routes.Found found = routes.find(request.method(), request.path(), allowed);
+    if (found == null) {
+      if (allowed.isEmpty()) {
+        return new Served(error(404, "not_found", "no route serves " + request.method() + " "
+            + request.path()), null);
+      }
+      return new Served(error(405, "method_not_allowed", request.path() + " is served for "
+          + String.join(", ", allowed) + ", not " + request.method())
+          .withHeader("Allow", String.join(", ", allowed)), null);
+    }
+    Routes.Route route = found.route();
+    DispatchedCall call = new DispatchedCall(this, host, request, found.parameters());
+    try {
+      Object result;
+      if (route.move()) {
+        result = ((MoveHandler) route.handler()).handle(call,
+            move != null ? move : Move.refused(host.worker(), Move.NOT_PERFORMED));
+      } else if (route.bodyType() != null) {
+        @SuppressWarnings("unchecked")
+        BodyHandler<Object> handler = (BodyHandler<Object>) route.handler();
+        result = handler.handle(call, body(request, route.bodyType()));
+      } else {
+        result = ((Handler) route.handler()).handle(call);
+      }
+      Response response = reply(result);
+      if (request.method().equals("HEAD")) {
+        response = headOf(response);
+      }
+      return new Served(response, null);
+    } catch (Refusal refusal) {
+      return new Served(error(refusal.status(), refusal.code(), refusal.getMessage()), null);
+    } catch (StateException e) {
+      if (e.reason() == StateException.Reason.UNKNOWN_PAGE) {
+        return new Served(error(404, "unknown_page", e.getMessage()), null);
+      }
+      return failed(request, e);
+    } catch (Exception e) {
+      return failed(request, e);
+    }
+  }
+
+  private Served failed(Request request, Exception failure) {
+    LOG.log(Level.WARNING, "the application " + application.getClass().getName() + " failed on "
+        + request.method() + " " + request.path() + "; answered 500", failure);
+    return new Served(error(500, "application_failed", "the application failed on "
+        + request.method() + " " + request.path() + "; the failure was logged"), failure);
+  }
+
+  private static Object body(Request request, Class<?> type) {
+    String what = request.method() + " " + request.path();
+    if (request.bodyLength() == 0) {
+      throw new Refusal(400, "bad_request", what + " needs a JSON body (" + type.getSimpleName()
+          + "); nothing was done");
+    }
+    Object body;
+    try {
+      body = Json.MAPPER.readValue(request.body(), type);
+    } catch (JsonProcessingException e) {
+      throw new Refusal(400, "bad_request", "the body of " + what + " is not a "
+          + type.getSimpleName() + ": " + e.getOriginalMessage() + "; nothing was done");
+    } catch (IOException e) {
+      throw new Refusal(400, "bad_request", "the body of " + what + " could not be read: "
+          + e.getMessage() + "; nothing was done");
+    }
+    if (body == null) {
+      throw new Refusal(400, "bad_request", "the body of " + what + " is null, not a "
+          + type.getSimpleName() + "; nothing was done");
+    }
+    return body;
+  }
+
+  private static Response reply(Object result) {
+    if (result instanceof Response response) {
+      return response;
+    }
+    return result == null ? Response.empty(204) : Response.json(result);
+  }
+
+  private static Response headOf(Response response) {
+    Response head = Response.bytes(response.status(), null, null);
+    for (Map.Entry<String, String> header : response.headers()) {
+      head = head.withHeader(header.getKey(), header.getValue());
+    }
+    return head;
+  }
+
+  /** A JSON error reply {@code {"error": code, "message": message}}. */
+  static Response error(int status, String code, String message) {
+    return Response.json(status, Map.of("error", code, "message", message));
+  }
+
+  // ---- hooks ----------------------------------------------------------------------------------
+
+  /**
+   * Runs {@link CryoApplication#onWake} in the user's turn (the host holds it).
+   *
+   * @return the hook's failure (logged), or null
+   */
+  public Throwable wake(StateHost host) {
+    try {
+      application.onWake(new HookStay(this, host));
+      return null;
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "onWake of '" + host.user() + "' failed on worker " + host.worker(), e);
+      return e;
+    }
+  }
+
+  /**
+   * Runs {@link CryoApplication#onFreeze}.
+   *
+   * @return the hook's failure (logged; the freeze goes on), or null
+   */
+  public Throwable freeze(StateHost host, FreezeReason reason) {
+    try {
+      application.onFreeze(new HookStay(this, host), Objects.requireNonNull(reason));
+      return null;
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "onFreeze (" + reason + ") of '" + host.user() + "' failed on worker "
+          + host.worker() + "; he is frozen with his state as it is", e);
+      return e;
+    }
+  }
+
+  /**
+   * Runs {@link CryoApplication#onPageClosed}.
+   *
+   * @return the hook's failure (logged), or null
+   */
+  public Throwable pageClosed(StateHost host, String pageId) {
+    try {
+      application.onPageClosed(new HookStay(this, host), pageId);
+      return null;
+    } catch (Exception e) {
+      LOG.log(Level.WARNING, "onPageClosed of page '" + pageId + "' of '" + host.user()
+          + "' failed on worker " + host.worker(), e);
+      return e;
+    }
+  }
+
+  // ---- state classes --------------------------------------------------------------------------
+
+  /**
+   * The storage name of state class {@code type}: its {@link StateKey}, else its simple name.
+   *
+   * @throws StateException {@link StateException.Reason#BAD_STATE_CLASS}
+   */
+  String keyOf(Class<?> type) {
+    Objects.requireNonNull(type, "type");
+    String refusal = stateClassRefusal(type);
+    if (refusal != null) {
+      throw new StateException(StateException.Reason.BAD_STATE_CLASS, type.getName() + " "
+          + refusal + ": a state class is a record or a concrete class of the application's,"
+          + " written as an object");
+    }
+    StateKey named = type.getAnnotation(StateKey.class);
+    String key = named != null ? named.value() : type.getSimpleName();
+    if (key.isEmpty() || key.indexOf('.') >= 0) {
+      throw new StateException(StateException.Reason.BAD_STATE_CLASS, "state class "
+          + type.getName() + " is stored under '" + key + "', which is empty or holds a '.';"
+          + " give it a @StateKey without dots");
+    }
+    Class<?> bound = keys.putIfAbsent(key, type);
+    if (bound != null && bound != type) {
+      throw new StateException(StateException.Reason.BAD_STATE_CLASS, "state classes "
+          + bound.getName() + " and " + type.getName() + " are both stored under '" + key
+          + "'; nothing was read or written: give one of them a @StateKey of its own");
+    }
+    return key;
+  }
+
+  private static String stateClassRefusal(Class<?> type) {
+    if (type.isPrimitive() || type.isArray()) {
+      return "is not a class of objects";
+    }
+    if (type.isInterface() || Modifier.isAbstract(type.getModifiers())) {
+      return "is abstract: it cannot be made when read";
+    }
+    if (type.isEnum()) {
+      return "is an enum: wrap it in a record";
+    }
+    if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
+        || PlainData.isJdk(type.getName())) {
+      return "is a JDK type: wrap it in a record of the application's";
+    }
+    String refusal = PlainData.refusal(type);
+    return refusal == null ? null : "cannot be state (it " + refusal + ")";
+  }
+
+  // ---- the call and the stay ------------------------------------------------------------------
+
+  /** The {@link Call} of one request. */
+  private static final class DispatchedCall implements Call {
+    private final Dispatcher dispatcher;
+    private final CallHost host;
+    private final Request request;
+    private final Map<String, String> parameters;
+
+    DispatchedCall(Dispatcher dispatcher, CallHost host, Request request,
+        Map<String, String> parameters) {
+      this.dispatcher = dispatcher;
+      this.host = host;
+      this.request = request;
+      this.parameters = parameters;
+    }
+
+    @Override
+    public Request request() {
+      return request;
+    }
+
+    @Override
+    public String pathParameter(String name) {
+      String value = parameters.get(name);
+      if (value == null) {
+        throw new IllegalArgumentException("the route of " + request.path() + " has no parameter {"
+            + name + "}; it has " + parameters.keySet());
+      }
+      return value;
+    }
+
+    @Override
+    public String user() {
+      return host.user();
+    }
+
+    @Override
+    public boolean isGuest() {
+      return host.isGuest();
+    }
+
+    @Override
+    public String worker() {
+      return host.worker();
+    }
+
+    @Override
+    public <T> State<T> user(Class<T> type) {
+      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+    }
+
+    @Override
+    public <T> State<T> connection(Class<T> type) {
+      return new TypedState<>(host, Scope.CONNECTION, null, dispatcher.keyOf(type), type);
+    }
+
+    @Override
+    public <T> State<T> page(String pageId, Class<T> type) {
+      String key = dispatcher.keyOf(type);
+      if (pageId == null || !host.hasPage(pageId)) {
+        throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, "page '" + pageId
+            + "' is not a page of this connection; nothing was read or written: open one with"
+            + " openPage() and name it by the id it returned", null);
+      }
+      return new TypedState<>(host, Scope.PAGE, pageId, key, type);
+    }
+
+    @Override
+    public boolean hasPage(String pageId) {
+      return pageId != null && host.hasPage(pageId);
+    }
+
+    @Override
+    public String openPage() {
+      return host.openPage();
+    }
+
+    @Override
+    public LoginResult login(String user) {
+      if (user == null || user.isBlank()) {
+        throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
+            + " changed");
+      }
+      return host.login(user);
+    }
+  }
+
+  /** The {@link Stay} of one hook. */
+  private record HookStay(Dispatcher dispatcher, StateHost host) implements Stay {
+    @Override
+    public String user() {
+      return host.user();
+    }
+
+    @Override
+    public String worker() {
+      return host.worker();
+    }
+
+    @Override
+    public <T> State<T> user(Class<T> type) {
+      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+    }
+  }
+}

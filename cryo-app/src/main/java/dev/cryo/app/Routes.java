@@ -1,0 +1,170 @@
+package dev.cryo.app;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where an application declares its routes ({@link CryoApplication#routes}): a method, a path
+ * pattern and a handler each.
+ *
+ * <pre>{@code
+ * routes.get("/", call -> Response.html(PAGE));
+ * routes.get("/api/items/{id}", call -> items(call).get(call.pathParameter("id")));
+ * routes.post("/api/notes", Add.class, (call, add) -> ...);   // the JSON body read as an Add
+ * routes.move("/api/move", (call, move) -> ...);              // the runtime moves the user first
+ * }</pre>
+ *
+ * <p>A path pattern starts with {@code /}; a segment {@code {name}} matches any one non-empty
+ * segment ({@link Call#pathParameter}). When several routes match a path, the one with the more
+ * literal segments wins, then the one declared first. A path that no route matches is answered
+ * {@code 404}; a path matched only for other methods, {@code 405} with {@code Allow}. {@code HEAD}
+ * is served by the {@code GET} route, without a body. Declaring the same method and shape twice is
+ * refused. Paths under {@code /_cryo/} are the runtime's.
+ *
+ * <p>Not thread-safe: used on one thread while the application declares its routes, then read only.
+ */
+public final class Routes {
+
+  /** One declared route. */
+  record Route(String method, PathPattern pattern, Class<?> bodyType, Object handler,
+      boolean move, int order) {}
+
+  private final List<Route> routes = new ArrayList<>();
+  private boolean sealed;
+
+  Routes() {}
+
+  /** A {@code GET} route. */
+  public Routes get(String path, Handler handler) {
+    return add("GET", path, null, handler, false);
+  }
+
+  /** A {@code POST} route whose body, if any, the handler reads itself ({@link Call#request()}). */
+  public Routes post(String path, Handler handler) {
+    return add("POST", path, null, handler, false);
+  }
+
+  /** A {@code POST} route whose JSON body is read into a {@code B}; see {@link BodyHandler}. */
+  public <B> Routes post(String path, Class<B> body, BodyHandler<B> handler) {
+    return add("POST", path, Objects.requireNonNull(body, "body"), handler, false);
+  }
+
+  /** A {@code PUT} route whose JSON body is read into a {@code B}. */
+  public <B> Routes put(String path, Class<B> body, BodyHandler<B> handler) {
+    return add("PUT", path, Objects.requireNonNull(body, "body"), handler, false);
+  }
+
+  /** A {@code PATCH} route whose JSON body is read into a {@code B}. */
+  public <B> Routes patch(String path, Class<B> body, BodyHandler<B> handler) {
+    return add("PATCH", path, Objects.requireNonNull(body, "body"), handler, false);
+  }
+
+  /** A {@code DELETE} route. */
+  public Routes delete(String path, Handler handler) {
+    return add("DELETE", path, null, handler, false);
+  }
+
+  /** A route for any method (upper case letters), without a body class. */
+  public Routes route(String method, String path, Handler handler) {
+    return add(method, path, null, handler, false);
+  }
+
+  /** A route for any method whose JSON body is read into a {@code B}. */
+  public <B> Routes route(String method, String path, Class<B> body, BodyHandler<B> handler) {
+    return add(method, path, Objects.requireNonNull(body, "body"), handler, false);
+  }
+
+  /**
+   * A move route, {@code POST path}: before a request of this route reaches the application, the
+   * runtime moves the user — he is frozen on his worker and woken on another — and the handler runs
+   * on the worker serving him after the move, told how it went ({@link Move}); when no other worker
+   * can take him the handler runs where he is, with {@link Move#refused()} saying why. A move
+   * route's path has no parameters: the runtime recognises it by its exact path.
+   *
+   * @throws IllegalArgumentException for a path with parameters
+   */
+  public Routes move(String path, MoveHandler handler) {
+    PathPattern pattern = PathPattern.parse(path);
+    if (!pattern.isLiteral()) {
+      throw new IllegalArgumentException("move route '" + path + "' has parameters; the runtime"
+          + " recognises a move route by its exact path: declare it without parameters");
+    }
+    return add("POST", path, null, handler, true);
+  }
+
+  private Routes add(String method, String path, Class<?> body, Object handler, boolean move) {
+    if (sealed) {
+      throw new IllegalStateException("routes are declared in CryoApplication.routes only; route "
+          + method + " " + path + " came later and was not declared");
+    }
+    Objects.requireNonNull(handler, "handler");
+    String verb = Objects.requireNonNull(method, "method").toUpperCase(Locale.ROOT);
+    if (!verb.matches("[A-Z]+")) {
+      throw new IllegalArgumentException("an HTTP method is letters only, got '" + method + "'");
+    }
+    PathPattern pattern = PathPattern.parse(path);
+    for (Route route : routes) {
+      if (route.method().equals(verb) && route.pattern().sameShape(pattern)) {
+        throw new IllegalArgumentException("route " + verb + " " + path + " repeats " + verb + " "
+            + route.pattern() + ", declared before it; it was not declared: declare each method"
+            + " and path once");
+      }
+    }
+    routes.add(new Route(verb, pattern, body, handler, move, routes.size()));
+    return this;
+  }
+
+  /** Ends the declarations. */
+  void seal() {
+    sealed = true;
+  }
+
+  /** A route found for a request, with its path's parameters. */
+  record Found(Route route, Map<String, String> parameters) {}
+
+  /**
+   * The route serving {@code method path}: its {@link Found}, else null; {@code allowed} receives
+   * the methods of the routes matching the path when none matches the method.
+   */
+  Found find(String method, String path, List<String> allowed) {
+    String verb = method.equals("HEAD") ? "GET" : method;
+    Found best = null;
+    for (Route route : routes.stream()
+        .sorted(Comparator.comparingInt((Route r) -> -r.pattern().literalCount())
+            .thenComparingInt(Route::order))
+        .toList()) {
+      Map<String, String> parameters = route.pattern().match(path);
+      if (parameters == null) {
+        continue;
+      }
+      if (route.method().equals(verb)) {
+        if (best == null) {
+          best = new Found(route, parameters);
+        }
+      } else if (!allowed.contains(route.method())) {
+        allowed.add(route.method());
+      }
+    }
+    return best;
+  }
+
+  /** The move routes, as {@code [METHOD, PATH]} pairs in declaration order. */
+  List<List<String>> moves() {
+    List<List<String>> out = new ArrayList<>();
+    for (Route route : routes) {
+      if (route.move()) {
+        out.add(List.of(route.method(), route.pattern().toString()));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** How many routes were declared. */
+  int size() {
+    return routes.size();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The API an application is written against: routes ({@link dev.cryo.app.Routes}), the call
+ * ({@link dev.cryo.app.Call}), typed per-user, per-connection and per-page state
+ * ({@link dev.cryo.app.State}), lifecycle hooks ({@link dev.cryo.app.CryoApplication}), login, and
+ * a test kit ({@link dev.cryo.app.CryoTestKit}).
+ *
+ * <h2>Rules of the package</h2>
+ *
+ * <ul>
+ *   <li>It names no class of the runtime and depends on Jackson alone: an application compiles
+ *       against it and nothing else.
+ *   <li>One turn per user: the runtime runs one call of a user at a time, in arrival order; the
+ *       API never asks an application for a lock.
+ *   <li>State is plain data. What cannot be frozen is refused when it is written, with the field's
+ *       name ({@link dev.cryo.app.StateException.Reason#NOT_FREEZABLE}), never dropped at a freeze.
+ *       What one version wrote, the next reads: unknown fields are ignored, missing ones defaulted.
+ *   <li>A handler's own failure is a {@code 500} with a generic body, logged through
+ *       {@link java.lang.System.Logger}; a {@link dev.cryo.app.Refusal} is an answer, not a
+ *       failure.
+ *   <li>Hosts — the worker's application host, the test kit — use {@link dev.cryo.app.Dispatcher},
+ *       {@link dev.cryo.app.CallHost}, {@link dev.cryo.app.StateHost} and
+ *       {@link dev.cryo.app.Scope}; applications never need them.
+ * </ul>
+ */
+package dev.cryo.app;

@@ -1,0 +1,179 @@
+package dev.cryo.cli;
+
+import dev.cryo.commander.Commander;
+import dev.cryo.commander.CommanderConfig;
+import dev.cryo.commander.CommanderException;
+import dev.cryo.front.Front;
+import dev.cryo.front.FrontException;
+import dev.cryo.front.Upstream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code cryo serve}: one run of cryo — a commander holding the run directory, its worker JVMs,
+ * and the public HTTP port in front of them — serving an application (the demo by default) until
+ * it is stopped.
+ */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    headerHeading = "%n",
+    header = "Serve an application: a commander, its worker processes, one HTTP port.",
+    synopsisHeading = "%nUsage: ",
+    descriptionHeading = "%n",
+    description = {
+        "Takes the run directory (a second cryo serve on it exits 75 naming the holder), writes"
+            + " run.json, starts the workers and the HTTP port, and prints one line with the URL"
+            + " once the first worker (the reception) has presented itself. Each user lives in one"
+            + " worker's memory; a user a worker lets go is frozen into DIR/freezer and woken by"
+            + " whichever worker serves his next request.",
+        "",
+        "Ctrl-C or SIGTERM stops at once: the workers are killed, nothing is frozen, and users"
+            + " that were awake lose their state (a draining stop comes with a later release).",
+        "",
+        "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
+            + " 'cryo status --home DIR' shows the run."
+    },
+    optionListHeading = "%nOptions:%n",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        " 0:stopped",
+        "64:the command line is wrong",
+        "69:the run could not start (the port, the workers, the application): the line says why",
+        "74:the file system refused an operation on the run directory",
+        "75:another cryo serve holds the run directory"
+    },
+    footerHeading = "%nExamples:%n",
+    footer = {
+        "  cryo serve",
+        "  cryo serve --port 9000 --workers 3 --home /srv/app/run",
+        "  cryo serve --app com.example.Notes --app-path notes.jar"
+    })
+final class ServeCommand implements Callable<Integer> {
+
+  /** Jetty's own log, kept to warnings: its start-up lines say nothing a user of cryo needs. */
+  private static final java.util.logging.Logger JETTY_LOG =
+      java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
+  static {
+    JETTY_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
+  /** The application served when --app is not given. */
+  static final String DEMO = "dev.cryo.demo.DemoApplication";
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--home", paramLabel = "DIR", description = "The run directory.")
+  Path home;
+
+  @Option(names = "--port", paramLabel = "PORT", defaultValue = "8080",
+      description = "The HTTP port (0: any free port). Default: ${DEFAULT-VALUE}.")
+  int port;
+
+  @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+      description = "The address the port is bound to. Default: ${DEFAULT-VALUE}.")
+  String bind;
+
+  @Option(names = "--workers", paramLabel = "N", defaultValue = "2",
+      description = "Workers started with the run. Default: ${DEFAULT-VALUE}.")
+  int workers;
+
+  @Option(names = "--max-workers", paramLabel = "N",
+      description = "The most workers alive at once. Default: twice --workers, at least 4.")
+  Integer maxWorkers;
+
+  @Option(names = "--max-users-per-worker", paramLabel = "N", defaultValue = "100000",
+      description = "The most users placed on one worker. Default: ${DEFAULT-VALUE}.")
+  int maxUsersPerWorker;
+
+  @Option(names = "--worker-heap", paramLabel = "SIZE", defaultValue = "256m",
+      converter = SizeConverter.class,
+      description = "Each worker JVM's heap ceiling (k, m, g). Default: ${DEFAULT-VALUE}.")
+  long workerHeap;
+
+  @Option(names = "--max-body", paramLabel = "SIZE", defaultValue = "1m",
+      converter = SizeConverter.class,
+      description = "The largest request body; larger is 413. Default: ${DEFAULT-VALUE}.")
+  long maxBody;
+
+  @Option(names = "--secure-cookie",
+      description = "Mark the connection cookie Secure (when served behind TLS).")
+  boolean secureCookie;
+
+  @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
+      description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
+  String application;
+
+  @Option(names = "--app-path", paramLabel = "JAR",
+      description = "A jar the application is loaded from (else the classpath).")
+  Path appPath;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    Path directory = (home != null ? home : StopCommand.defaultHome(System.getenv()))
+        .toAbsolutePath();
+    if (appPath != null && !Files.isRegularFile(appPath)) {
+      throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
+          + " is not a file; nothing was started: give the jar the application is in", null);
+    }
+    Files.createDirectories(directory);
+    CommanderConfig config = CommanderConfig.builder(directory, application)
+        .workers(workers)
+        .maxWorkers(maxWorkers != null ? maxWorkers : Math.max(4, 2 * workers))
+        .maxUsersPerWorker(maxUsersPerWorker)
+        .workerHeapBytes(workerHeap)
+        .appPath(appPath == null ? null : appPath.toAbsolutePath())
+        .build();
+    Commander commander;
+    try {
+      commander = Commander.start(config);
+    } catch (CommanderException e) {
+      throw failure(e);
+    }
+    Front front = Front.builder(Upstream.of(commander)).port(port).bind(bind).maxBody(maxBody)
+        .secureCookie(secureCookie).build();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread stopper = new Thread(() -> {
+      front.close();
+      commander.close();
+      stopped.countDown();
+    }, "cryo-serve-stop");
+    Runtime.getRuntime().addShutdownHook(stopper);
+    try {
+      front.start();
+    } catch (FrontException e) {
+      commander.close();
+      throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
+    }
+    out.println("cryo serves http://" + hostForUrl(bind) + ":" + front.port() + "/ (run "
+        + directory + ", " + workers + " workers; Ctrl-C stops)");
+    out.flush();
+    stopped.await();
+    return ExitCodes.OK;
+  }
+
+  private static String hostForUrl(String bind) {
+    if (bind.equals("0.0.0.0") || bind.equals("::")) {
+      return "127.0.0.1";
+    }
+    return bind.contains(":") ? "[" + bind + "]" : bind;
+  }
+
+  private static CommandFailure failure(CommanderException e) {
+    return switch (e.reason()) {
+      case HOME_HELD -> new CommandFailure(ExitCodes.BUSY, e.reason().code(), e.getMessage(), e);
+      default -> new CommandFailure(ExitCodes.UNAVAILABLE, e.reason().code(), e.getMessage(), e);
+    };
+  }
+}

@@ -1,0 +1,137 @@
+package dev.cryo.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One {@code cryo serve} in a child JVM on the test classpath, on any free port, with its home in
+ * a scratch directory. {@link #close} stops it (SIGTERM, then SIGKILL of whatever is left).
+ */
+final class ServeRun implements AutoCloseable {
+
+  private static final Pattern URL = Pattern.compile("cryo serves (http://[^ ]+/)");
+
+  private final Process process;
+  private final Path home;
+  private final Path out;
+  private final Path err;
+  private URI base;
+
+  private ServeRun(Process process, Path home, Path out, Path err) {
+    this.process = process;
+    this.home = home;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** Starts {@code cryo serve --home HOME --port 0 args...}; does not wait for it. */
+  static ServeRun start(Path home, String... args) throws IOException {
+    Files.createDirectories(home);
+    Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
+    Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), Cryo.class.getName(),
+        "serve", "--home", home.toString(), "--port", "0"));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    return new ServeRun(process, home, out, err);
+  }
+
+  /** Starts a run and waits for its URL line. */
+  static ServeRun serving(Path home, String... args) throws Exception {
+    ServeRun run = start(home, args);
+    try {
+      run.awaitUrl();
+      return run;
+    } catch (Exception | AssertionError e) {
+      run.close();
+      throw e;
+    }
+  }
+
+  /** Waits for the one line with the URL, and returns the URL. */
+  URI awaitUrl() throws Exception {
+    Poll.until("cryo serve prints its URL (stderr so far: " + errSafe() + ")", () -> {
+      Matcher matcher = URL.matcher(outSafe());
+      if (matcher.find()) {
+        base = URI.create(matcher.group(1));
+        return true;
+      }
+      if (!process.isAlive()) {
+        throw new AssertionError("cryo serve exited with " + process.exitValue()
+            + " before serving; stdout: " + outSafe() + "; stderr: " + errSafe());
+      }
+      return false;
+    });
+    return base;
+  }
+
+  URI base() {
+    return base;
+  }
+
+  Path home() {
+    return home;
+  }
+
+  Process process() {
+    return process;
+  }
+
+  String out() {
+    return outSafe();
+  }
+
+  String err() {
+    return errSafe();
+  }
+
+  private String outSafe() {
+    try {
+      return Files.readString(out);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private String errSafe() {
+    try {
+      return Files.readString(err);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** Waits (bounded) for the run to exit and returns its exit code. */
+  int exitCode() throws InterruptedException {
+    if (!process.waitFor(Poll.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("cryo serve did not exit; stderr: " + errSafe());
+    }
+    return process.exitValue();
+  }
+
+  @Override
+  public void close() {
+    List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+    process.destroy();
+    try {
+      process.waitFor(20, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    process.destroyForcibly();
+    all.addAll(process.descendants().toList());
+    all.forEach(ProcessHandle::destroyForcibly);
+  }
+}

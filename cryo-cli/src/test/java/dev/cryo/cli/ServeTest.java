@@ -1,0 +1,100 @@
+package dev.cryo.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cryo.cli.DemoClient.Answer;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code cryo serve} as a user meets it: real JVMs, a real port, the demo's JSON API. */
+class ServeTest {
+
+  @TempDir static Path scratch;
+  static ServeRun run;
+  static HttpClient http;
+
+  @BeforeAll
+  static void serve() throws Exception {
+    run = ServeRun.serving(scratch.resolve("home"), "--workers", "2");
+    http = HttpClient.newHttpClient();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (http != null) {
+      http.close();
+    }
+    if (run != null) {
+      run.close();
+    }
+  }
+
+  @Test
+  void aGuestCountsOnTheReceptionAndKeepsHisCookie() throws Exception {
+    DemoClient tab = new DemoClient(http, run.base());
+    String page = tab.openPage();
+    Answer first = tab.post("/api/counter", Map.of("page", page));
+    Answer second = tab.post("/api/counter", Map.of("page", page));
+
+    assertThat(first.status()).isEqualTo(200);
+    assertThat(first.number("counter")).isEqualTo(1);
+    assertThat(second.number("counter")).isEqualTo(2);
+    assertThat(second.number("pageCounter")).isEqualTo(2);
+    assertThat(second.field("worker")).isEqualTo(first.field("worker")).isNotBlank();
+    assertThat(tab.cookie()).hasSize(22);
+  }
+
+  @Test
+  void aMovedUserIsServedByAnotherWorkerWithHisCounterAndNotes() throws Exception {
+    DemoClient tab = new DemoClient(http, run.base());
+    String page = tab.openPage();
+    assertThat(tab.post("/api/login", Map.of("user", "mover@example.org")).status())
+        .isEqualTo(200);
+    tab.post("/api/counter", Map.of("page", page));
+    tab.post("/api/notes", Map.of("page", page, "text", "kept across the move"));
+    String before = tab.get("/api/state?page=" + page).field("worker");
+
+    Answer move = tab.post("/api/move", Map.of());
+    Answer after = tab.get("/api/state?page=" + page);
+
+    assertThat(move.status()).as(move.text()).isEqualTo(200);
+    assertThat(move.field("from")).isEqualTo(before);
+    assertThat(move.field("to")).isNotEqualTo(before);
+    assertThat(after.field("worker")).isEqualTo(move.field("to"));
+    assertThat(after.number("counter")).isEqualTo(1);
+    assertThat(after.json().path("notes").toString()).contains("kept across the move");
+  }
+
+  @Test
+  void aSecondServeOnTheSameHomeExits75NamingTheHolder() throws Exception {
+    ServeRun second = ServeRun.start(run.home());
+    try {
+      assertThat(second.exitCode()).isEqualTo(75);
+      assertThat(second.err()).contains("home_held");
+    } finally {
+      second.close();
+    }
+  }
+
+  @Test
+  void statusShowsTheRunAndItsWorkers() throws Exception {
+    Poll.until("status.json is written", () -> run.home().resolve("status.json").toFile()
+        .exists());
+    ChildCryo status = ChildCryo.start(scratch, "status", "--home", run.home().toString(),
+        "--json");
+    try {
+      assertThat(status.exitCode()).as(status.err()).isEqualTo(0);
+      var json = DemoClient.JSON.readTree(status.out());
+      assertThat(json.path("alive").asBoolean()).isTrue();
+      assertThat(json.path("workers").size()).isGreaterThanOrEqualTo(2);
+      assertThat(json.path("run").path("pid").asLong()).isEqualTo(run.process().pid());
+    } finally {
+      status.close();
+    }
+  }
+}

@@ -1,0 +1,350 @@
+package dev.cryo.commander;
+
+import dev.cryo.commander.CommanderException.Reason;
+import dev.cryo.control.RunDirectory;
+import dev.cryo.control.RunState;
+import dev.cryo.control.SafeRoot;
+import dev.cryo.control.StopMode;
+import dev.cryo.control.StopWatcher;
+import dev.cryo.freezer.Freezer;
+import dev.cryo.lock.LockBusyException;
+import dev.cryo.lock.LockException;
+import dev.cryo.lock.ProcessLock;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One run of cryo: holds the home's run lock, writes {@code run.json}, keeps the routing maps,
+ * starts and supervises the worker JVMs, places and moves users, and serves HTTP requests handed to
+ * it by the front. No HTTP in it.
+ *
+ * <p>The run directory ({@link CommanderConfig#home()}) holds: {@code .lock} (the run lock),
+ * {@code run.json}, {@code status.json} ({@link Status}, rewritten atomically each tick),
+ * {@code events.jsonl} (the event log, see the package description), {@code freezer/} (the
+ * working freezer, wiped at start), {@code workers/NAME.log} (each worker's output) and
+ * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
+ * the home's path is too long for a socket address).
+ *
+ * <p>Threads: {@link #serve}, {@link #move}, {@link #status} and {@link #knowsConnection} may be
+ * called from any number of threads at once; a tick runs on a platform daemon thread of its own.
+ * {@link #close} may be called from any thread, once or more.
+ */
+public final class Commander implements AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(Commander.class.getName());
+  /** A socket path longer than this many bytes is put in a private directory instead. */
+  private static final int SOCKET_PATH_BUDGET = 100;
+
+  private final CommanderConfig config;
+  private final Path home;
+  private final ProcessLock lock;
+  private final RunDirectory runDirectory;
+  private final RunState runState;
+  private final EventLog events;
+  private final Routing routing;
+  private final Supervisor supervisor;
+  private final Mover mover;
+  private final Dispatcher dispatcher;
+  private final Path privateSockets;
+  private final ScheduledExecutorService ticker;
+  private final StopWatcher stopWatcher;
+  private volatile boolean running = true;
+  private volatile boolean stopRequested;
+  private boolean closed; // guarded by this
+
+  private Commander(CommanderConfig config, ProcessLock lock, RunDirectory runDirectory,
+      RunState runState, EventLog events, Freezer freezer, Path sockets, Path privateSockets,
+      StopWatcher stopWatcher) {
+    this.config = config;
+    this.home = config.home().toAbsolutePath().normalize();
+    this.lock = lock;
+    this.runDirectory = runDirectory;
+    this.runState = runState;
+    this.events = events;
+    this.privateSockets = privateSockets;
+    this.stopWatcher = stopWatcher;
+    this.routing = new Routing(events);
+    this.supervisor = new Supervisor(config, routing, freezer, sockets,
+        home.resolve("workers"));
+    Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
+        config.workerHeapBytes(), config.memoryAvailable());
+    Object placementLock = new Object();
+    this.mover = new Mover(config, routing, supervisor, placement, placementLock,
+        () -> running);
+    this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
+        () -> running);
+    this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "cryo-commander-tick");
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  /**
+   * Takes the run lock of {@code config.home()} (created if missing), writes {@code run.json},
+   * wipes the working freezer, starts {@code config.workers()} worker processes, and returns once
+   * the first of them presented itself: the reception.
+   *
+   * @throws CommanderException {@code HOME_HELD} when another run holds the home (its message and
+   *     {@link CommanderException#holder()} name the holder; nothing was changed);
+   *     {@code HOME_UNUSABLE} when the home cannot be used; {@code WORKER_START_FAILED} when no
+   *     worker could be started (everything was stopped and the lock released)
+   */
+  public static Commander start(CommanderConfig config) {
+    Path home = config.home().toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(home);
+    } catch (IOException e) {
+      throw new CommanderException(Reason.HOME_UNUSABLE, "the home " + home + " cannot be"
+          + " created (" + e + "); nothing was started: name a directory you may write", e);
+    }
+    ProcessLock lock;
+    try {
+      lock = acquireRunLock(home);
+    } catch (LockBusyException e) {
+      throw new CommanderException(Reason.HOME_HELD, "another cryo run holds " + home + ": "
+          + e.getMessage() + ". Nothing was started: stop that run (cryo stop --home " + home
+          + ") or choose another --home", e, e.holder().orElse(null));
+    } catch (LockException e) {
+      throw new CommanderException(Reason.HOME_UNUSABLE, "the run lock of " + home + " cannot be"
+          + " taken: " + e.getMessage() + "; nothing was started", e);
+    }
+    Commander commander = null;
+    try {
+      RunDirectory runDirectory = RunDirectory.at(home);
+      RunState state = RunState.begin();
+      runDirectory.writeRunState(state);
+      StopWatcher watcher = runDirectory.watch(state.invocationId());
+      Freezer freezer = new Freezer(home.resolve("freezer"));
+      freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
+      Path sockets = home.resolve("sockets");
+      Path privateSockets = null;
+      if (sockets.resolve(String.format("%s_%04d.sock", Supervisor.GROUP, 9999)).toString()
+          .getBytes(StandardCharsets.UTF_8).length > SOCKET_PATH_BUDGET) {
+        privateSockets = Files.createTempDirectory("cryo-",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        sockets = privateSockets;
+      }
+      EventLog events = EventLog.open(home, config.clock());
+      commander = new Commander(config, lock, runDirectory, state, events, freezer, sockets,
+          privateSockets, watcher);
+      commander.startWorkers();
+      return commander;
+    } catch (IOException | RuntimeException e) {
+      if (commander != null) {
+        commander.close();
+      } else {
+        closeQuietly(lock);
+      }
+      if (e instanceof CommanderException commanderException) {
+        throw commanderException;
+      }
+      throw new CommanderException(Reason.HOME_UNUSABLE, "the run in " + home + " could not be"
+          + " set up (" + e + "); nothing runs and the lock was released", e);
+    }
+  }
+
+  /**
+   * Takes the run lock on a thread of its own: the lock re-enters per thread, and a run is not a
+   * thread's, so a second start in this JVM (from any thread) finds the home held.
+   */
+  private static ProcessLock acquireRunLock(Path home) throws LockException {
+    CompletableFuture<ProcessLock> acquired = new CompletableFuture<>();
+    Thread thread = Thread.ofVirtual().name("cryo-run-lock").start(() -> {
+      try {
+        acquired.complete(ProcessLock.acquire(home, Duration.ZERO, "cryo commander, pid "
+            + ProcessHandle.current().pid()));
+      } catch (LockException | RuntimeException e) {
+        acquired.completeExceptionally(e);
+      }
+    });
+    try {
+      thread.join();
+      return acquired.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommanderException(Reason.HOME_UNUSABLE, "interrupted while taking the run lock"
+          + " of " + home, e);
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof LockException lockException) {
+        throw lockException;
+      }
+      throw e;
+    }
+  }
+
+  private void startWorkers() {
+    List<CompletableFuture<WorkerHandle>> starts = new ArrayList<>();
+    for (int i = 0; i < config.workers(); i++) {
+      starts.add(supervisor.startWorker());
+    }
+    CompletableFuture<WorkerHandle> first = new CompletableFuture<>();
+    CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new))
+        .whenComplete((ignored, error) -> first.completeExceptionally(error != null
+            ? error.getCause() != null ? error.getCause() : error
+            : new IllegalStateException("no worker presented itself")));
+    starts.forEach(start -> start.thenAccept(first::complete));
+    long bound = config.presentation().plus(config.startBackoff().multipliedBy(2))
+        .multipliedBy(config.startAttempts() + 1L).toMillis();
+    try {
+      WorkerHandle reception = first.get(bound, TimeUnit.MILLISECONDS);
+      LOG.log(Level.INFO, "cryo runs in " + home + ": worker " + reception.name()
+          + " is the reception");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      throw cause instanceof CommanderException commanderException ? commanderException
+          : new CommanderException(Reason.WORKER_START_FAILED, "no worker started: " + cause,
+              cause);
+    } catch (TimeoutException e) {
+      throw new CommanderException(Reason.WORKER_START_FAILED, "no worker presented itself"
+          + " within " + Duration.ofMillis(bound) + "; everything was stopped", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommanderException(Reason.WORKER_START_FAILED, "the start was interrupted", e);
+    }
+    publishStatus();
+    long beat = config.heartbeat().toMillis();
+    ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
+  }
+
+  /** Whether {@code connectionId} is a connection the maps know (the front mints a new one otherwise). */
+  public boolean knowsConnection(String connectionId) {
+    return routing.knowsConnection(connectionId);
+  }
+
+  /**
+   * Serves one HTTP request of a connection (a connection the maps do not know is served as
+   * anonymous: a guest is born for it on the reception). Blocks its caller for the call and at most
+   * the hold budget of waits and retries. Never throws: 503 with {@code Retry-After} when held past
+   * the wait, saturated or not running; 502 when the worker died during the call; 504 when it did
+   * not answer within the call timeout; 500 when the worker refused it for good.
+   */
+  public Reply serve(Request request) {
+    return dispatcher.serve(request);
+  }
+
+  /**
+   * Moves {@code user}: another worker that admits him is chosen (or started), he is held, frozen
+   * on his worker, and his next request wakes him on the chosen one. Refused, with nothing changed,
+   * when he lives on no worker, no other worker can take him, or he is held already; a failed
+   * freeze leaves him alive where he was. Blocks for at most the order timeout plus a worker's start.
+   */
+  public MoveOutcome move(String user) {
+    return mover.move(user, System.nanoTime() + config.hold().toNanos());
+  }
+
+  /** The run, each worker, the users placed, frozen and lost, as of now. */
+  public Status status() {
+    Instant now = config.clock().instant();
+    List<WorkerHandle> workers = new ArrayList<>(supervisor.workers());
+    Optional<WorkerHandle> reception = workers.stream().filter(WorkerHandle::isRunning)
+        .min(Comparator.comparingLong(WorkerHandle::order));
+    List<Status.WorkerStatus> rows = new ArrayList<>();
+    for (WorkerHandle handle : workers) {
+      var photo = handle.photo();
+      rows.add(new Status.WorkerStatus(handle.name(), handle.pid(), handle.state(),
+          routing.usersOn(handle.name()).size(), photo == null ? 0 : photo.heapUsedBytes(),
+          photo == null ? 0 : photo.heapMaxBytes(), Duration.between(handle.spawnedAt(), now),
+          reception.isPresent() && reception.get() == handle));
+    }
+    Routing.Counts counts = routing.counts();
+    return new Status(running ? "running" : "closed", now, runState.invocationId(),
+        runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
+        counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
+        counts.pages(), counts.anomalies());
+  }
+
+  /** The run's event log file. */
+  public Path eventLog() {
+    return events.file();
+  }
+
+  private void tick() {
+    try {
+      supervisor.heartbeat();
+      publishStatus();
+      Optional<StopMode> stop = stopWatcher.tick();
+      if (stop.isPresent() && !stopRequested) {
+        stopRequested = true;
+        StopMode mode = stop.get();
+        LOG.log(Level.INFO, "a " + mode.code() + " stop was requested for this run");
+        Thread.ofVirtual().name("cryo-stop-request").start(() -> config.onStopRequest()
+            .accept(mode));
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "a tick of the commander failed: " + e);
+    }
+  }
+
+  private void publishStatus() {
+    try (SafeRoot root = SafeRoot.open(home)) {
+      root.replace(Status.FILE_NAME, status().toJson());
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "status.json could not be written: " + e);
+    }
+  }
+
+  /**
+   * Stops now: kills every worker's process group (nothing is frozen), writes the run's end into
+   * {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    running = false;
+    ticker.shutdownNow();
+    supervisor.close();
+    publishStatus();
+    try {
+      runDirectory.writeRunState(runState.endedAt(java.time.OffsetDateTime.now(ZoneOffset.UTC)));
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "run.json could not record the end of the run: " + e);
+    }
+    events.close();
+    if (privateSockets != null) {
+      deleteQuietly(privateSockets);
+    }
+    closeQuietly(lock);
+  }
+
+  private static void deleteQuietly(Path directory) {
+    try (var entries = Files.list(directory)) {
+      for (Path entry : entries.toList()) {
+        Files.deleteIfExists(entry);
+      }
+      Files.deleteIfExists(directory);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "the socket directory " + directory + " was not removed: " + e);
+    }
+  }
+
+  private static void closeQuietly(ProcessLock lock) {
+    try {
+      lock.close();
+    } catch (LockException e) {
+      LOG.log(Level.ERROR, "the run lock was not released: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.cryo.commander;
+
+import dev.cryo.lock.LockRecord;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The commander could not start (or was used after it closed). The message says what happened,
+ * what was kept and what to do; {@link #reason()} is machine-readable.
+ */
+public final class CommanderException extends RuntimeException {
+
+  /** Why. */
+  public enum Reason {
+    /** Another run holds the home's run lock; {@link #holder()} names it. {@code cryo serve} exits 75. */
+    HOME_HELD,
+    /** The home cannot be used: not a directory, not writable, a link, a lock that does not read. */
+    HOME_UNUSABLE,
+    /** The first worker could not be started (every attempt failed): nothing runs. */
+    WORKER_START_FAILED,
+    /** The commander is closed. */
+    CLOSED;
+
+    /** The reason in {@code snake_case}. */
+    public String code() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final Reason reason;
+  private final transient LockRecord holder;
+
+  CommanderException(Reason reason, String message, Throwable cause) {
+    this(reason, message, cause, null);
+  }
+
+  CommanderException(Reason reason, String message, Throwable cause, LockRecord holder) {
+    super(message, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.holder = holder;
+  }
+
+  /** The machine-readable reason. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** For {@link Reason#HOME_HELD}: the holder's lock record, when it could be read. */
+  public Optional<LockRecord> holder() {
+    return Optional.ofNullable(holder);
+  }
+}

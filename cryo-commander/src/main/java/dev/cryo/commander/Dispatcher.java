@@ -1,0 +1,294 @@
+package dev.cryo.commander;
+
+import dev.cryo.commander.Location.Frozen;
+import dev.cryo.commander.Verdict.AwaitStart;
+import dev.cryo.commander.Verdict.Grow;
+import dev.cryo.commander.Verdict.Place;
+import dev.cryo.commander.Verdict.Saturated;
+import dev.cryo.wire.RemoteFailure;
+import dev.cryo.wire.WireClosedException;
+import dev.cryo.wire.WireRefusedException;
+import dev.cryo.wire.WireTimeoutException;
+import dev.cryo.wire.protocol.Codes;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.HttpResult;
+import dev.cryo.wire.protocol.Methods;
+import dev.cryo.wire.protocol.MoveInfo;
+import dev.cryo.wire.protocol.ProtocolCodec;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Serves one HTTP request: resolve the connection's user → wait while he is held → (a move route:
+ * move him first) → place → call his worker ({@code http}, with the verdict "frozen" when the maps
+ * say so) → on a retryable refusal route again → the reply. Every wait and retry of one request
+ * shares one budget, the hold ({@link CommanderConfig#hold()}, 5 s). Never throws: 503 with
+ * {@code Retry-After} when held past the budget, saturated or not running; 502 when the worker
+ * died during the call; 504 when it did not answer within the call timeout; 500 for a refusal that
+ * no retry can mend. Thread-safe; each request runs on its caller's thread.
+ */
+final class Dispatcher {
+
+  private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+  /** The pause before routing again after a refusal that needs the worker to progress first. */
+  private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  private final CommanderConfig config;
+  private final Routing routing;
+  private final Supervisor supervisor;
+  private final Placement placement;
+  private final Mover mover;
+  private final Object placementLock;
+  private final BooleanSupplier running;
+
+  Dispatcher(CommanderConfig config, Routing routing, Supervisor supervisor, Placement placement,
+      Mover mover, Object placementLock, BooleanSupplier running) {
+    this.config = config;
+    this.routing = routing;
+    this.supervisor = supervisor;
+    this.placement = placement;
+    this.mover = mover;
+    this.placementLock = placementLock;
+    this.running = running;
+  }
+
+  Reply serve(Request request) {
+    try {
+      return route(request);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return unavailable("the request was interrupted");
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "serving " + request.method() + " " + request.path() + " failed", e);
+      return Reply.text(500, "internal error");
+    }
+  }
+
+  private Reply route(Request request) throws InterruptedException {
+    if (!running.getAsBoolean()) {
+      return unavailable("the server is not running");
+    }
+    long deadline = System.nanoTime() + config.hold().toNanos();
+    String connection = request.connectionId();
+    MoveInfo move = null;
+    boolean moveTried = false;
+    String problem = null;
+    for (int round = 0; ; round++) {
+      if (round > 0 && System.nanoTime() - deadline > 0) {
+        return unavailable("the request could not be placed within " + config.hold() + ": "
+            + problem);
+      }
+      if (!running.getAsBoolean()) {
+        return unavailable("the server is not running");
+      }
+      String user = routing.userOf(connection).orElse(null);
+      if (user != null) {
+        if (!routing.awaitUnheld(user, deadline)) {
+          return unavailable("'" + user + "' is being moved or frozen and was still held after "
+              + config.hold());
+        }
+        if (!Objects.equals(routing.userOf(connection).orElse(null), user)) {
+          problem = "the connection changed hands while it waited";
+          continue;
+        }
+      }
+      if (!moveTried && isMoveRoute(request)) {
+        moveTried = true;
+        if (user == null) {
+          move = new MoveInfo(null, null, MoveOutcome.Refusal.NOT_RESIDENT.code());
+        } else {
+          MoveOutcome outcome = mover.move(user, deadline);
+          move = new MoveInfo(outcome.from(), outcome.to(),
+              outcome.moved() ? null : outcome.refusal().code());
+          continue; // resolve again: he is frozen and bound for his destination now
+        }
+      }
+      Location location = user == null ? Location.UNKNOWN : routing.locate(user);
+      long seen = supervisor.generation();
+      Decision decision = decide(user, location);
+      WorkerHandle worker;
+      switch (decision.verdict()) {
+        case Saturated saturated -> {
+          return unavailable(saturated.reason());
+        }
+        case Grow grow -> {
+          problem = "a new worker was starting";
+          awaitStart(decision.started(), deadline);
+          continue;
+        }
+        case AwaitStart await -> {
+          problem = "a new worker was starting";
+          supervisor.awaitChange(seen, deadline);
+          continue;
+        }
+        case Place place -> {
+          Optional<WorkerHandle> found = supervisor.running(place.worker())
+              .filter(handle -> handle.wire() != null && handle.wire().isOpen());
+          if (found.isEmpty()) { // dead and not buried yet: nothing was sent, route again
+            problem = "worker " + place.worker() + " stopped running";
+            supervisor.awaitChange(seen, Math.min(deadline, System.nanoTime()
+                + RETRY_PAUSE_NANOS));
+            continue;
+          }
+          worker = found.get();
+        }
+      }
+      boolean frozen = location instanceof Frozen;
+      HttpCall call = new HttpCall(user, connection, frozen, request.method(), request.path(),
+          request.query(), headersOf(request), request.body(), move);
+      byte[] bytes;
+      try {
+        bytes = worker.wire().call(Methods.HTTP, ProtocolCodec.write(call), config.callTimeout())
+            .get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof RemoteFailure failure) {
+          worker.heard();
+          Optional<Reply> finalReply = refused(failure, worker, user, frozen);
+          if (finalReply.isPresent()) {
+            return finalReply.get();
+          }
+          problem = "worker " + worker.name() + " refused it (" + failure.code() + ": "
+              + failure.message() + ")";
+          if (!Codes.USER_LEFT_FROZEN.equals(failure.code())) {
+            pause(deadline);
+          }
+          continue;
+        }
+        if (cause instanceof WireClosedException) {
+          if (!running.getAsBoolean()) {
+            return unavailable("the server stopped during the request");
+          }
+          return Reply.text(502, "the worker serving this request died during it; retry");
+        }
+        if (cause instanceof WireRefusedException) {
+          return unavailable("worker " + worker.name() + " has too many calls pending");
+        }
+        if (cause instanceof WireTimeoutException) {
+          return Reply.text(504, "the worker did not answer within " + config.callTimeout());
+        }
+        LOG.log(Level.ERROR, "the call to worker " + worker.name() + " failed", cause);
+        return Reply.text(500, "internal error");
+      }
+      worker.heard();
+      HttpResult result = ProtocolCodec.read(bytes, HttpResult.class);
+      checkOrdering(worker, connection, result);
+      return new Reply(result.status(), entries(result.headers()), result.body());
+    }
+  }
+
+  /** A refusal's reply when no retry can mend it; empty when the request is routed again. */
+  private Optional<Reply> refused(RemoteFailure failure, WorkerHandle worker, String user,
+      boolean frozen) {
+    String code = failure.code();
+    if (Codes.isRetryable(code) || Codes.USER_MISMATCH.equals(code)) {
+      if (frozen && Codes.WAKE_FAILED.equals(code)) {
+        routing.unbindFrozen(user, worker.name());
+      }
+      return Optional.empty();
+    }
+    if (Codes.NO_PARCEL.equals(code)) {
+      LOG.log(Level.ERROR, "worker " + worker.name() + " found no parcel for '" + user + "', whom"
+          + " the maps say is frozen: " + failure.message());
+      return Optional.of(Reply.text(500, "this user's state is missing from the freezer"));
+    }
+    LOG.log(Level.ERROR, "worker " + worker.name() + " refused a request of '" + user + "' ("
+        + code + "): " + failure.message());
+    return Optional.of(Reply.text(500, "internal error"));
+  }
+
+  /** A verdict, and the start of the new worker when it is {@link Grow}. */
+  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started) {}
+
+  private Decision decide(String user, Location location) {
+    if (!(location instanceof Frozen)) { // nothing to bind or grow: no lock on the common path
+      return new Decision(placement.forRequest(user, location, supervisor.views(),
+          supervisor.starting()), null);
+    }
+    synchronized (placementLock) {
+      Verdict verdict = placement.forRequest(user, location, supervisor.views(),
+          supervisor.starting());
+      if (verdict instanceof Place place) {
+        // Every request of a burst goes where the first went: one worker wakes him, once.
+        return new Decision(routing.bindFrozen(user, place.worker()).<Verdict>map(Place::new)
+            .orElse(verdict), null);
+      }
+      if (verdict instanceof Grow) { // started under the lock: the next decision counts it
+        return new Decision(verdict, supervisor.startWorker());
+      }
+      return new Decision(verdict, null);
+    }
+  }
+
+  private static void awaitStart(CompletableFuture<WorkerHandle> started, long deadline)
+      throws InterruptedException {
+    try {
+      started.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // decided again at the next round, against the same deadline
+    }
+  }
+
+  private static void pause(long deadline) throws InterruptedException {
+    long nanos = Math.min(RETRY_PAUSE_NANOS, deadline - System.nanoTime());
+    if (nanos > 0) {
+      TimeUnit.NANOSECONDS.sleep(nanos); // a retry's backoff, not a synchronisation
+    }
+  }
+
+  private boolean isMoveRoute(Request request) {
+    for (WorkerHandle handle : supervisor.workers()) {
+      if (handle.isRunning()) {
+        return MoveRoutes.matches(handle.moveRoutes(), request.method(), request.path());
+      }
+    }
+    return false;
+  }
+
+  /** The ordering rule, checked: the announcements a reply's call caused were folded before it. */
+  private void checkOrdering(WorkerHandle worker, String connection, HttpResult result) {
+    long folded = routing.lastSequence(worker.name());
+    if (folded < result.watermark()) {
+      routing.anomaly(worker.name(), result.watermark(), "a reply with watermark "
+          + result.watermark() + " came when only " + folded + " announcements were folded: the"
+          + " ordering rule is broken");
+    }
+    if (result.user() != null
+        && !result.user().equals(routing.userOf(connection).orElse(result.user()))) {
+      LOG.log(Level.WARNING, "worker " + worker.name() + " says connection " + connection
+          + " belongs to '" + result.user() + "', the maps say '"
+          + routing.userOf(connection).orElse(null) + "'");
+    }
+  }
+
+  private Reply unavailable(String why) {
+    return Reply.unavailable(config.retryAfterSeconds(), why);
+  }
+
+  private static List<List<String>> headersOf(Request request) {
+    List<List<String>> headers = new ArrayList<>(request.headers().size());
+    for (Map.Entry<String, String> header : request.headers()) {
+      headers.add(List.of(header.getKey(), header.getValue()));
+    }
+    return headers;
+  }
+
+  private static List<Map.Entry<String, String>> entries(List<List<String>> headers) {
+    List<Map.Entry<String, String>> entries = new ArrayList<>(headers.size());
+    for (List<String> header : headers) {
+      if (header.size() == 2 && header.get(0) != null && header.get(1) != null) {
+        entries.add(Map.entry(header.get(0), header.get(1)));
+      }
+    }
+    return entries;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.cryo.commander;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The run's event log: one JSON object per line in {@value #FILE_NAME} of the run directory, in the
+ * order the events happened (the routing maps write under their lock), each line flushed as it is
+ * written. A start moves the previous run's log to {@value #PREVIOUS_FILE_NAME}. The shape of the
+ * lines is documented in the package description. Thread-safe.
+ */
+final class EventLog implements EventSink, AutoCloseable {
+
+  /** The log's file name in the run directory. */
+  static final String FILE_NAME = "events.jsonl";
+  /** Where the previous run's log goes. */
+  static final String PREVIOUS_FILE_NAME = "events.previous.jsonl";
+
+  private static final System.Logger LOG = System.getLogger(EventLog.class.getName());
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path file;
+  private final Clock clock;
+  private final BufferedWriter writer;
+  private long number;
+  private boolean failed;
+  private boolean closed;
+
+  private EventLog(Path file, Clock clock, BufferedWriter writer) {
+    this.file = file;
+    this.clock = clock;
+    this.writer = writer;
+  }
+
+  /** Opens a new log in {@code directory}, moving the previous one aside. */
+  static EventLog open(Path directory, Clock clock) throws IOException {
+    Path file = directory.resolve(FILE_NAME);
+    if (Files.exists(file)) {
+      Files.move(file, directory.resolve(PREVIOUS_FILE_NAME), StandardCopyOption.REPLACE_EXISTING);
+    }
+    BufferedWriter writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    return new EventLog(file, clock, writer);
+  }
+
+  /** The log's path. */
+  Path file() {
+    return file;
+  }
+
+  @Override
+  public synchronized void record(String event, Map<String, Object> fields) {
+    if (closed) {
+      return;
+    }
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("n", ++number);
+    line.put("at", clock.instant().toString());
+    line.put("event", event);
+    line.putAll(fields);
+    try {
+      writer.write(JSON.writeValueAsString(line));
+      writer.write('\n');
+      writer.flush();
+    } catch (JsonProcessingException e) {
+      LOG.log(Level.WARNING, "an event did not write as JSON: " + e.getMessage());
+    } catch (IOException e) {
+      if (!failed) {
+        failed = true;
+        LOG.log(Level.ERROR, "the event log " + file + " refused a write (" + e.getMessage()
+            + "); later events may be missing from it");
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      writer.close();
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "the event log " + file + " did not close: " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package dev.cryo.commander;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One hold on a user (see {@link Routing#hold}): while it stands, his requests wait. Released once,
+ * by the fold that ends it ({@code user_frozen}, {@code user_adopted}, {@code drop_user}, the death
+ * of his worker) or by its holder when the operation failed. Thread-safe.
+ */
+public final class Hold {
+
+  private final String user;
+  private final HoldReason reason;
+  private final String destination;
+  private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+  Hold(String user, HoldReason reason, String destination) {
+    this.user = Objects.requireNonNull(user, "user");
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.destination = destination;
+  }
+
+  /** The user held. */
+  public String user() {
+    return user;
+  }
+
+  /** Why he is held. */
+  public HoldReason reason() {
+    return reason;
+  }
+
+  /** The worker his next request goes to once he is frozen (a move's), or null. */
+  public String destination() {
+    return destination;
+  }
+
+  /** Whether the hold was released. */
+  public boolean isReleased() {
+    return released.isDone();
+  }
+
+  /** Marks the hold released and wakes its waiters; idempotent. */
+  void markReleased() {
+    released.complete(null);
+  }
+
+  /**
+   * Waits until the hold is released or {@code deadlineNanos} ({@link System#nanoTime()}) passes.
+   *
+   * @return whether it was released
+   */
+  public boolean awaitRelease(long deadlineNanos) throws InterruptedException {
+    long remaining = deadlineNanos - System.nanoTime();
+    if (released.isDone()) {
+      return true;
+    }
+    if (remaining <= 0) {
+      return false;
+    }
+    try {
+      released.get(remaining, TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a hold never fails", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Hold[" + user + ", " + reason.code() + (destination == null ? "" : " to " + destination)
+        + (isReleased() ? ", released" : "") + "]";
+  }
+}

@@ -1,0 +1,53 @@
+package dev.cryo.commander;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The answer to one {@link Request}: the worker's reply, or the commander's own (503 with
+ * {@code Retry-After}, 502, 500). Immutable (the body array must not be changed).
+ *
+ * @param status the HTTP status
+ * @param headers the headers, in order
+ * @param body the body
+ */
+public record Reply(int status, List<Map.Entry<String, String>> headers, byte[] body) {
+
+  /** Checks the parts. */
+  public Reply {
+    headers = headers == null ? List.of() : List.copyOf(headers);
+    body = body == null ? new byte[0] : body;
+  }
+
+  /** A 503 with {@code Retry-After: seconds}, its body the sentence {@code why}. */
+  static Reply unavailable(long seconds, String why) {
+    return text(503, why, Map.entry("Retry-After", Long.toString(seconds)));
+  }
+
+  /** A plain-text reply of the commander's own. */
+  @SafeVarargs
+  static Reply text(int status, String body, Map.Entry<String, String>... extra) {
+    Objects.requireNonNull(body, "body");
+    List<Map.Entry<String, String>> headers = new java.util.ArrayList<>();
+    headers.add(Map.entry("Content-Type", "text/plain; charset=utf-8"));
+    headers.addAll(List.of(extra));
+    return new Reply(status, headers, (body + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** The first value of header {@code name} (case-insensitive), or null. */
+  public String header(String name) {
+    for (Map.Entry<String, String> header : headers) {
+      if (header.getKey().equalsIgnoreCase(name)) {
+        return header.getValue();
+      }
+    }
+    return null;
+  }
+
+  /** The body as UTF-8 text. */
+  public String bodyText() {
+    return new String(body, StandardCharsets.UTF_8);
+  }
+}

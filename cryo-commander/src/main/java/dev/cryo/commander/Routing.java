@@ -1,0 +1,557 @@
+package dev.cryo.commander;
+
+import dev.cryo.commander.Location.Frozen;
+import dev.cryo.commander.Location.OnWorker;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The commander's routing maps: connection → user, user → worker or frozen, page → connection, and
+ * the users held with their waiters.
+ *
+ * <h2>The ordering rule</h2>
+ * The maps change only by {@link #fold}ing a worker's announcements, in the order they arrive from
+ * that worker (the wire delivers them before any reply of a call that caused them), by
+ * {@link #foldQuitReport} and by {@link #workerDied}. Nothing is inferred: a user is
+ * {@link Frozen} only after a {@code user_frozen} announcement or a quit report named him, and a user
+ * is lost only with the death of the worker that held him. What a fold cannot apply without breaking
+ * the maps' coherence (a worker telling of a user another worker holds, a page of an unknown
+ * connection, a gap in the sequence) is an <em>anomaly</em>: logged, counted, recorded as an event,
+ * and otherwise ignored.
+ *
+ * <h2>Invariants (kept after any sequence of calls, whatever the workers say)</h2>
+ * <ul>
+ *   <li>every connection's user is known (on a worker or frozen);
+ *   <li>every page's connection is known;
+ *   <li>the index worker → users agrees with user → worker;
+ *   <li>a user on a worker that died is gone from every map.
+ * </ul>
+ *
+ * <h2>Holds</h2>
+ * A user being frozen, moved or dropped is held ({@link #hold}): his requests wait
+ * ({@link #awaitUnheld}) until the fold that ends the operation releases it ({@code user_frozen},
+ * {@code user_adopted}, {@code drop_user}, the death of his worker) or the operation's owner
+ * {@link #release}s it after a failure. A move's hold carries its destination: the fold of
+ * {@code user_frozen} records it in the {@link Frozen} location before any waiter wakes, so his next
+ * request goes there.
+ *
+ * <p>Every event (one per fold, and the deaths and notes given through {@link #note}) goes to the
+ * {@link EventSink} under the maps' lock, so the event log's order is the fold order. Thread-safe:
+ * every method takes one lock, held briefly; waiting for a hold happens outside it.
+ */
+public final class Routing {
+
+  private static final System.Logger LOG = System.getLogger(Routing.class.getName());
+
+  private final EventSink events;
+  private final Map<String, String> connectionUser = new HashMap<>();
+  private final Map<String, Set<String>> userConnections = new HashMap<>();
+  private final Map<String, Location> users = new HashMap<>();
+  private final Map<String, Set<String>> workerUsers = new HashMap<>();
+  private final Map<String, Integer> boundFor = new HashMap<>(); // destination → frozen users bound
+  private int frozenCount;
+  private final Map<String, String> pageConnection = new HashMap<>();
+  private final Map<String, Set<String>> connectionPages = new HashMap<>();
+  private final Map<String, Long> lastSequence = new HashMap<>();
+  private final Map<String, String> lastNewConnection = new HashMap<>();
+  private final Map<String, Hold> holds = new HashMap<>();
+  private long lost;
+  private long anomalies;
+  private long folds;
+
+  /** Empty maps whose events go to {@code events}. */
+  public Routing(EventSink events) {
+    this.events = Objects.requireNonNull(events, "events");
+  }
+
+  /** The counts the status shows. */
+  public record Counts(int placed, int frozen, int connections, int pages, int held, long lost,
+      long anomalies, long folds) {}
+
+  // ------------------------------------------------------------------------------- reading
+
+  /** The user of {@code connection}, when the maps know the connection. */
+  public synchronized Optional<String> userOf(String connection) {
+    return Optional.ofNullable(connectionUser.get(connection));
+  }
+
+  /** Whether the maps know {@code connection}. */
+  public synchronized boolean knowsConnection(String connection) {
+    return connectionUser.containsKey(connection);
+  }
+
+  /** Where {@code user} lives, as the maps say. */
+  public synchronized Location locate(String user) {
+    return users.getOrDefault(user, Location.UNKNOWN);
+  }
+
+  /** The connection of {@code page}, when the maps know it. */
+  public synchronized Optional<String> connectionOfPage(String page) {
+    return Optional.ofNullable(pageConnection.get(page));
+  }
+
+  /** The connections of {@code user}, sorted. */
+  public synchronized List<String> connectionsOf(String user) {
+    return List.copyOf(new TreeSet<>(userConnections.getOrDefault(user, Set.of())));
+  }
+
+  /** The users living on {@code worker}, sorted. */
+  public synchronized List<String> usersOn(String worker) {
+    return List.copyOf(new TreeSet<>(workerUsers.getOrDefault(worker, Set.of())));
+  }
+
+  /**
+   * How many users count against {@code worker}'s admission: those living on it and the frozen ones
+   * whose next request is already bound for it.
+   */
+  public synchronized int occupancy(String worker) {
+    return workerUsers.getOrDefault(worker, Set.of()).size() + boundFor.getOrDefault(worker, 0);
+  }
+
+  /** The sequence number of the last announcement folded from {@code worker}, 0 before any. */
+  public synchronized long lastSequence(String worker) {
+    return lastSequence.getOrDefault(worker, 0L);
+  }
+
+  /** The counts the status shows. */
+  public synchronized Counts counts() {
+    return new Counts(users.size() - frozenCount, frozenCount, connectionUser.size(),
+        pageConnection.size(), holds.size(), lost, anomalies, folds);
+  }
+
+  /**
+   * A copy of every map, for tests and for a drain that writes them out.
+   *
+   * @param connectionUser connection → user
+   * @param users user → location (never {@link Location.Unknown})
+   * @param workerUsers worker → the users living on it
+   * @param pageConnection page → connection
+   * @param held the users held
+   */
+  public record Snapshot(Map<String, String> connectionUser, Map<String, Location> users,
+      Map<String, Set<String>> workerUsers, Map<String, String> pageConnection, Set<String> held) {}
+
+  /** A copy of every map. */
+  public synchronized Snapshot snapshot() {
+    Map<String, Set<String>> residents = new HashMap<>();
+    workerUsers.forEach((worker, on) -> {
+      if (!on.isEmpty()) {
+        residents.put(worker, Set.copyOf(on));
+      }
+    });
+    return new Snapshot(Map.copyOf(connectionUser), Map.copyOf(users), Map.copyOf(residents),
+        Map.copyOf(pageConnection), Set.copyOf(holds.keySet()));
+  }
+
+  // ------------------------------------------------------------------------------- folding
+
+  /**
+   * Folds one announcement of {@code worker}, arrived after every one folded before it from that
+   * worker. Never throws for what the announcement says: what cannot be applied is an anomaly.
+   */
+  public synchronized void fold(String worker, Announcement announcement) {
+    Objects.requireNonNull(worker, "worker");
+    folds++;
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("seq", announcement.sequence());
+    fields.put("kind", announcement.kind().code());
+    fields.put("user", announcement.user());
+    fields.put("keys", announcement.keys());
+    fields.put("detail", announcement.detail());
+    events.record("fold", fields);
+    long expected = lastSequence.getOrDefault(worker, 0L) + 1;
+    if (announcement.sequence() != expected) {
+      anomaly(worker, announcement, "sequence " + announcement.sequence() + " where " + expected
+          + " was due (an announcement was lost or repeated); folded anyway");
+    }
+    lastSequence.put(worker, Math.max(announcement.sequence(), expected - 1));
+    String user = announcement.user();
+    switch (announcement.kind()) {
+      case NEW_USER -> placeOn(worker, user, announcement);
+      case NEW_CONNECTION -> {
+        if (placeOn(worker, user, announcement)) {
+          for (String connection : announcement.keys()) {
+            linkConnection(connection, user);
+            lastNewConnection.put(worker + '\0' + user, connection);
+          }
+        }
+      }
+      case NEW_PAGE -> {
+        if (placeOn(worker, user, announcement)) {
+          for (String page : announcement.keys()) {
+            newPage(worker, user, page, announcement);
+          }
+        }
+      }
+      case DROP_PAGE, DROP_PAGES -> announcement.keys().forEach(this::unlinkPage);
+      case DROP_CONNECTION, DROP_CONNECTIONS -> {
+        for (String connection : announcement.keys()) {
+          if (user.equals(connectionUser.get(connection))) { // else relabelled meanwhile: kept
+            unlinkConnection(connection);
+          }
+        }
+      }
+      case DROP_USER -> dropUser(worker, user, announcement);
+      case LOGIN -> login(worker, user, announcement);
+      case USER_FROZEN -> frozen(worker, user, announcement);
+      case USER_ADOPTED -> {
+        if (placeOn(worker, user, announcement)) {
+          releaseHold(user);
+        }
+      }
+    }
+  }
+
+  /**
+   * Folds a quit report of {@code worker}: each of {@code frozen} is in the freezer. The failed and
+   * cut users of the report stay where they are until the worker's death makes them lost.
+   */
+  public synchronized void foldQuitReport(String worker, List<String> frozen) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("frozen", List.copyOf(frozen));
+    events.record("quit_report", fields);
+    for (String user : frozen) {
+      markFrozen(worker, user, null);
+    }
+  }
+
+  /**
+   * The death of {@code worker}: its users that were not frozen are lost, gone from every map, and
+   * their holds released; the frozen ones are untouched (a destination on the dead worker is
+   * forgotten). Records a {@code worker_died} event naming them.
+   *
+   * @return the lost users, sorted
+   */
+  public synchronized List<String> workerDied(String worker, String reason) {
+    List<String> gone = List.copyOf(new TreeSet<>(workerUsers.getOrDefault(worker, Set.of())));
+    for (String user : gone) {
+      removeUser(user);
+    }
+    lost += gone.size();
+    workerUsers.remove(worker);
+    if (boundFor.containsKey(worker)) {
+      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
+        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
+          relocate(entry.getKey(), new Frozen(null));
+        }
+      }
+    }
+    lastSequence.remove(worker);
+    lastNewConnection.keySet().removeIf(key -> key.startsWith(worker + '\0'));
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("reason", reason);
+    fields.put("lost", gone);
+    events.record("worker_died", fields);
+    return gone;
+  }
+
+  /**
+   * Records and counts an anomaly found outside a fold (a reply ahead of its announcements): logged,
+   * and recorded as an {@code anomaly} event in fold order.
+   */
+  public synchronized void anomaly(String worker, long sequence, String message) {
+    anomalies++;
+    LOG.log(Level.ERROR, "worker " + worker + ": " + message);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("seq", sequence);
+    fields.put("message", message);
+    events.record("anomaly", fields);
+  }
+
+  /** Records an event of the commander's in fold order (a birth, a move, a failed start). */
+  public synchronized void note(String event, Map<String, Object> fields) {
+    events.record(event, fields);
+  }
+
+  // ------------------------------------------------------------------------------- placement
+
+  /**
+   * Binds the next request of the frozen {@code user} to {@code worker}, unless one is bound
+   * already: every request of a burst goes to the same worker, which wakes him once.
+   *
+   * @return the worker his requests go to, or empty when he is not frozen (any more)
+   */
+  public synchronized Optional<String> bindFrozen(String user, String worker) {
+    if (!(users.get(user) instanceof Frozen frozen)) {
+      return Optional.empty();
+    }
+    if (frozen.destination() != null) {
+      return Optional.of(frozen.destination());
+    }
+    relocate(user, new Frozen(worker));
+    return Optional.of(worker);
+  }
+
+  /** Forgets the worker a frozen user's requests were bound to (its wake there failed). */
+  public synchronized void unbindFrozen(String user, String worker) {
+    if (users.get(user) instanceof Frozen frozen && worker.equals(frozen.destination())) {
+      relocate(user, new Frozen(null));
+    }
+  }
+
+  // ------------------------------------------------------------------------------- holds
+
+  /**
+   * Holds {@code user} for {@code reason}.
+   *
+   * @param destination the worker his next request goes to once a {@code user_frozen} is folded
+   *     (a move's), or null
+   * @return the hold, or empty when he is held already (by someone else's operation)
+   */
+  public synchronized Optional<Hold> hold(String user, HoldReason reason, String destination) {
+    if (holds.containsKey(user)) {
+      return Optional.empty();
+    }
+    Hold hold = new Hold(user, reason, destination);
+    holds.put(user, hold);
+    return Optional.of(hold);
+  }
+
+  /** The hold standing on {@code user}, if any. */
+  public synchronized Optional<Hold> holdOf(String user) {
+    return Optional.ofNullable(holds.get(user));
+  }
+
+  /** Releases {@code hold} when it still stands (its operation failed or ended); idempotent. */
+  public synchronized void release(Hold hold) {
+    if (holds.get(hold.user()) == hold) {
+      holds.remove(hold.user());
+    }
+    hold.markReleased();
+  }
+
+  /**
+   * Waits until no hold stands on {@code user}, or {@code deadlineNanos} ({@link System#nanoTime()})
+   * passes. Holds that follow one another are waited for in turn, against the same deadline.
+   *
+   * @return whether he is free of holds
+   */
+  public boolean awaitUnheld(String user, long deadlineNanos) throws InterruptedException {
+    while (true) {
+      Hold hold;
+      synchronized (this) {
+        hold = holds.get(user);
+      }
+      if (hold == null) {
+        return true;
+      }
+      if (!hold.awaitRelease(deadlineNanos)) {
+        return false;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------- internals
+
+  /** Makes {@code user} live on {@code worker}; false (an anomaly) when another worker has him. */
+  private boolean placeOn(String worker, String user, Announcement announcement) {
+    Location location = users.get(user);
+    if (location instanceof OnWorker on && !on.worker().equals(worker)) {
+      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + " as the maps"
+          + " say; the announcement was not applied");
+      return false;
+    }
+    if (!(location instanceof OnWorker)) {
+      relocate(user, new OnWorker(worker));
+    }
+    return true;
+  }
+
+  private void newPage(String worker, String user, String page, Announcement announcement) {
+    String connection = announcement.detail();
+    if (connection == null) {
+      connection = lastNewConnection.get(worker + '\0' + user);
+    }
+    if (connection == null || !user.equals(connectionUser.get(connection))) {
+      Set<String> own = userConnections.getOrDefault(user, Set.of());
+      connection = own.size() == 1 ? own.iterator().next() : connection;
+    }
+    if (connection == null || !user.equals(connectionUser.get(connection))) {
+      anomaly(worker, announcement, "page '" + page + "' of '" + user + "' names no connection"
+          + " of his the maps know; it is not mapped");
+      return;
+    }
+    String before = pageConnection.put(page, connection);
+    if (before != null && !before.equals(connection)) {
+      connectionPages.get(before).remove(page);
+    }
+    connectionPages.computeIfAbsent(connection, c -> new LinkedHashSet<>()).add(page);
+  }
+
+  private void login(String worker, String user, Announcement announcement) {
+    String previous = announcement.detail();
+    if (!users.containsKey(user) && !placeOn(worker, user, announcement)) {
+      return;
+    }
+    for (String connection : announcement.keys()) {
+      linkConnection(connection, user);
+    }
+    // A guest whose last connection was relabelled is re-keyed by the worker: no drop_user follows.
+    if (previous != null && !previous.equals(user) && users.get(previous) instanceof OnWorker on
+        && on.worker().equals(worker) && previous.startsWith("guest_")
+        && userConnections.getOrDefault(previous, Set.of()).isEmpty()) {
+      removeUser(previous);
+    }
+  }
+
+  private void dropUser(String worker, String user, Announcement announcement) {
+    Location location = users.get(user);
+    if (location == null) {
+      return;
+    }
+    if (location instanceof OnWorker on && on.worker().equals(worker)) {
+      removeUser(user);
+      return;
+    }
+    anomaly(worker, announcement, "'" + user + "' is " + describe(location) + "; the drop was not"
+        + " applied");
+  }
+
+  private void frozen(String worker, String user, Announcement announcement) {
+    Location location = users.get(user);
+    if (location instanceof OnWorker on && !on.worker().equals(worker)) {
+      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + "; the freeze"
+          + " was not applied");
+      return;
+    }
+    markFrozen(worker, user, announcement);
+  }
+
+  private void markFrozen(String worker, String user, Announcement announcement) {
+    Location location = users.get(user);
+    if (location instanceof OnWorker on && !on.worker().equals(worker)) {
+      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + "; the quit report"
+          + " naming him frozen was not applied");
+      return;
+    }
+    if (!(location instanceof Frozen)) {
+      Hold hold = holds.get(user);
+      relocate(user, new Frozen(hold == null ? null : hold.destination()));
+      if (hold != null && hold.reason() == HoldReason.MOVING) {
+        // The move's event is written here, in fold order: before any adoption it leads to.
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("user", user);
+        fields.put("from", worker);
+        fields.put("to", hold.destination());
+        fields.put("refused", null);
+        fields.put("message", "'" + user + "' was frozen on " + worker + "; his next request"
+            + " wakes him on " + hold.destination());
+        events.record("move", fields);
+      }
+    }
+    releaseHold(user);
+  }
+
+  private void linkConnection(String connection, String user) {
+    String before = connectionUser.put(connection, user);
+    if (before != null && !before.equals(user)) {
+      userConnections.get(before).remove(connection);
+    }
+    userConnections.computeIfAbsent(user, u -> new LinkedHashSet<>()).add(connection);
+  }
+
+  private void unlinkConnection(String connection) {
+    String user = connectionUser.remove(connection);
+    if (user != null) {
+      Set<String> own = userConnections.get(user);
+      own.remove(connection);
+      if (own.isEmpty()) {
+        userConnections.remove(user);
+      }
+    }
+    Set<String> pages = connectionPages.remove(connection);
+    if (pages != null) {
+      pages.forEach(pageConnection::remove);
+    }
+  }
+
+  private void unlinkPage(String page) {
+    String connection = pageConnection.remove(page);
+    if (connection != null) {
+      Set<String> pages = connectionPages.get(connection);
+      pages.remove(page);
+      if (pages.isEmpty()) {
+        connectionPages.remove(connection);
+      }
+    }
+  }
+
+  /**
+   * Changes where {@code user} lives (null: forgets him), keeping the index worker → users, the
+   * counts of frozen users bound for each worker and the count of the frozen in step.
+   */
+  private void relocate(String user, Location next) {
+    Location before = next == null ? users.remove(user) : users.put(user, next);
+    if (before instanceof OnWorker on) {
+      Set<String> residents = workerUsers.get(on.worker());
+      if (residents != null) {
+        residents.remove(user);
+        if (residents.isEmpty()) {
+          workerUsers.remove(on.worker());
+        }
+      }
+    } else if (before instanceof Frozen frozen) {
+      frozenCount--;
+      if (frozen.destination() != null) {
+        boundFor.merge(frozen.destination(), -1, (a, b) -> a + b == 0 ? null : a + b);
+      }
+    }
+    if (next instanceof OnWorker on) {
+      workerUsers.computeIfAbsent(on.worker(), w -> new LinkedHashSet<>()).add(user);
+    } else if (next instanceof Frozen frozen) {
+      frozenCount++;
+      if (frozen.destination() != null) {
+        boundFor.merge(frozen.destination(), 1, Integer::sum);
+      }
+    }
+  }
+
+  private void removeUser(String user) {
+    relocate(user, null);
+    for (String connection : new ArrayList<>(userConnections.getOrDefault(user, Set.of()))) {
+      unlinkConnection(connection);
+    }
+    userConnections.remove(user);
+    releaseHold(user);
+  }
+
+  private void releaseHold(String user) {
+    Hold hold = holds.remove(user);
+    if (hold != null) {
+      hold.markReleased();
+    }
+  }
+
+  private void anomaly(String worker, Announcement announcement, String message) {
+    anomalies++;
+    String where = announcement == null ? "" : " (" + announcement.kind().code() + " #"
+        + announcement.sequence() + " " + announcement.keys() + ")";
+    LOG.log(Level.WARNING, "worker " + worker + where + ": " + message);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    fields.put("seq", announcement == null ? null : announcement.sequence());
+    fields.put("message", message);
+    events.record("anomaly", fields);
+  }
+
+  private static String describe(Location location) {
+    return switch (location) {
+      case OnWorker on -> "on worker " + on.worker();
+      case Frozen frozen -> "frozen";
+      case Location.Unknown unknown -> "unknown";
+    };
+  }
+}

@@ -1,0 +1,117 @@
+package dev.cryo.commander;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code cryo status} prints: the run, each worker, the users placed, frozen and lost.
+ * Immutable. {@link #toJson()} is the content of {@code status.json}, schema {@value #SCHEMA}:
+ *
+ * <pre>{@code
+ * {
+ *   "schema": "cryo.status/1",
+ *   "state": "running" | "closed",
+ *   "taken_at": ISO-8601 instant,
+ *   "run": {"invocation_id": 32 hex digits, "pid": N, "since": ISO-8601 instant, "home": PATH},
+ *   "workers": [
+ *     {"name": "main_0001", "pid": N, "state": "starting"|"running"|"quitting"|"dead",
+ *      "users": N, "heap_used_bytes": N, "heap_max_bytes": N (0 before its first photo),
+ *      "age_seconds": N (since it was spawned), "reception": true|false}, ...
+ *   ],
+ *   "users": {"placed": N, "frozen": N, "lost": N (since the run started), "held": N},
+ *   "connections": N, "pages": N, "anomalies": N
+ * }
+ * }</pre>
+ *
+ * @param state {@code running} or {@code closed}
+ * @param takenAt when this status was taken
+ * @param invocationId the run's invocation id (run.json's)
+ * @param pid the commander's pid
+ * @param since when the run started
+ * @param home the run directory
+ * @param workers each worker not dead, in birth order
+ * @param usersPlaced users living on a worker
+ * @param usersFrozen users in the freezer the maps know
+ * @param usersLost users lost with a dead worker since the run started
+ * @param usersHeld users held right now
+ * @param connections connections the maps know
+ * @param pages pages the maps know
+ * @param anomalies announcements the maps could not apply since the run started
+ */
+public record Status(String state, Instant takenAt, String invocationId, long pid, Instant since,
+    String home, List<WorkerStatus> workers, int usersPlaced, int usersFrozen, long usersLost,
+    int usersHeld, int connections, int pages, long anomalies) {
+
+  /** The schema of {@code status.json}. */
+  public static final String SCHEMA = "cryo.status/1";
+  /** Its file name in the run directory. */
+  public static final String FILE_NAME = "status.json";
+
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** Copies the workers. */
+  public Status {
+    workers = List.copyOf(workers);
+  }
+
+  /**
+   * One worker in a status.
+   *
+   * @param name its name
+   * @param pid its pid (0 before its process started)
+   * @param state its state
+   * @param users the users living on it
+   * @param heapUsedBytes its used heap from its last photo
+   * @param heapMaxBytes its heap ceiling from its last photo, 0 before one
+   * @param age how long since it was spawned
+   * @param reception whether it is the reception (the oldest running worker)
+   */
+  public record WorkerStatus(String name, long pid, WorkerState state, int users,
+      long heapUsedBytes, long heapMaxBytes, Duration age, boolean reception) {}
+
+  /** The content of {@code status.json} (UTF-8 JSON, the shape above). */
+  public byte[] toJson() {
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("schema", SCHEMA);
+    root.put("state", state);
+    root.put("taken_at", takenAt.toString());
+    Map<String, Object> run = new LinkedHashMap<>();
+    run.put("invocation_id", invocationId);
+    run.put("pid", pid);
+    run.put("since", since.toString());
+    run.put("home", home);
+    root.put("run", run);
+    root.put("workers", workers.stream().map(worker -> {
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("name", worker.name());
+      fields.put("pid", worker.pid());
+      fields.put("state", worker.state().code());
+      fields.put("users", worker.users());
+      fields.put("heap_used_bytes", worker.heapUsedBytes());
+      fields.put("heap_max_bytes", worker.heapMaxBytes());
+      fields.put("age_seconds", worker.age().toSeconds());
+      fields.put("reception", worker.reception());
+      return fields;
+    }).toList());
+    Map<String, Object> users = new LinkedHashMap<>();
+    users.put("placed", usersPlaced);
+    users.put("frozen", usersFrozen);
+    users.put("lost", usersLost);
+    users.put("held", usersHeld);
+    root.put("users", users);
+    root.put("connections", connections);
+    root.put("pages", pages);
+    root.put("anomalies", anomalies);
+    try {
+      return JSON.writeValueAsBytes(root);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("the status did not write as JSON", e);
+    }
+  }
+}

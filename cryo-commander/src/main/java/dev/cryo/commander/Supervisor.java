@@ -1,0 +1,380 @@
+package dev.cryo.commander;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.protocol.Methods;
+import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.SpawnPayload;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The worker processes of a run: their starts (spawn, presentation within the timeout, retries with
+ * a backoff), their heartbeat (a ping each tick; two beats without a word and the group is killed)
+ * and their deaths (the unfrozen users lost and their folders dropped, the frozen ones untouched, a
+ * replacement started while fewer than the configured workers live).
+ *
+ * <p>Threads: each start runs on a virtual thread of its own; deaths are buried on a virtual thread
+ * of their own; {@link #heartbeat} runs on the commander's tick. Every method is thread-safe.
+ */
+final class Supervisor implements WorkerLink.Events, AutoCloseable {
+
+  /** The group every worker of this commander belongs to. */
+  static final String GROUP = "main";
+
+  private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
+  private static final Executor VIRTUAL = command -> Thread.ofVirtual().start(command);
+  private static final byte[] EMPTY_OBJECT = "{}".getBytes(StandardCharsets.UTF_8);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final CommanderConfig config;
+  private final Routing routing;
+  private final Freezer freezer;
+  private final Path sockets;
+  private final Path logs;
+  private final Map<String, WorkerHandle> handles = new LinkedHashMap<>(); // guarded by this
+  private final Object changes = new Object();
+  private long generation; // guarded by changes
+  private long names; // guarded by this
+  private long orders; // guarded by this
+  private boolean closing; // guarded by this
+
+  Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
+    this.config = config;
+    this.routing = routing;
+    this.freezer = freezer;
+    this.sockets = sockets;
+    this.logs = logs;
+  }
+
+  // ------------------------------------------------------------------------------- reading
+
+  /** Every worker not dead, in birth order. */
+  synchronized List<WorkerHandle> workers() {
+    return List.copyOf(handles.values());
+  }
+
+  /** The running worker named {@code name}. */
+  synchronized Optional<WorkerHandle> running(String name) {
+    WorkerHandle handle = handles.get(name);
+    return handle != null && handle.isRunning() ? Optional.of(handle) : Optional.empty();
+  }
+
+  /** What placement knows of every worker not dead. */
+  List<WorkerView> views() {
+    List<WorkerView> views = new ArrayList<>();
+    for (WorkerHandle handle : workers()) {
+      if (handle.state() != WorkerState.DEAD && handle.state() != WorkerState.STARTING) {
+        views.add(handle.view(routing.occupancy(handle.name())));
+      }
+    }
+    return views;
+  }
+
+  /** How many workers are starting. */
+  int starting() {
+    int count = 0;
+    for (WorkerHandle handle : workers()) {
+      if (handle.state() == WorkerState.STARTING) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** The count of changes (presentations, deaths, abandoned starts) so far. */
+  long generation() {
+    synchronized (changes) {
+      return generation;
+    }
+  }
+
+  /**
+   * Waits until a change happens after {@code seen} (see {@link #generation()}) or the deadline.
+   *
+   * @return whether one happened
+   */
+  boolean awaitChange(long seen, long deadlineNanos) throws InterruptedException {
+    synchronized (changes) {
+      while (generation == seen) {
+        long remaining = deadlineNanos - System.nanoTime();
+        if (remaining <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(changes, remaining);
+      }
+      return true;
+    }
+  }
+
+  private void changed() {
+    synchronized (changes) {
+      generation++;
+      changes.notifyAll();
+    }
+  }
+
+  // ------------------------------------------------------------------------------- starting
+
+  /**
+   * Starts one new worker in the background.
+   *
+   * @return completes with the worker once it presented itself, or fails with a
+   *     {@link CommanderException} ({@code WORKER_START_FAILED}) once its start was abandoned
+   */
+  CompletableFuture<WorkerHandle> startWorker() {
+    WorkerHandle handle;
+    synchronized (this) {
+      if (closing) {
+        return CompletableFuture.failedFuture(new CommanderException(
+            CommanderException.Reason.CLOSED, "the commander is closing; no worker is started",
+            null));
+      }
+      handle = register();
+    }
+    Thread.ofVirtual().name("cryo-start-" + handle.name()).start(() -> runStart(handle));
+    return handle.presented();
+  }
+
+  /**
+   * Starts a worker when fewer than the configured workers are alive or starting (after a death,
+   * or after a replacement's start was abandoned): the count and the start are one step, so two
+   * callers never both start one for the same gap.
+   */
+  void keepWorkers() {
+    WorkerHandle handle;
+    synchronized (this) {
+      int alive = 0;
+      for (WorkerHandle other : handles.values()) {
+        WorkerState state = other.state();
+        if (state == WorkerState.STARTING || state == WorkerState.RUNNING) {
+          alive++;
+        }
+      }
+      if (closing || alive >= config.workers()) {
+        return;
+      }
+      handle = register();
+    }
+    LOG.log(Level.INFO, "fewer than " + config.workers() + " workers are alive: " + handle.name()
+        + " is started");
+    Thread.ofVirtual().name("cryo-start-" + handle.name()).start(() -> runStart(handle));
+  }
+
+  /** A new worker's handle, registered as starting; the caller holds this supervisor's lock. */
+  private WorkerHandle register() {
+    String name = String.format("%s_%04d", GROUP, ++names);
+    Path socket = sockets.resolve(name + ".sock");
+    SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
+        freezer.root().toString(), config.application(),
+        config.appPath() == null ? null : config.appPath().toString(), config.workerHeapBytes());
+    WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
+    handles.put(name, handle);
+    return handle;
+  }
+
+  private void runStart(WorkerHandle handle) {
+    Duration backoff = config.startBackoff();
+    String failure = null;
+    for (int attempt = 1; attempt <= config.startAttempts(); attempt++) {
+      failure = attemptStart(handle, attempt);
+      if (failure == null) {
+        return;
+      }
+      LOG.log(Level.WARNING, "worker " + handle.name() + " did not start (attempt " + attempt
+          + " of " + config.startAttempts() + "): " + failure);
+      note("worker_start_failed", handle, "attempt", attempt, "reason", failure);
+      if (isClosing() || attempt == config.startAttempts()) {
+        break;
+      }
+      try {
+        Thread.sleep(backoff.toMillis()); // the backoff between two attempts, not a synchronisation
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF
+          : backoff.multipliedBy(2);
+    }
+    handle.die("start abandoned: " + failure);
+    synchronized (this) {
+      handles.remove(handle.name());
+    }
+    note("worker_start_abandoned", handle, "reason", failure);
+    handle.abandon(new CommanderException(CommanderException.Reason.WORKER_START_FAILED,
+        "worker " + handle.name() + " could not be started in " + config.startAttempts()
+            + " attempts; the last one failed: " + failure + "; nothing of it runs: read its log "
+            + logs.resolve(handle.name() + ".log") + " and check --app and the worker command",
+        null));
+    changed();
+  }
+
+  /** One attempt; null when the worker presented itself, else why it failed (all of it killed). */
+  private String attemptStart(WorkerHandle handle, int attempt) {
+    return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
+        .run(process -> {
+          synchronized (this) {
+            if (closing) {
+              return false;
+            }
+            handle.attempt(process);
+          }
+          note("worker_spawned", handle, "attempt", attempt, "pid", process.pid());
+          return true;
+        }, presented -> presented.onExit().thenRun(() -> death(handle,
+            "its process exited with status " + presented.exitStatus())));
+  }
+
+  @Override
+  public synchronized long nextOrder() {
+    return ++orders;
+  }
+
+  @Override
+  public void presented(WorkerHandle handle) {
+    note("worker_presented", handle, "pid", handle.pid());
+    LOG.log(Level.INFO, "worker " + handle.name() + " (pid " + handle.pid() + ") presented itself");
+    handle.announcePresented();
+    changed();
+  }
+
+  @Override
+  public void wireClosed(WorkerHandle handle, Wire wire, String reason) {
+    if (handle.state() != WorkerState.STARTING) { // a start's own failure is its attempt's
+      death(handle, "its wire ended (" + reason + ")");
+    }
+  }
+
+  // ------------------------------------------------------------------------------- heartbeat
+
+  /**
+   * One beat: a worker is started when fewer than the configured ones are alive or starting;
+   * every running or quitting worker is pinged (its photo refreshed), unless a ping is in flight;
+   * one silent for more than two beats has its process group killed and is buried.
+   */
+  void heartbeat() {
+    keepWorkers();
+    long twoBeats = config.heartbeat().multipliedBy(2).toNanos();
+    for (WorkerHandle handle : workers()) {
+      WorkerState state = handle.state();
+      if (state != WorkerState.RUNNING && state != WorkerState.QUITTING) {
+        continue;
+      }
+      if (handle.silentNanos() > twoBeats) {
+        LOG.log(Level.WARNING, "worker " + handle.name() + " missed two heartbeats; its process"
+            + " group is killed");
+        death(handle, "silent for two heartbeats: its process group was killed");
+        continue;
+      }
+      Wire wire = handle.wire();
+      if (wire == null || !handle.startPing()) {
+        continue;
+      }
+      wire.call(Methods.PING, EMPTY_OBJECT, config.heartbeat().multipliedBy(2))
+          .whenCompleteAsync((bytes, error) -> {
+            handle.endPing();
+            if (error == null) {
+              try {
+                handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
+              } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
+                    + e.getMessage());
+                handle.heard();
+              }
+            }
+          }, VIRTUAL);
+    }
+  }
+
+  // ------------------------------------------------------------------------------- deaths
+
+  /** The worker is dead (its wire ended, its process exited, or it fell silent): bury it. */
+  void death(WorkerHandle handle, String reason) {
+    if (!handle.die(reason)) {
+      return;
+    }
+    Thread.ofVirtual().name("cryo-bury-" + handle.name()).start(() -> bury(handle, reason));
+  }
+
+  private void bury(WorkerHandle handle, String reason) {
+    Wire wire = handle.wire();
+    if (wire != null) {
+      wire.close();
+    }
+    WorkerProcess process = handle.process();
+    if (process != null && !process.killGroup()) {
+      LOG.log(Level.ERROR, "worker " + handle.name() + " (pid " + process.pid() + ") survived"
+          + " SIGKILL of its group; its users are dropped all the same");
+    }
+    List<String> lost = routing.workerDied(handle.name(), reason);
+    for (String user : lost) {
+      try {
+        freezer.dropUserFolder(user);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "the folder of lost user '" + user + "' could not be dropped: "
+            + e.getMessage());
+      }
+    }
+    if (lost.isEmpty()) {
+      LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); no user was"
+          + " lost");
+    } else {
+      LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); " + lost.size()
+          + " users that were not frozen are lost (they must log in again): " + lost);
+    }
+    synchronized (this) {
+      handles.remove(handle.name());
+    }
+    changed();
+    keepWorkers(); // the tick does it too, should this start be abandoned
+  }
+
+  // ------------------------------------------------------------------------------- closing
+
+  synchronized boolean isClosing() {
+    return closing;
+  }
+
+  /** Kills every worker's process group, now. Idempotent. */
+  @Override
+  public void close() {
+    List<WorkerHandle> all;
+    synchronized (this) {
+      closing = true;
+      all = List.copyOf(handles.values());
+    }
+    for (WorkerHandle handle : all) {
+      handle.die("the commander closed");
+      Wire wire = handle.wire();
+      if (wire != null) {
+        wire.close();
+      }
+      WorkerProcess process = handle.process();
+      if (process != null) {
+        process.killGroup();
+      }
+    }
+    changed();
+  }
+
+  private void note(String event, WorkerHandle handle, Object... pairs) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", handle.name());
+    for (int i = 0; i + 1 < pairs.length; i += 2) {
+      fields.put((String) pairs[i], pairs[i + 1]);
+    }
+    routing.note(event, fields);
+  }
+}

@@ -1,0 +1,54 @@
+package dev.cryo.commander;
+
+import dev.cryo.wire.protocol.SpawnPayload;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How a worker JVM is started: the command line for one spawn payload. The commander runs it with
+ * the payload in the environment variable {@link SpawnPayload#ENVIRONMENT}; the command must put the
+ * worker in a process group of its own whose id is the process's pid ({@code setsid}, which execs
+ * in place when its caller leads no group, as a JVM's child does), since the commander kills the
+ * whole group. Implementations are immutable and thread-safe.
+ */
+@FunctionalInterface
+public interface WorkerCommand {
+
+  /** The worker's process entry point. */
+  String WORKER_MAIN = "dev.cryo.worker.WorkerMain";
+
+  /** The command line that starts the worker of {@code spawn}. */
+  List<String> command(SpawnPayload spawn);
+
+  /**
+   * The default: {@code setsid <this JVM's java> -Xmx<heap> -cp <this JVM's classpath>
+   * dev.cryo.worker.WorkerMain}.
+   */
+  static WorkerCommand defaultJvm() {
+    return jvm(WORKER_MAIN, System.getProperty("java.class.path"), List.of());
+  }
+
+  /**
+   * {@code setsid <this JVM's java> -Xmx<heap> <jvmOptions…> -cp <classpath> <mainClass>}: for a
+   * worker main of one's own (tests use a fake worker speaking the protocol).
+   */
+  static WorkerCommand jvm(String mainClass, String classpath, List<String> jvmOptions) {
+    Objects.requireNonNull(mainClass, "mainClass");
+    Objects.requireNonNull(classpath, "classpath");
+    List<String> options = List.copyOf(jvmOptions);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    return spawn -> {
+      List<String> command = new ArrayList<>();
+      command.add("setsid");
+      command.add(java);
+      command.add("-Xmx" + spawn.heapBytes());
+      command.addAll(options);
+      command.add("-cp");
+      command.add(classpath);
+      command.add(mainClass);
+      return command;
+    };
+  }
+}

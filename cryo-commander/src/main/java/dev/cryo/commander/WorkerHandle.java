@@ -1,0 +1,211 @@
+package dev.cryo.commander;
+
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.Presentation;
+import dev.cryo.wire.protocol.SpawnPayload;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The commander's state machine of one worker: {@link WorkerState#STARTING} →
+ * {@link WorkerState#RUNNING} (presented) → {@link WorkerState#QUITTING} → {@link WorkerState#DEAD},
+ * any state → DEAD, nothing out of DEAD. It also keeps what the commander knows of the worker: its
+ * spawn payload, process, wire, presentation, last photo and when it was last heard from.
+ * Thread-safe: transitions are atomic under the handle's lock; readers see a consistent state.
+ */
+final class WorkerHandle {
+
+  private final String name;
+  private final SpawnPayload spawn;
+  private final Instant spawnedAt;
+  private final CompletableFuture<WorkerHandle> presented = new CompletableFuture<>();
+  private WorkerState state = WorkerState.STARTING;
+  private WorkerProcess process;
+  private Wire wire;
+  private Presentation presentation;
+  private PhotoMessage photo;
+  private long order = Long.MAX_VALUE;
+  private Instant runningSince;
+  private String deathReason;
+  private volatile long lastHeardNanos = System.nanoTime();
+  private volatile boolean pinging;
+
+  WorkerHandle(SpawnPayload spawn, Instant spawnedAt) {
+    this.spawn = Objects.requireNonNull(spawn, "spawn");
+    this.name = spawn.name();
+    this.spawnedAt = Objects.requireNonNull(spawnedAt, "spawnedAt");
+  }
+
+  String name() {
+    return name;
+  }
+
+  SpawnPayload spawn() {
+    return spawn;
+  }
+
+  Instant spawnedAt() {
+    return spawnedAt;
+  }
+
+  synchronized WorkerState state() {
+    return state;
+  }
+
+  synchronized boolean isRunning() {
+    return state == WorkerState.RUNNING;
+  }
+
+  /** Completes with this handle when the worker presented itself; fails when its start was abandoned. */
+  CompletableFuture<WorkerHandle> presented() {
+    return presented;
+  }
+
+  /** A new attempt's process and wire (the previous attempt's were killed). */
+  synchronized void attempt(WorkerProcess newProcess) {
+    if (state != WorkerState.STARTING) {
+      throw new IllegalStateException("worker " + name + " is " + state.code() + ", not starting");
+    }
+    process = newProcess;
+    wire = null;
+  }
+
+  synchronized void attach(Wire newWire) {
+    wire = newWire;
+  }
+
+  synchronized WorkerProcess process() {
+    return process;
+  }
+
+  synchronized Wire wire() {
+    return wire;
+  }
+
+  /**
+   * STARTING → RUNNING with {@code presentation}, as the {@code order}-th worker presented in the
+   * run (the oldest running is the reception).
+   *
+   * @return false when the worker is not starting (the presentation is refused)
+   */
+  synchronized boolean present(Presentation presentation, long order, Instant now) {
+    if (state != WorkerState.STARTING || this.presentation != null) {
+      return false;
+    }
+    this.presentation = presentation;
+    this.photo = presentation.photo();
+    this.order = order;
+    this.runningSince = now;
+    state = WorkerState.RUNNING;
+    heard();
+    return true;
+  }
+
+  /** Completes {@link #presented()}; called once the presentation's reply is on its way. */
+  void announcePresented() {
+    presented.complete(this);
+  }
+
+  /** Fails {@link #presented()}: the start was abandoned. */
+  void abandon(Throwable why) {
+    presented.completeExceptionally(why);
+  }
+
+  /** RUNNING → QUITTING; false from any other state. */
+  synchronized boolean quitting() {
+    if (state != WorkerState.RUNNING) {
+      return false;
+    }
+    state = WorkerState.QUITTING;
+    return true;
+  }
+
+  /**
+   * Any state → DEAD, once.
+   *
+   * @return whether this call made it dead (false: it was already)
+   */
+  synchronized boolean die(String reason) {
+    if (state == WorkerState.DEAD) {
+      return false;
+    }
+    state = WorkerState.DEAD;
+    deathReason = reason;
+    return true;
+  }
+
+  synchronized String deathReason() {
+    return deathReason;
+  }
+
+  synchronized Presentation presentation() {
+    return presentation;
+  }
+
+  synchronized PhotoMessage photo() {
+    return photo;
+  }
+
+  synchronized void photo(PhotoMessage newPhoto) {
+    photo = newPhoto;
+    heard();
+  }
+
+  /** The application's move routes, each {@code [METHOD, PATH]}, from the presentation. */
+  synchronized List<List<String>> moveRoutes() {
+    return presentation == null ? List.of() : presentation.moveRoutes();
+  }
+
+  synchronized long order() {
+    return order;
+  }
+
+  synchronized Instant runningSince() {
+    return runningSince;
+  }
+
+  /** The worker's pid: from its presentation, else from its process; 0 before either. */
+  synchronized long pid() {
+    if (presentation != null) {
+      return presentation.pid();
+    }
+    return process == null ? 0 : process.pid();
+  }
+
+  /** Something came from the worker: a frame, a reply. */
+  void heard() {
+    lastHeardNanos = System.nanoTime();
+  }
+
+  /** Nanoseconds since the worker was last heard from. */
+  long silentNanos() {
+    return System.nanoTime() - lastHeardNanos;
+  }
+
+  /** Claims the heartbeat's ping slot; false when a ping is in flight already. */
+  synchronized boolean startPing() {
+    if (pinging) {
+      return false;
+    }
+    pinging = true;
+    return true;
+  }
+
+  void endPing() {
+    pinging = false;
+  }
+
+  /** What placement knows of this worker, with {@code occupancy} users counted against it. */
+  synchronized WorkerView view(int occupancy) {
+    return new WorkerView(name, order, state == WorkerState.RUNNING, occupancy,
+        photo == null ? 0 : photo.heapUsedBytes(), photo == null ? 0 : photo.heapMaxBytes());
+  }
+
+  @Override
+  public synchronized String toString() {
+    return "worker " + name + " (" + state.code() + ")";
+  }
+}

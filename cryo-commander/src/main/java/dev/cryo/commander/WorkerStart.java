@@ -1,0 +1,122 @@
+package dev.cryo.commander;
+
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.WireLimits;
+import dev.cryo.wire.WireListener;
+import dev.cryo.wire.protocol.Methods;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * One attempt to start a worker, up to its presentation: bind the worker's socket, spawn its JVM,
+ * accept its one connection, open the wire, and wait for its {@code present} call — all within the
+ * presentation timeout, counted from the bind. Whatever fails (no connection, the process exiting,
+ * the wire closing on a hostile first frame, the time running out), everything of the attempt is
+ * undone: the wire closed, the process group killed. The socket file is unlinked in every case
+ * (after a presentation the wire owns the connection). Used once, by one thread.
+ */
+final class WorkerStart {
+
+  private static final Executor VIRTUAL = command -> Thread.ofVirtual().start(command);
+
+  private final CommanderConfig config;
+  private final WorkerHandle handle;
+  private final Routing routing;
+  private final WorkerLink.Events events;
+  private final Path log;
+
+  WorkerStart(CommanderConfig config, WorkerHandle handle, Routing routing,
+      WorkerLink.Events events, Path log) {
+    this.config = config;
+    this.handle = handle;
+    this.routing = routing;
+    this.events = events;
+    this.log = log;
+  }
+
+  /**
+   * Runs the attempt.
+   *
+   * @param spawned told of the process as soon as it runs; false stops the attempt (the process is
+   *     killed): the commander is closing
+   * @param presentedProcess told of the process once the worker presented itself
+   * @return null when the worker presented itself, else why the attempt failed
+   */
+  String run(Predicate<WorkerProcess> spawned, Consumer<WorkerProcess> presentedProcess) {
+    long deadline = System.nanoTime() + config.presentation().toNanos();
+    WireListener listener = null;
+    WorkerProcess process = null;
+    Wire wire = null;
+    boolean presented = false;
+    try {
+      listener = WireListener.bind(Path.of(handle.spawn().wire()));
+      process = WorkerProcess.start(config.workerCommand(), handle.spawn(), log);
+      if (!spawned.test(process)) {
+        return "the commander is closing";
+      }
+      WireListener bound = listener;
+      CompletableFuture<SocketChannel> accepted = CompletableFuture.supplyAsync(() -> {
+        try {
+          return bound.accept(config.presentation());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }, VIRTUAL);
+      CompletableFuture.anyOf(accepted, process.onExit()).get(remaining(deadline),
+          TimeUnit.NANOSECONDS);
+      if (!accepted.isDone()) {
+        return "its process exited with status " + process.exitStatus() + " before it connected";
+      }
+      WorkerLink link = new WorkerLink(handle, routing, events, config.clock());
+      wire = Wire.open(accepted.join(), handle.name(), link, Methods.COMMANDER_CALLS,
+          Methods.COMMANDER_EVENTS, WireLimits.defaults());
+      link.attach(wire);
+      handle.attach(wire);
+      CompletableFuture.anyOf(handle.presented(), process.onExit(), link.closed())
+          .get(remaining(deadline), TimeUnit.NANOSECONDS);
+      if (!handle.presented().isDone()) {
+        return link.closed().isDone() ? "its wire closed before it presented itself ("
+            + link.closed().join() + ")" : "its process exited with status "
+            + process.exitStatus() + " before it presented itself";
+      }
+      presented = true;
+      presentedProcess.accept(process);
+      return null;
+    } catch (TimeoutException e) {
+      return "it did not present itself within " + config.presentation()
+          + "; its process group was killed";
+    } catch (ExecutionException e) {
+      return "no connection came to its socket: " + e.getCause().getMessage();
+    } catch (IOException | RuntimeException e) {
+      return "it could not be spawned: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "the start was interrupted";
+    } finally {
+      if (listener != null) {
+        listener.close();
+      }
+      if (!presented) {
+        if (wire != null) {
+          wire.close();
+        }
+        if (process != null) {
+          process.killGroup();
+        }
+      }
+    }
+  }
+
+  private static long remaining(long deadlineNanos) {
+    return Math.max(1, deadlineNanos - System.nanoTime());
+  }
+}

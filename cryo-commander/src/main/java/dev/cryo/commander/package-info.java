@@ -1,0 +1,67 @@
+/**
+ * The commander of one run of cryo: the run lock and {@code run.json}, the routing maps, holds,
+ * placement, the worker processes (spawn, presentation, heartbeat, death) and moves. It has no HTTP
+ * in it: the front drives it through {@link dev.cryo.commander.Commander} ({@code start},
+ * {@code serve}, {@code move}, {@code status}, {@code close}).
+ *
+ * <h2>Rules of the package</h2>
+ * <ul>
+ *   <li><b>The ordering rule.</b> The routing maps ({@link dev.cryo.commander.Routing}) change only
+ *       by announcements, folded in the order they arrive from each worker, by quit reports and by
+ *       deaths. "Frozen" is known only from a {@code user_frozen} announcement or a quit report
+ *       naming the user, never inferred. A reply whose watermark is past the last announcement
+ *       folded from its worker is recorded as an anomaly.
+ *   <li>A user being frozen, moved or dropped is held: his requests wait, 5 s in all (the hold
+ *       budget, shared by every wait and retry of one request), then are answered 503 with
+ *       {@code Retry-After}.
+ *   <li>Placement ({@link dev.cryo.commander.Placement}): unknown connections and guests go to the
+ *       reception, the oldest running worker (by presentation); a user to the worker he lives on;
+ *       a frozen user to the worker his requests are bound for, else the fullest worker that admits
+ *       him, else a new worker, else 503. A moved guest lives where he was moved.
+ *   <li>Each worker is a child JVM in its own process group; a worker that does not present itself
+ *       in time, falls silent for two heartbeats, or outlives its wire has its whole group killed
+ *       with SIGKILL.
+ *   <li>A dead worker's users that were not frozen are lost: dropped from the maps, their freezer
+ *       folders dropped, counted and logged by name. The frozen ones are untouched. A replacement is
+ *       started while fewer than the configured workers live.
+ *   <li>Every refusal says what happened, what was kept and what to do, with a machine-readable
+ *       reason ({@link dev.cryo.commander.CommanderException.Reason},
+ *       {@link dev.cryo.commander.MoveOutcome.Refusal}). Logging goes through
+ *       {@link java.lang.System.Logger}.
+ * </ul>
+ *
+ * <h2>The event log</h2>
+ * {@code events.jsonl} in the run directory (the previous run's is moved to
+ * {@code events.previous.jsonl} at start): one JSON object per line, flushed line by line, in the
+ * order the events happened — folds are written under the maps' lock, so two folds appear in the
+ * order they changed the maps, whatever workers they came from. Every line has
+ * <ul>
+ *   <li>{@code n}: its number in the run, from 1, one more each line;
+ *   <li>{@code at}: an ISO-8601 instant;
+ *   <li>{@code event}: its type, one of those below; then the type's fields.
+ * </ul>
+ * The types and their fields:
+ * <ul>
+ *   <li>{@code fold} — one announcement folded: {@code worker}, {@code seq} (the worker's
+ *       sequence number), {@code kind} ({@code new_user}, {@code new_connection}, {@code new_page},
+ *       {@code drop_page}, {@code drop_pages}, {@code drop_connection}, {@code drop_connections},
+ *       {@code drop_user}, {@code login}, {@code user_frozen}, {@code user_adopted}),
+ *       {@code user}, {@code keys} (list), {@code detail} (string or null). Births are
+ *       {@code new_*} folds, freezes {@code user_frozen}, adoptions {@code user_adopted}.
+ *   <li>{@code anomaly} — what a fold or a reply could not apply: {@code worker}, {@code seq}
+ *       (or null), {@code message}.
+ *   <li>{@code quit_report} — {@code worker}, {@code frozen} (list of users).
+ *   <li>{@code move} — a move done or refused: {@code user}, {@code from}, {@code to} (null when
+ *       refused), {@code refused} (a {@link dev.cryo.commander.MoveOutcome.Refusal} code, or null),
+ *       {@code message}. A done move's line comes after the {@code user_frozen} fold it caused and
+ *       before the destination's {@code user_adopted}.
+ *   <li>{@code worker_spawned} — {@code worker}, {@code attempt}, {@code pid};
+ *       {@code worker_presented} — {@code worker}, {@code pid}; {@code worker_start_failed} —
+ *       {@code worker}, {@code attempt}, {@code reason}; {@code worker_start_abandoned} —
+ *       {@code worker}, {@code reason}.
+ *   <li>{@code worker_died} — {@code worker}, {@code reason}, {@code lost} (the users lost with
+ *       it, sorted). From this line on, none of them lives anywhere until a new birth names him.
+ * </ul>
+ * Readers must ignore fields and event types they do not know: later versions may add some.
+ */
+package dev.cryo.commander;

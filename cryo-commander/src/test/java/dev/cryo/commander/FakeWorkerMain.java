@@ -1,0 +1,216 @@
+package dev.cryo.commander;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.WireHandler;
+import dev.cryo.wire.WireLimits;
+import dev.cryo.wire.WireRefusal;
+import dev.cryo.wire.protocol.AnnouncementMessage;
+import dev.cryo.wire.protocol.Codes;
+import dev.cryo.wire.protocol.FreezeResult;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.HttpResult;
+import dev.cryo.wire.protocol.Methods;
+import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.Presentation;
+import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.SpawnPayload;
+import dev.cryo.wire.protocol.UserOrder;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A worker JVM for the commander's tests, until the real one's entry point exists: it speaks the
+ * protocol over the real wire and keeps, per user, one counter that it freezes into the real
+ * freezer and wakes from it.
+ *
+ * <p>Its requests: {@code GET /counter} adds one to the user's counter and answers
+ * {@code user=U counter=N worker=W}; {@code POST /api/move} (its move route) answers
+ * {@code moved from=A to=B worker=W} or {@code refused=REASON worker=W}; {@code GET /hang} prints
+ * {@code hanging} and never answers. A new connection is a guest
+ * {@code guest_<connection>}.
+ *
+ * <p>Behaviours for tests, as system properties: {@code cryo.fake.hangWhile=FILE} connects but
+ * never presents itself while FILE exists; {@code cryo.fake.mute=true}
+ * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
+ * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
+ * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent;
+ * {@code cryo.fake.child=true} starts a {@code sleep} in its process group and prints its pid.
+ */
+public final class FakeWorkerMain implements WireHandler {
+
+  private final SpawnPayload spawn;
+  private final Freezer freezer;
+  private final boolean mute = Boolean.getBoolean("cryo.fake.mute");
+  private final boolean freezeHangs = "hang".equals(System.getProperty("cryo.fake.freeze"));
+  private final Map<String, Long> counters = new HashMap<>(); // guarded by this
+  private final Map<String, String> connections = new HashMap<>(); // guarded by this
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private long sequence; // guarded by this
+  private volatile Wire wire;
+
+  private FakeWorkerMain(SpawnPayload spawn) throws IOException {
+    this.spawn = spawn;
+    this.freezer = new Freezer(Path.of(spawn.freezer()));
+  }
+
+  /** The entry point: reads the spawn payload, connects, presents itself, serves until the wire ends. */
+  public static void main(String[] args) throws Exception {
+    SpawnPayload spawn = ProtocolCodec.read(System.getenv(SpawnPayload.ENVIRONMENT)
+        .getBytes(StandardCharsets.UTF_8), SpawnPayload.class);
+    FakeWorkerMain worker = new FakeWorkerMain(spawn);
+    worker.wire = Wire.open(Wire.connect(Path.of(spawn.wire())), spawn.name(), worker,
+        Methods.WORKER_CALLS, Methods.WORKER_EVENTS, WireLimits.defaults());
+    if (Boolean.getBoolean("cryo.fake.child")) { // a process of its group, for the group's kill
+      Process child = new ProcessBuilder("sleep", "600").start();
+      System.out.println("child " + child.pid());
+      System.out.flush();
+    }
+    if (!worker.mayPresent()) {
+      Thread.sleep(Long.MAX_VALUE); // never presents: the commander kills the group
+    }
+    ProcessHandle self = ProcessHandle.current();
+    long started = self.info().startInstant().map(i -> i.toEpochMilli()).orElse(0L);
+    String name = System.getProperty("cryo.fake.name", spawn.name());
+    Presentation presentation = new Presentation(name, spawn.group(), self.pid(), started,
+        spawn, worker.photo(), List.of(List.of("POST", "/api/move")));
+    worker.wire.call(Methods.PRESENT, ProtocolCodec.write(presentation),
+        java.time.Duration.ofSeconds(10)).get();
+    worker.ended.await();
+    System.exit(0);
+  }
+
+  /** False while the file named by {@code cryo.fake.hangWhile} exists: then it never presents. */
+  private boolean mayPresent() {
+    String flag = System.getProperty("cryo.fake.hangWhile");
+    return flag == null || !Files.exists(Path.of(flag));
+  }
+
+  @Override
+  public byte[] onCall(String method, byte[] payload) throws Exception {
+    return switch (method) {
+      case Methods.PING -> {
+        if (mute) {
+          Thread.sleep(Long.MAX_VALUE);
+        }
+        yield ProtocolCodec.write(photo());
+      }
+      case Methods.HTTP -> {
+        HttpCall call = ProtocolCodec.read(payload, HttpCall.class);
+        if (call.path().equals("/hang")) {
+          System.out.println("hanging");
+          System.out.flush();
+          Thread.sleep(Long.MAX_VALUE);
+        }
+        yield ProtocolCodec.write(http(call));
+      }
+      case Methods.FREEZE_USER -> {
+        if (freezeHangs) {
+          Thread.sleep(Long.MAX_VALUE);
+        }
+        yield ProtocolCodec.write(freeze(ProtocolCodec.read(payload, UserOrder.class).user()));
+      }
+      default -> throw new WireRefusal(Codes.BAD_REQUEST, "the fake serves no " + method);
+    };
+  }
+
+  private synchronized HttpResult http(HttpCall call) throws IOException {
+    String user = call.user();
+    if (user == null) {
+      user = connections.get(call.connection());
+      if (user == null) {
+        user = "guest_" + call.connection();
+        counters.put(user, 0L);
+        connections.put(call.connection(), user);
+        announce("new_user", user, List.of(user));
+        announce("new_connection", user, List.of(call.connection()));
+      }
+    } else if (!counters.containsKey(user)) {
+      if (!call.frozen()) {
+        throw new WireRefusal(Codes.USER_LEFT_FROZEN, "'" + user + "' is not here");
+      }
+      wake(user, call.connection());
+    }
+    String body;
+    if (call.path().equals("/api/move")) {
+      body = call.move() == null ? "no move" : call.move().refused() == null
+          ? "moved from=" + call.move().from() + " to=" + call.move().to()
+          : "refused=" + call.move().refused();
+    } else {
+      long counter = counters.merge(user, 1L, Long::sum);
+      body = "user=" + user + " counter=" + counter;
+    }
+    body += " worker=" + spawn.name();
+    return new HttpResult(200, List.of(List.of("Content-Type", "text/plain")),
+        body.getBytes(StandardCharsets.UTF_8), user, sequence + Long.getLong("cryo.fake.skew", 0));
+  }
+
+  private void wake(String user, String connection) throws IOException {
+    if (!freezer.tryTakeSemaphore(user, spawn.name())) {
+      throw new WireRefusal(Codes.SEMAPHORE_TIMEOUT, "the semaphore of '" + user + "' is taken");
+    }
+    try {
+      Object parcel = freezer.readUserParcel(user).orElse(null);
+      if (parcel == null) {
+        throw new WireRefusal(Codes.NO_PARCEL, "no parcel for '" + user + "'");
+      }
+      freezer.dropUserParcel(user);
+      counters.put(user, ((Number) ((Map<?, ?>) parcel).get("counter")).longValue());
+      connections.put(connection, user);
+      announce("new_user", user, List.of(user));
+      announce("new_connection", user, List.of(connection));
+      announce("user_adopted", user, List.of(user));
+    } finally {
+      freezer.releaseSemaphore(user, spawn.name());
+    }
+  }
+
+  private synchronized FreezeResult freeze(String user) throws IOException {
+    Long counter = counters.get(user);
+    if (counter == null) {
+      return new FreezeResult(FreezeResult.NOT_HERE, "'" + user + "' is not on " + spawn.name());
+    }
+    if (!freezer.tryTakeSemaphore(user, spawn.name())) {
+      return new FreezeResult(FreezeResult.FAILED, "the semaphore is taken");
+    }
+    try {
+      freezer.writeUserParcel(user, Map.of("counter", counter), spawn.name(), "freeze",
+          spawn.group());
+    } finally {
+      freezer.releaseSemaphore(user, spawn.name());
+    }
+    counters.remove(user);
+    connections.values().removeIf(user::equals);
+    announce("user_frozen", user, List.of(user));
+    return new FreezeResult(FreezeResult.FROZEN, "frozen");
+  }
+
+  private void announce(String kind, String user, List<String> keys) {
+    sequence++;
+    wire.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(sequence, kind, user,
+        keys, null)));
+  }
+
+  private synchronized PhotoMessage photo() {
+    Runtime runtime = Runtime.getRuntime();
+    return new PhotoMessage(ProcessHandle.current().pid(), spawn.name(), spawn.group(),
+        PhotoMessage.RUNNING, sequence, System.currentTimeMillis(), -1,
+        runtime.totalMemory() - runtime.freeMemory(), runtime.maxMemory(), counters.size(),
+        connections.size(), 0, 0, 0, 0, Map.of());
+  }
+
+  @Override
+  public void onEvent(String method, byte[] payload) {
+  }
+
+  @Override
+  public void onClosed(String reason) {
+    ended.countDown(); // the commander is gone: exit without writing anything
+  }
+}

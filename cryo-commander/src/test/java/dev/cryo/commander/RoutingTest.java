@@ -1,0 +1,278 @@
+package dev.cryo.commander;
+
+import static dev.cryo.commander.Announcement.Kind.DROP_CONNECTION;
+import static dev.cryo.commander.Announcement.Kind.DROP_PAGES;
+import static dev.cryo.commander.Announcement.Kind.DROP_USER;
+import static dev.cryo.commander.Announcement.Kind.LOGIN;
+import static dev.cryo.commander.Announcement.Kind.NEW_CONNECTION;
+import static dev.cryo.commander.Announcement.Kind.NEW_PAGE;
+import static dev.cryo.commander.Announcement.Kind.NEW_USER;
+import static dev.cryo.commander.Announcement.Kind.USER_ADOPTED;
+import static dev.cryo.commander.Announcement.Kind.USER_FROZEN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cryo.commander.Location.Frozen;
+import dev.cryo.commander.Location.OnWorker;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class RoutingTest {
+
+  private final RecordingSink sink = new RecordingSink();
+  private final Routing routing = new Routing(sink);
+  private final Map<String, long[]> sequences = new java.util.HashMap<>();
+
+  private void tell(String worker, Announcement.Kind kind, String user, String key) {
+    tell(worker, kind, user, List.of(key), null);
+  }
+
+  private void tell(String worker, Announcement.Kind kind, String user, List<String> keys,
+      String detail) {
+    long sequence = ++sequences.computeIfAbsent(worker, w -> new long[1])[0];
+    routing.fold(worker, new Announcement(sequence, kind, user, keys, detail));
+  }
+
+  /** A guest born on w1 with connection c1 and page p1, as the worker announces it. */
+  private void guestBorn(String worker, String connection, String page) {
+    String guest = "guest_" + connection;
+    tell(worker, NEW_USER, guest, guest);
+    tell(worker, NEW_CONNECTION, guest, connection);
+    tell(worker, NEW_PAGE, guest, page);
+  }
+
+  @Test
+  void birthsMapConnectionUserAndPage() {
+    guestBorn("w1", "c1", "p1");
+
+    assertThat(routing.userOf("c1")).contains("guest_c1");
+    assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1"));
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
+    assertThat(routing.usersOn("w1")).containsExactly("guest_c1");
+    assertThat(routing.lastSequence("w1")).isEqualTo(3);
+    assertThat(sink.of("fold")).hasSize(3);
+    assertThat(sink.of("anomaly")).isEmpty();
+  }
+
+  @Test
+  void aPageTakesTheConnectionTheWorkerNames() {
+    tell("w1", NEW_USER, "anna", "anna");
+    tell("w1", NEW_CONNECTION, "anna", "c1");
+    tell("w1", NEW_CONNECTION, "anna", "c2");
+    tell("w1", NEW_PAGE, "anna", List.of("p1"), "c1");
+    tell("w1", NEW_PAGE, "anna", List.of("p2"), null); // the last new connection of hers
+
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
+    assertThat(routing.connectionOfPage("p2")).contains("c2");
+  }
+
+  @Test
+  void frozenOnlyFromUserFrozenAndConnectionsSurviveTheFreeze() {
+    guestBorn("w1", "c1", "p1");
+    tell("w1", DROP_PAGES, "guest_c1", List.of("p1"), null);
+    assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1"));
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+
+    assertThat(routing.locate("guest_c1")).isEqualTo(new Frozen(null));
+    assertThat(routing.userOf("c1")).contains("guest_c1"); // the cookie still resolves
+    assertThat(routing.connectionOfPage("p1")).isEmpty();
+    assertThat(routing.usersOn("w1")).isEmpty();
+    assertThat(routing.counts().frozen()).isEqualTo(1);
+  }
+
+  @Test
+  void anAdoptionElsewherePlacesTheFrozenUserThere() {
+    guestBorn("w1", "c1", "p1");
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+    assertThat(routing.bindFrozen("guest_c1", "w2")).contains("w2");
+    assertThat(routing.bindFrozen("guest_c1", "w3")).contains("w2"); // a burst goes one way
+    assertThat(routing.occupancy("w2")).isEqualTo(1);
+
+    tell("w2", NEW_USER, "guest_c1", "guest_c1");
+    tell("w2", NEW_CONNECTION, "guest_c1", "c1");
+    tell("w2", NEW_PAGE, "guest_c1", "p1");
+    tell("w2", USER_ADOPTED, "guest_c1", "guest_c1");
+
+    assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w2"));
+    assertThat(routing.usersOn("w2")).containsExactly("guest_c1");
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
+  }
+
+  @Test
+  void aWorkerTellingOfAnotherWorkersUserIsAnAnomalyAndChangesNothing() {
+    guestBorn("w1", "c1", "p1");
+
+    tell("w2", NEW_USER, "guest_c1", "guest_c1");
+    tell("w2", USER_FROZEN, "guest_c1", "guest_c1");
+    tell("w2", DROP_USER, "guest_c1", "guest_c1");
+
+    assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1"));
+    assertThat(routing.userOf("c1")).contains("guest_c1");
+    assertThat(routing.counts().anomalies()).isEqualTo(3);
+    assertThat(sink.of("anomaly")).hasSize(3);
+  }
+
+  @Test
+  void aSequenceGapIsAnAnomaly() {
+    routing.fold("w1", Announcement.of(1, NEW_USER, "anna", "anna"));
+    routing.fold("w1", Announcement.of(3, NEW_CONNECTION, "anna", "c1"));
+
+    assertThat(routing.counts().anomalies()).isEqualTo(1);
+    assertThat(routing.userOf("c1")).contains("anna"); // folded anyway
+    assertThat(routing.lastSequence("w1")).isEqualTo(3);
+  }
+
+  @Test
+  void aGuestsLoginRekeysHimAndTheCookieFollows() {
+    guestBorn("w1", "c1", "p1");
+
+    tell("w1", LOGIN, "anna", List.of("c1"), "guest_c1"); // a transfer: no drop_user follows
+
+    assertThat(routing.userOf("c1")).contains("anna");
+    assertThat(routing.locate("anna")).isEqualTo(new OnWorker("w1"));
+    assertThat(routing.locate("guest_c1")).isEqualTo(Location.UNKNOWN);
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
+    assertThat(routing.usersOn("w1")).containsExactly("anna");
+  }
+
+  @Test
+  void theLoginTailLeavesTheConnectionWithTheIdentityElsewhere() {
+    tell("w2", NEW_USER, "anna", "anna");
+    tell("w2", NEW_CONNECTION, "anna", "c9");
+    guestBorn("w1", "c1", "p1");
+
+    tell("w1", LOGIN, "anna", List.of("c1"), "guest_c1");
+    tell("w1", DROP_PAGES, "guest_c1", List.of("p1"), null);
+    tell("w1", DROP_CONNECTION, "guest_c1", "c1");
+    tell("w1", DROP_USER, "guest_c1", "guest_c1");
+
+    assertThat(routing.userOf("c1")).contains("anna");
+    assertThat(routing.locate("anna")).isEqualTo(new OnWorker("w2"));
+    assertThat(routing.locate("guest_c1")).isEqualTo(Location.UNKNOWN);
+    assertThat(routing.connectionsOf("anna")).containsExactly("c1", "c9");
+    assertThat(sink.of("anomaly")).isEmpty();
+  }
+
+  @Test
+  void aDroppedUserTakesHisConnectionsAndPages() {
+    guestBorn("w1", "c1", "p1");
+    tell("w1", DROP_USER, "guest_c1", "guest_c1");
+
+    assertThat(routing.knowsConnection("c1")).isFalse();
+    assertThat(routing.connectionOfPage("p1")).isEmpty();
+    assertThat(routing.counts()).isEqualTo(new Routing.Counts(0, 0, 0, 0, 0, 0, 0, 4));
+  }
+
+  @Test
+  void aDeadWorkersUnfrozenUsersAreLostAndItsFrozenOnesUntouched() {
+    guestBorn("w1", "c1", "p1");
+    guestBorn("w1", "c2", "p2");
+    tell("w1", USER_FROZEN, "guest_c2", "guest_c2");
+    guestBorn("w2", "c3", "p3");
+    routing.bindFrozen("guest_c2", "w1");
+
+    List<String> lost = routing.workerDied("w1", "end of wire");
+
+    assertThat(lost).containsExactly("guest_c1");
+    assertThat(routing.knowsConnection("c1")).isFalse();
+    assertThat(routing.connectionOfPage("p1")).isEmpty();
+    assertThat(routing.locate("guest_c2")).isEqualTo(new Frozen(null)); // not bound to the dead
+    assertThat(routing.userOf("c2")).contains("guest_c2");
+    assertThat(routing.locate("guest_c3")).isEqualTo(new OnWorker("w2"));
+    assertThat(routing.counts().lost()).isEqualTo(1);
+    assertThat(sink.of("worker_died")).singleElement()
+        .satisfies(e -> assertThat(e.fields().get("lost")).isEqualTo(List.of("guest_c1")));
+  }
+
+  @Test
+  void aQuitReportFreezesWhomItNames() {
+    guestBorn("w1", "c1", "p1");
+    guestBorn("w1", "c2", "p2");
+
+    routing.foldQuitReport("w1", List.of("guest_c1"));
+    List<String> lost = routing.workerDied("w1", "quit");
+
+    assertThat(routing.locate("guest_c1")).isEqualTo(new Frozen(null));
+    assertThat(lost).containsExactly("guest_c2");
+  }
+
+  @Test
+  void theFoldOfUserFrozenReleasesTheHoldWithItsDestinationFirst() throws Exception {
+    guestBorn("w1", "c1", "p1");
+    Hold hold = routing.hold("guest_c1", HoldReason.MOVING, "w2").orElseThrow();
+    assertThat(routing.hold("guest_c1", HoldReason.FREEZING, null)).isEmpty();
+    CompletableFuture<Location> seenByWaiter = CompletableFuture.supplyAsync(() -> {
+      try {
+        assertThat(routing.awaitUnheld("guest_c1", System.nanoTime()
+            + Duration.ofSeconds(20).toNanos())).isTrue();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+      return routing.locate("guest_c1");
+    });
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+
+    assertThat(seenByWaiter.get(20, TimeUnit.SECONDS)).isEqualTo(new Frozen("w2"));
+    assertThat(hold.isReleased()).isTrue();
+    assertThat(routing.holdOf("guest_c1")).isEmpty();
+  }
+
+  @Test
+  void aMovesEventIsWrittenByTheFoldOfItsFreezeBeforeTheAdoption() {
+    guestBorn("w1", "c1", "p1");
+    routing.hold("guest_c1", HoldReason.MOVING, "w2").orElseThrow();
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+    tell("w2", NEW_USER, "guest_c1", "guest_c1");
+    tell("w2", USER_ADOPTED, "guest_c1", "guest_c1");
+
+    List<String> order = sink.events().stream()
+        .map(e -> e.event() + ":" + e.fields().getOrDefault("kind", e.fields().get("to")))
+        .toList();
+    assertThat(order).containsSubsequence("fold:user_frozen", "move:w2", "fold:user_adopted");
+    assertThat(sink.of("move").get(0).fields()).containsEntry("from", "w1")
+        .containsEntry("refused", null);
+  }
+
+  @Test
+  void anOrderedFreezeWritesNoMove() {
+    guestBorn("w1", "c1", "p1");
+    routing.hold("guest_c1", HoldReason.FREEZING, null).orElseThrow();
+
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+
+    assertThat(sink.of("move")).isEmpty();
+    assertThat(routing.locate("guest_c1")).isEqualTo(new Frozen(null));
+  }
+
+  @Test
+  void aHoldNotReleasedTimesTheWaiterOut() throws Exception {
+    guestBorn("w1", "c1", "p1");
+    Hold hold = routing.hold("guest_c1", HoldReason.FREEZING, null).orElseThrow();
+
+    assertThat(routing.awaitUnheld("guest_c1", System.nanoTime()
+        + Duration.ofMillis(50).toNanos())).isFalse();
+
+    routing.release(hold);
+    assertThat(routing.awaitUnheld("guest_c1", System.nanoTime())).isTrue();
+    assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1")); // a failed freeze
+  }
+
+  @Test
+  void theDeathOfHisWorkerReleasesAHeldUser() throws Exception {
+    guestBorn("w1", "c1", "p1");
+    Hold hold = routing.hold("guest_c1", HoldReason.MOVING, "w2").orElseThrow();
+
+    routing.workerDied("w1", "killed");
+
+    assertThat(hold.isReleased()).isTrue();
+    assertThat(routing.locate("guest_c1")).isEqualTo(Location.UNKNOWN);
+  }
+}

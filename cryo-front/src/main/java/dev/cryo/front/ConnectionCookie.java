@@ -1,0 +1,100 @@
+package dev.cryo.front;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpCookie;
+
+/**
+ * The connection cookie, {@value #NAME}: 128 random bits minted by cryo for a new connection, in
+ * base64url without padding (22 characters), {@code HttpOnly}, {@code SameSite=Lax},
+ * {@code Path=/}, and {@code Secure} when the front is configured so. Thread-safe.
+ *
+ * <p>The cookie's value is a bearer secret and never leaves the front: the connection's id, which
+ * the commander, the workers, the freezer and the application see (a guest is named after it), is
+ * {@link #connectionIdOf} the value — the first 128 bits of its SHA-256 — so nothing they show or
+ * log can be replayed as somebody's cookie.
+ */
+final class ConnectionCookie {
+
+  /** The cookie's name. */
+  static final String NAME = "cryo_connection";
+
+  /** How long a browser keeps the cookie: 30 days, renewed by nothing but a new connection. */
+  static final long MAX_AGE_SECONDS = 30L * 24 * 3600;
+
+  private static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_-]{22}");
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final boolean secure;
+
+  ConnectionCookie(boolean secure) {
+    this.secure = secure;
+  }
+
+  /** A new cookie value: 128 bits from a {@link SecureRandom}. */
+  static String mint() {
+    byte[] bits = new byte[16];
+    RANDOM.nextBytes(bits);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
+  }
+
+  /** The connection id of the cookie value {@code secret}: one way, 128 bits of its SHA-256. */
+  static String connectionIdOf(String secret) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256")
+          .digest(secret.getBytes(StandardCharsets.US_ASCII));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
+  }
+
+  /**
+   * The well-formed cookie value the cookies carry, or null: a value of another shape is ignored
+   * (it can only be forged), and with several cookies of the name the request is anonymous.
+   */
+  static String read(List<HttpCookie> cookies) {
+    String found = null;
+    for (HttpCookie cookie : cookies) {
+      if (!NAME.equals(cookie.getName())) {
+        continue;
+      }
+      if (found != null || !VALUE.matcher(cookie.getValue()).matches()) {
+        return null;
+      }
+      found = cookie.getValue();
+    }
+    return found;
+  }
+
+  /** The {@code Set-Cookie} value that gives the browser the cookie value {@code secret}. */
+  String setCookie(String secret) {
+    return NAME + "=" + secret + "; Path=/; Max-Age=" + MAX_AGE_SECONDS
+        + "; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "");
+  }
+
+  /**
+   * A {@code Cookie} header's value without this cookie, so the application never sees the
+   * connection's credential; null when nothing is left.
+   */
+  static String strip(String cookieHeader) {
+    StringBuilder kept = new StringBuilder();
+    for (String part : cookieHeader.split(";")) {
+      String trimmed = part.trim();
+      if (trimmed.isEmpty() || trimmed.startsWith(NAME + "=")) {
+        continue;
+      }
+      if (!kept.isEmpty()) {
+        kept.append("; ");
+      }
+      kept.append(trimmed);
+    }
+    return kept.isEmpty() ? null : kept.toString();
+  }
+}

@@ -1,0 +1,139 @@
+package dev.cryo.front;
+
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.VirtualThreads;
+
+/**
+ * The run's public HTTP port: Jetty 12 (core handlers, no servlets) with its blocking work on
+ * virtual threads, serving every path outside {@code /_cryo/} through an {@link Upstream}.
+ *
+ * <pre>{@code
+ * try (Front front = Front.builder(Upstream.of(commander)).port(8080).build()) {
+ *   front.start();
+ *   System.out.println("http://127.0.0.1:" + front.port() + "/");
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe once started; {@link #close()} stops the port (requests in progress are cut).
+ */
+public final class Front implements AutoCloseable {
+
+  private final Server server;
+  private final ServerConnector connector;
+  private final String bind;
+
+  private Front(Builder builder) {
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("cryo-front");
+    threads.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor(
+        "cryo-front-v"));
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    connector.setHost(builder.bind);
+    connector.setPort(builder.port);
+    server.addConnector(connector);
+    server.setHandler(new ApplicationHandler(builder.upstream,
+        new ConnectionCookie(builder.secureCookie), builder.maxBody));
+    this.bind = builder.bind;
+  }
+
+  /** A builder of a front serving through {@code upstream}. */
+  public static Builder builder(Upstream upstream) {
+    return new Builder(upstream);
+  }
+
+  /**
+   * Opens the port and starts serving.
+   *
+   * @throws FrontException when the port cannot be bound (in use, not allowed)
+   */
+  public void start() {
+    try {
+      server.start();
+    } catch (Exception e) {
+      close();
+      throw new FrontException("the front could not listen on " + bind + ":"
+          + connector.getPort() + " (" + e.getMessage() + "); nothing was started: free the port"
+          + " or pick another with --port", e);
+    }
+  }
+
+  /** The port listened on (the real one when 0 was asked for); valid once started. */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  /** The address listened on. */
+  public InetSocketAddress address() {
+    return new InetSocketAddress(bind, port());
+  }
+
+  /** Stops listening; idempotent. */
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      // stopping a server that failed to start or is already stopped: nothing left to release
+    }
+  }
+
+  /**
+   * Builds a {@link Front}. Defaults: port 8080, bound to 127.0.0.1, bodies up to 1 MiB, cookie
+   * without {@code Secure}. Not thread-safe.
+   */
+  public static final class Builder {
+    private final Upstream upstream;
+    private int port = 8080;
+    private String bind = "127.0.0.1";
+    private long maxBody = 1 << 20;
+    private boolean secureCookie;
+
+    private Builder(Upstream upstream) {
+      this.upstream = Objects.requireNonNull(upstream, "upstream");
+    }
+
+    /** The port, 0 for any free one; @return this builder. */
+    public Builder port(int value) {
+      if (value < 0 || value > 65535) {
+        throw new IllegalArgumentException("a port is 0 to 65535, not " + value);
+      }
+      this.port = value;
+      return this;
+    }
+
+    /** The address to bind; @return this builder. */
+    public Builder bind(String value) {
+      this.bind = Objects.requireNonNull(value, "bind");
+      return this;
+    }
+
+    /** The largest request body in bytes; @return this builder. */
+    public Builder maxBody(long value) {
+      if (value < 0) {
+        throw new IllegalArgumentException("the body limit is at least 0, not " + value);
+      }
+      this.maxBody = value;
+      return this;
+    }
+
+    /** Whether the cookie is {@code Secure} (served behind TLS); @return this builder. */
+    public Builder secureCookie(boolean value) {
+      this.secureCookie = value;
+      return this;
+    }
+
+    /** The front; the builder may be reused. */
+    public Front build() {
+      return new Front(this);
+    }
+  }
+}

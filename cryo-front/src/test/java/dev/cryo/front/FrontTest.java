@@ -1,0 +1,156 @@
+package dev.cryo.front;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cryo.commander.Reply;
+import dev.cryo.commander.Request;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap.SimpleImmutableEntry;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class FrontTest {
+
+  /** An upstream that knows the connections it served and echoes what reached it. */
+  static final class EchoUpstream implements Upstream {
+    final Set<String> known = ConcurrentHashMap.newKeySet();
+    final List<Request> seen = new CopyOnWriteArrayList<>();
+    volatile List<Map.Entry<String, String>> replyHeaders = List.of();
+
+    @Override
+    public boolean knowsConnection(String connectionId) {
+      return known.contains(connectionId);
+    }
+
+    @Override
+    public Reply serve(Request request) {
+      seen.add(request);
+      known.add(request.connectionId());
+      String text = request.method() + " " + request.path() + "?" + request.query() + " "
+          + request.body().length;
+      return new Reply(200, replyHeaders, text.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private final EchoUpstream upstream = new EchoUpstream();
+  private final HttpClient client = HttpClient.newHttpClient();
+  private Front front;
+
+  @BeforeEach
+  void start() {
+    front = Front.builder(upstream).port(0).maxBody(1000).build();
+    front.start();
+  }
+
+  @AfterEach
+  void stop() {
+    front.close();
+    client.close();
+  }
+
+  private URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + front.port() + path);
+  }
+
+  private HttpResponse<String> get(String path, String cookie) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(path));
+    if (cookie != null) {
+      request.header("Cookie", cookie);
+    }
+    return client.send(request.build(), BodyHandlers.ofString());
+  }
+
+  private static String connectionOf(HttpResponse<?> response) {
+    String setCookie = response.headers().firstValue("set-cookie").orElseThrow();
+    assertThat(setCookie).contains("HttpOnly").contains("SameSite=Lax").contains("Path=/");
+    return setCookie.substring(setCookie.indexOf('=') + 1, setCookie.indexOf(';'));
+  }
+
+  @Test
+  void aNewConnectionGetsA128BitCookieAndKeepsIt() throws Exception {
+    HttpResponse<String> first = get("/hello?x=1", null);
+    String connection = connectionOf(first);
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).isEqualTo("GET /hello?x=1 0");
+    assertThat(connection).hasSize(22).matches("[A-Za-z0-9_-]+");
+    HttpResponse<String> second = get("/again", "cryo_connection=" + connection);
+    assertThat(second.headers().firstValue("set-cookie")).isEmpty();
+    String id = ConnectionCookie.connectionIdOf(connection);
+    assertThat(id).isNotEqualTo(connection).hasSize(22);
+    assertThat(upstream.seen).extracting(Request::connectionId).containsExactly(id, id);
+  }
+
+  @Test
+  void anUnknownForgedOrMalformedCookieIsANewAnonymousConnection() throws Exception {
+    String known = connectionOf(get("/", null));
+    String forged = "AAAAAAAAAAAAAAAAAAAAAA";
+    for (String cookie : List.of("cryo_connection=" + forged, "cryo_connection=../../etc",
+        "cryo_connection=" + known + "; cryo_connection=" + forged)) {
+      HttpResponse<String> response = get("/", cookie);
+      String minted = connectionOf(response);
+      assertThat(minted).isNotIn(known, forged);
+    }
+    assertThat(upstream.seen).extracting(Request::connectionId)
+        .doesNotContain(ConnectionCookie.connectionIdOf(forged)).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void theApplicationNeverSeesNorSetsTheConnectionCookie() throws Exception {
+    String connection = connectionOf(get("/", null));
+    upstream.replyHeaders = List.of(
+        new SimpleImmutableEntry<>("Set-Cookie", "cryo_connection=stolen; Path=/"),
+        new SimpleImmutableEntry<>("Set-Cookie", "theme=dark; Path=/"),
+        new SimpleImmutableEntry<>("X-App", "yes"));
+
+    HttpResponse<String> response = get("/", "theme=light; cryo_connection=" + connection);
+
+    assertThat(response.headers().allValues("set-cookie")).containsExactly("theme=dark; Path=/");
+    assertThat(response.headers().firstValue("x-app")).contains("yes");
+    Request last = upstream.seen.get(upstream.seen.size() - 1);
+    assertThat(last.headers()).anySatisfy(header -> {
+      assertThat(header.getKey()).isEqualTo("cookie");
+      assertThat(header.getValue()).isEqualTo("theme=light");
+    });
+    assertThat(last.headers()).noneSatisfy(
+        header -> assertThat(header.getValue()).contains(connection));
+  }
+
+  @Test
+  void aBodyOverTheLimitIs413AndNeverReachesTheUpstream() throws Exception {
+    byte[] big = new byte[1001];
+    HttpResponse<String> declared = client.send(HttpRequest.newBuilder(uri("/api"))
+        .POST(BodyPublishers.ofByteArray(big)).build(), BodyHandlers.ofString());
+    HttpResponse<String> chunked = client.send(HttpRequest.newBuilder(uri("/api"))
+        .POST(BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big))).build(),
+        BodyHandlers.ofString());
+    HttpResponse<String> fits = client.send(HttpRequest.newBuilder(uri("/api"))
+        .POST(BodyPublishers.ofByteArray(new byte[1000])).build(), BodyHandlers.ofString());
+
+    assertThat(declared.statusCode()).isEqualTo(413);
+    assertThat(declared.body()).contains("body_too_large").contains("--max-body");
+    assertThat(chunked.statusCode()).isEqualTo(413);
+    assertThat(fits.statusCode()).isEqualTo(200);
+    assertThat(fits.body()).isEqualTo("POST /api? 1000");
+    assertThat(upstream.seen).hasSize(1);
+  }
+
+  @Test
+  void cryosOwnPathsNeverReachTheApplication() throws Exception {
+    assertThat(get("/_cryo/anything", null).statusCode()).isEqualTo(404);
+    assertThat(upstream.seen).isEmpty();
+  }
+}

@@ -1,0 +1,181 @@
+package dev.cryo.wire;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Encodes frames into bytes and parses a frame's JSON header strictly: valid UTF-8 only, one JSON
+ * object, only the fields of its kind, each once and of its type, nothing after it.
+ * Thread-safe for encoding; {@link #parseHeader} is called by one reader at a time per instance.
+ */
+final class FrameCodec {
+
+  /** Jackson's streaming factory: duplicate keys refused; NaN, comments and the like stay off. */
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
+
+  private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+      .onMalformedInput(CodingErrorAction.REPORT)
+      .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+  private FrameCodec() {
+  }
+
+  /** A codec for one reader (its UTF-8 decoder is its own). */
+  static FrameCodec forReader() {
+    return new FrameCodec();
+  }
+
+  /**
+   * The JSON header of a frame, compact, UTF-8.
+   *
+   * @param id the call id (ignored for EVENT)
+   * @param code the error code (ERROR only)
+   * @param message the error message (ERROR only), cut to {@link Frame#MAX_MESSAGE_CHARS}
+   */
+  static byte[] header(FrameKind kind, long id, String method, String code, String message) {
+    if (kind != FrameKind.ERROR) {
+      // A method name is ASCII without quotes or backslashes (Frame.isName): nothing to escape,
+      // so the two common headers are written directly, as Jackson would write them.
+      String text = kind == FrameKind.EVENT ? "{\"method\":\"" + method + "\"}"
+          : "{\"id\":" + id + ",\"method\":\"" + method + "\"}";
+      return text.getBytes(StandardCharsets.US_ASCII);
+    }
+    ByteArrayBuilder out = new ByteArrayBuilder(64);
+    try (JsonGenerator json = JSON.createGenerator(out)) {
+      json.writeStartObject();
+      if (kind != FrameKind.EVENT) {
+        json.writeNumberField("id", id);
+      }
+      json.writeStringField("method", method);
+      if (kind == FrameKind.ERROR) {
+        json.writeStringField("code", code);
+        json.writeStringField("message", message.length() > Frame.MAX_MESSAGE_CHARS
+            ? message.substring(0, Frame.MAX_MESSAGE_CHARS) : message);
+      }
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot happen: writing JSON into memory failed", e);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * The whole frame's bytes: prelude, header, payload, in one array.
+   *
+   * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
+   */
+  static byte[] encode(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
+    checkSize(header.length, payload.length, limits);
+    byte[] frame = new byte[Frame.PRELUDE_BYTES + header.length + payload.length];
+    ByteBuffer.wrap(frame).order(ByteOrder.BIG_ENDIAN)
+        .putInt(Frame.MAGIC)
+        .put(Frame.VERSION)
+        .put(kind.code)
+        .putInt(header.length)
+        .putInt(payload.length)
+        .put(header)
+        .put(payload);
+    return frame;
+  }
+
+  /** Refuses a frame past the limits, before anything is sent. */
+  static void checkSize(int headerBytes, int payloadBytes, WireLimits limits) {
+    long frameBytes = (long) Frame.PRELUDE_BYTES + headerBytes + payloadBytes;
+    if (headerBytes > limits.maxHeaderBytes() || frameBytes > limits.maxFrameBytes()) {
+      throw new WireRefusedException(WireException.Reason.FRAME_TOO_LARGE, "frame refused: "
+          + frameBytes + " bytes (header " + headerBytes + ") pass the limits (frame "
+          + limits.maxFrameBytes() + ", header " + limits.maxHeaderBytes()
+          + "); nothing was sent and the wire stays open; send a smaller payload");
+    }
+  }
+
+  /**
+   * Parses a header strictly into a frame with the given payload.
+   *
+   * @throws MalformedFrameException {@code bad_header} for invalid UTF-8, invalid JSON, an
+   *     unexpected, missing, repeated or mistyped field, or anything after the object
+   */
+  Frame parseHeader(FrameKind kind, byte[] header, byte[] payload)
+      throws MalformedFrameException {
+    String text;
+    try {
+      text = utf8.reset().decode(ByteBuffer.wrap(header)).toString();
+    } catch (CharacterCodingException e) {
+      throw bad(kind, "it is not valid UTF-8");
+    }
+    long id = 0;
+    String method = null;
+    String code = null;
+    String message = null;
+    try (JsonParser json = JSON.createParser(text)) {
+      if (json.nextToken() != JsonToken.START_OBJECT) {
+        throw bad(kind, "it is not a JSON object");
+      }
+      for (JsonToken token = json.nextToken(); token != JsonToken.END_OBJECT;
+          token = json.nextToken()) {
+        String field = json.currentName();
+        JsonToken value = json.nextToken();
+        switch (field) {
+          case "id" -> {
+            if (kind == FrameKind.EVENT || value != JsonToken.VALUE_NUMBER_INT
+                || json.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                || (id = json.getLongValue()) < 1) {
+              throw bad(kind, "its field 'id' is not allowed or not an integer from 1 to 2^63-1");
+            }
+          }
+          case "method" -> method = string(kind, json, value, "method");
+          case "code" -> code = string(kind, json, value, "code");
+          case "message" -> message = string(kind, json, value, "message");
+          default -> throw bad(kind, "it has a field that is not expected");
+        }
+      }
+      if (json.nextToken() != null) {
+        throw bad(kind, "something follows the JSON object");
+      }
+    } catch (JsonProcessingException e) {
+      throw bad(kind, "it is not strict JSON (" + e.getOriginalMessage() + ")");
+    } catch (IOException e) {
+      throw bad(kind, "it cannot be read (" + e.getMessage() + ")");
+    }
+    if (!Frame.isName(method) || (kind != FrameKind.EVENT && id == 0)) {
+      throw bad(kind, "it lacks a valid 'method'" + (kind == FrameKind.EVENT ? "" : " or 'id'"));
+    }
+    if (kind == FrameKind.ERROR) {
+      if (!Frame.isName(code) || message == null) {
+        throw bad(kind, "it lacks a valid 'code' or 'message'");
+      }
+    } else if (code != null || message != null) {
+      throw bad(kind, "only an error reply has 'code' and 'message'");
+    }
+    return new Frame(kind, id, method, code, message, payload);
+  }
+
+  private static String string(FrameKind kind, JsonParser json, JsonToken value, String field)
+      throws IOException, MalformedFrameException {
+    if (value != JsonToken.VALUE_STRING) {
+      throw bad(kind, "its field '" + field + "' is not a string");
+    }
+    return json.getText();
+  }
+
+  private static MalformedFrameException bad(FrameKind kind, String why) {
+    return new MalformedFrameException("bad_header",
+        "the header of a " + kind.name().toLowerCase(java.util.Locale.ROOT) + " frame was refused: "
+            + why);
+  }
+}

@@ -1,0 +1,59 @@
+package dev.cryo.wire;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The clock of every wire's call timeouts: one daemon platform thread that ticks every {@link
+ * #TICK_NANOS} while a wire is open and asks each open wire to expire its overdue calls. A call
+ * therefore times out at most one tick after its deadline.
+ *
+ * <p>Why a tick and not one scheduled task per call: scheduling a task that becomes the earliest
+ * of a delay queue wakes the timer thread, once per call on a wire with one call in flight, and
+ * that wake-up is a measurable part of a round trip on a small machine (docs/benchmarks.md). A
+ * tick costs nothing per call.
+ */
+final class Timeouts {
+
+  /** 10 ms: the precision of a call's timeout. */
+  static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+  private static final Set<Wire> WIRES = ConcurrentHashMap.newKeySet();
+  private static final Thread TICKER = Thread.ofPlatform().name("cryo-wire-timeouts")
+      .daemon(true).start(Timeouts::tick);
+
+  private Timeouts() {
+  }
+
+  /** A wire that opened: its calls are watched until {@link #forget}. */
+  static void watch(Wire wire) {
+    WIRES.add(wire);
+    LockSupport.unpark(TICKER);
+  }
+
+  /** A wire that closed. */
+  static void forget(Wire wire) {
+    WIRES.remove(wire);
+  }
+
+  private static void tick() {
+    while (true) {
+      if (WIRES.isEmpty()) {
+        LockSupport.park(Timeouts.class);
+      } else {
+        LockSupport.parkNanos(Timeouts.class, TICK_NANOS);
+      }
+      long now = System.nanoTime();
+      for (Wire wire : WIRES) {
+        try {
+          wire.expireOverdue(now);
+        } catch (RuntimeException | Error e) {
+          System.getLogger(Timeouts.class.getName()).log(System.Logger.Level.ERROR,
+              "expiring the calls of " + wire + " failed", e);
+        }
+      }
+    }
+  }
+}

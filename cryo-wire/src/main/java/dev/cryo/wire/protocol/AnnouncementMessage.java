@@ -1,0 +1,24 @@
+package dev.cryo.wire.protocol;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One announcement of a worker: a change of its population, in the worker's order.
+ *
+ * @param seq the worker's running number of the announcement, from 1, growing by one
+ * @param kind what happened, in snake_case: {@code new_user, new_connection, new_page, drop_page,
+ *     drop_pages, drop_connection, drop_connections, drop_user, login, user_frozen, user_adopted}
+ * @param user the user concerned (for a login, the new identity)
+ * @param keys the user, connection or page ids the kind names
+ * @param detail for {@code login} the connection's previous owner; null otherwise
+ */
+public record AnnouncementMessage(long seq, String kind, String user, List<String> keys,
+    String detail) {
+
+  /** Checks the required parts and copies the keys. */
+  public AnnouncementMessage {
+    Objects.requireNonNull(kind, "kind");
+    keys = keys == null ? List.of() : List.copyOf(keys);
+  }
+}

@@ -1,0 +1,31 @@
+package dev.cryo.wire.protocol;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A worker's first frame: who it is, what it was started with, its first photo, and the routes
+ * of its application the commander must know.
+ *
+ * @param name the worker's name, as spawned
+ * @param group its group
+ * @param pid its process id
+ * @param processStartMillis when its process started (epoch milliseconds), which with the pid
+ *     names the process for good
+ * @param spawn the payload it was started with, echoed
+ * @param photo its first photo
+ * @param moveRoutes the application's move routes, each {@code [METHOD, PATH]}: the commander
+ *     moves the user before such a request reaches the application
+ */
+public record Presentation(String name, String group, long pid, long processStartMillis,
+    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
+
+  /** Checks the required parts and copies the routes. */
+  public Presentation {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(spawn, "spawn");
+    Objects.requireNonNull(photo, "photo");
+    group = group == null ? "" : group;
+    moveRoutes = moveRoutes == null ? List.of() : moveRoutes.stream().map(List::copyOf).toList();
+  }
+}

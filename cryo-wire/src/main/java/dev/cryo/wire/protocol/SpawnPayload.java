@@ -1,0 +1,31 @@
+package dev.cryo.wire.protocol;
+
+import java.util.Objects;
+
+/**
+ * What a worker process is started with, in the environment variable {@link #ENVIRONMENT}, as
+ * JSON; echoed in its {@link Presentation}.
+ *
+ * @param name the worker's name (it answers for the parcels it writes)
+ * @param group the worker's group
+ * @param wire the Unix socket path the commander listens on for this worker
+ * @param freezer the freezer root shared by the run's workers
+ * @param application the application's class name
+ * @param appPath a jar the application is loaded from, or null for the classpath
+ * @param heapBytes the worker JVM's heap ceiling
+ */
+public record SpawnPayload(String name, String group, String wire, String freezer,
+    String application, String appPath, long heapBytes) {
+
+  /** The environment variable that carries the payload to the worker JVM. */
+  public static final String ENVIRONMENT = "CRYO_WORKER_SPAWN";
+
+  /** Checks the required parts. */
+  public SpawnPayload {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(wire, "wire");
+    Objects.requireNonNull(freezer, "freezer");
+    Objects.requireNonNull(application, "application");
+    group = group == null ? "" : group;
+  }
+}

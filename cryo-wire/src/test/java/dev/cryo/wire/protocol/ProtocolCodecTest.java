@@ -1,0 +1,63 @@
+package dev.cryo.wire.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProtocolCodecTest {
+
+  @Test
+  void anHttpCallRoundTripsWithItsBodyBytes() {
+    byte[] body = {0, 1, 2, (byte) 0xff};
+    HttpCall call = new HttpCall(null, "c1", true, "POST", "/api/counter", "a=1",
+        List.of(List.of("content-type", "application/json")), body,
+        new MoveInfo("w1", "w2", null));
+
+    HttpCall back = ProtocolCodec.read(ProtocolCodec.write(call), HttpCall.class);
+
+    assertThat(back.user()).isNull();
+    assertThat(back.frozen()).isTrue();
+    assertThat(back.body()).containsExactly(body);
+    assertThat(back.headers()).isEqualTo(call.headers());
+    assertThat(back.move()).isEqualTo(call.move());
+  }
+
+  @Test
+  void aPhotoRoundTrips() {
+    PhotoMessage photo = new PhotoMessage(7, "w1", "main", PhotoMessage.RUNNING, 42, 1000, -1, 10,
+        100, 1, 1, 2, 0, 5, 0, Map.of("anna", new PhotoMessage.UserEntry("active",
+            Map.of("c1", 2), 0, 900, 0, null)));
+
+    assertThat(ProtocolCodec.read(ProtocolCodec.write(photo), PhotoMessage.class))
+        .isEqualTo(photo);
+  }
+
+  @Test
+  void unknownFieldsAreIgnored() {
+    byte[] json = "{\"user\":\"anna\",\"later\":{\"x\":1}}".getBytes(StandardCharsets.UTF_8);
+
+    assertThat(ProtocolCodec.read(json, UserOrder.class).user()).isEqualTo("anna");
+  }
+
+  @Test
+  void aMissingRequiredFieldDuplicateKeyOrTrailingTokenIsRefused() {
+    assertThatThrownBy(() -> ProtocolCodec.read(bytes("{}"), UserOrder.class))
+        .isInstanceOf(ProtocolException.class).hasMessageContaining("UserOrder");
+    assertThatThrownBy(() -> ProtocolCodec.read(bytes("{\"user\":\"a\",\"user\":\"b\"}"),
+        UserOrder.class)).isInstanceOf(ProtocolException.class);
+    assertThatThrownBy(() -> ProtocolCodec.read(bytes("{\"user\":\"a\"} {}"), UserOrder.class))
+        .isInstanceOf(ProtocolException.class);
+    assertThatThrownBy(() -> ProtocolCodec.read(bytes("null"), UserOrder.class))
+        .isInstanceOf(ProtocolException.class);
+    assertThatThrownBy(() -> ProtocolCodec.read(bytes("{\"dropped\":null}"), Dropped.class))
+        .isInstanceOf(ProtocolException.class);
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.cryo.worker;
+
+import java.util.Objects;
+
+/**
+ * Where an identity lives, as the commander knows it: the seam a {@link Worker}'s login asks
+ * ({@link Worker#login(String, String)}) to choose between the relabel in place and the login tail.
+ * In the worker process it is the wire call {@code locate}.
+ *
+ * <p>Called on the thread of the call that logs in, with no lock of the worker held; it may block
+ * (a round trip to the commander). Implementations must be thread-safe. A throw refuses the login
+ * with {@link WorkerException.Reason#LOCATE_FAILED}, nothing changed.
+ */
+@FunctionalInterface
+public interface IdentityLocator {
+
+  /** The locator of a worker alone: every identity lives here or nowhere, so logins relabel in place. */
+  IdentityLocator NOWHERE = user -> Location.NOWHERE;
+
+  /**
+   * Where {@code user} lives.
+   *
+   * @param user a real identity (never a guest)
+   * @return its location; never null
+   * @throws Exception when the answer cannot be had (the login is refused, retryable)
+   */
+  Location locate(String user) throws Exception;
+
+  /**
+   * An identity's whereabouts.
+   *
+   * @param worker the worker holding it, or null when no worker does
+   * @param frozen whether it waits in the freezer
+   */
+  record Location(String worker, boolean frozen) {
+
+    /** Nowhere: no worker holds it and the freezer has no parcel of it (a first login). */
+    public static final Location NOWHERE = new Location(null, false);
+
+    /** In the freezer. */
+    public static final Location FROZEN = new Location(null, true);
+
+    /** Held by worker {@code name}. */
+    public static Location on(String name) {
+      return new Location(Objects.requireNonNull(name, "name"), false);
+    }
+
+    /**
+     * Whether the identity lives away from worker {@code here}: on another worker, or in the
+     * freezer (its parcel must be woken, never shadowed by a fresh entry here).
+     */
+    public boolean elsewhereThan(String here) {
+      return frozen || (worker != null && !worker.equals(here));
+    }
+  }
+}

@@ -1,0 +1,207 @@
+package dev.cryo.worker;
+
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.WireHandler;
+import dev.cryo.wire.WireRefusal;
+import dev.cryo.wire.protocol.AnnouncementMessage;
+import dev.cryo.wire.protocol.Codes;
+import dev.cryo.wire.protocol.ConnectionOrder;
+import dev.cryo.wire.protocol.Dropped;
+import dev.cryo.wire.protocol.FreezeResult;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.HttpResult;
+import dev.cryo.wire.protocol.Methods;
+import dev.cryo.wire.protocol.MoveInfo;
+import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.ProtocolException;
+import dev.cryo.wire.protocol.QuitResult;
+import dev.cryo.wire.protocol.UserOrder;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A worker's side of its wire: it turns the commander's calls into the worker's operations and
+ * the worker's announcements into {@code announce} events.
+ *
+ * <p>Each inbound call runs on a virtual thread of the wire's; the announcements of a call are
+ * written to the wire by the worker's announcer before the call returns (the worker waits for
+ * their delivery), so on this one stream they always precede the call's reply. Thread-safe.
+ */
+final class WireEndpoint implements WireHandler {
+
+  private static final System.Logger LOG = System.getLogger(WireEndpoint.class.getName());
+
+  /** How long an order waits for a departure before it answers that the departure failed. */
+  static final Duration ORDER_WAIT = Duration.ofSeconds(30);
+
+  /** How long after its quit's reply a worker waits for the commander to close the wire. */
+  static final Duration QUIT_EXIT_WAIT = Duration.ofSeconds(10);
+
+  private final Runnable onWireLost;
+  private volatile Worker worker;
+  private volatile Wire wire;
+
+  WireEndpoint(Runnable onWireLost) {
+    this.onWireLost = Objects.requireNonNull(onWireLost, "onWireLost");
+  }
+
+  /** Binds the endpoint to its worker and wire, before the wire carries its first call. */
+  void bind(Worker boundWorker, Wire boundWire) {
+    this.worker = Objects.requireNonNull(boundWorker);
+    this.wire = Objects.requireNonNull(boundWire);
+  }
+
+  /** The worker's announcement listener: each announcement written to the wire as an event. */
+  void announce(Announcement announcement) {
+    Wire target = wire;
+    if (target == null || !target.isOpen()) {
+      return; // the wire is gone: the process is ending and the commander has forgotten us
+    }
+    target.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(
+        announcement.sequence(), announcement.kind().code(), announcement.user(),
+        announcement.keys(), announcement.detail())));
+  }
+
+  @Override
+  public byte[] onCall(String method, byte[] payload) throws Exception {
+    try {
+      return switch (method) {
+        case Methods.HTTP -> ProtocolCodec.write(http(ProtocolCodec.read(payload, HttpCall.class)));
+        case Methods.PING -> ProtocolCodec.write(photo());
+        case Methods.FREEZE_USER -> ProtocolCodec.write(
+            freeze(ProtocolCodec.read(payload, UserOrder.class).user()));
+        case Methods.DROP_USER -> ProtocolCodec.write(
+            new Dropped(worker.dropUser(ProtocolCodec.read(payload, UserOrder.class).user())));
+        case Methods.DROP_CONNECTION -> ProtocolCodec.write(
+            new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
+        case Methods.QUIT -> ProtocolCodec.write(quit());
+        default -> throw new WireRefusal(Codes.BAD_REQUEST, "no such call on a worker: " + method);
+      };
+    } catch (ProtocolException e) {
+      throw new WireRefusal(Codes.BAD_REQUEST, e.getMessage());
+    } catch (WorkerException e) {
+      throw refusal(e);
+    }
+  }
+
+  @Override
+  public void onEvent(String method, byte[] payload) {
+    // A worker accepts no events; the wire refuses unknown methods before they reach here.
+  }
+
+  @Override
+  public void onClosed(String reason) {
+    LOG.log(Level.INFO, "the wire of worker " + (worker == null ? "?" : worker.name())
+        + " ended (" + reason + "): its calls are cut and it exits without writing anything");
+    onWireLost.run();
+  }
+
+  private HttpResult http(HttpCall request) {
+    Map<String, Object> arguments = new HashMap<>();
+    arguments.put("method", request.method());
+    arguments.put("path", request.path());
+    arguments.put("query", request.query());
+    arguments.put("headers", request.headers());
+    arguments.put("body", request.body());
+    MoveInfo move = request.move();
+    if (move != null) {
+      Map<String, Object> moved = new LinkedHashMap<>();
+      moved.put("from", move.from());
+      moved.put("to", move.to());
+      moved.put("refused", move.refused());
+      arguments.put("move", moved);
+    }
+    Call call = new Call(request.user(), request.connection(), null, CallKind.USER_EVENT,
+        request.frozen(), AppHost.HTTP, arguments, Map.of());
+    Object reply = worker.call(call);
+    HttpReply http = (HttpReply) reply;
+    String owner = worker.registry().connectionItems().get(request.connection())
+        .map(connection -> connection.user()).orElse(null);
+    return new HttpResult(http.status(), http.headers(), http.body(), owner,
+        worker.announcementWatermark());
+  }
+
+  private FreezeResult freeze(String user) throws InterruptedException {
+    try {
+      FreezeOutcome outcome = worker.freezeUser(user).get(ORDER_WAIT.toMillis(),
+          TimeUnit.MILLISECONDS);
+      return switch (outcome) {
+        case FROZEN -> new FreezeResult(FreezeResult.FROZEN, user + " is in the freezer");
+        case DROPPED -> new FreezeResult(FreezeResult.FROZEN, user + " expired and was dropped");
+        case NOT_HOSTED -> new FreezeResult(FreezeResult.NOT_HERE, user + " is not here");
+      };
+    } catch (ExecutionException e) {
+      return new FreezeResult(FreezeResult.FAILED, String.valueOf(Worker.unwrap(e).getMessage()));
+    } catch (TimeoutException e) {
+      return new FreezeResult(FreezeResult.FAILED, "the freeze of " + user + " did not end within "
+          + ORDER_WAIT.toSeconds() + " s; he stays where he is until it does");
+    }
+  }
+
+  private boolean dropConnection(ConnectionOrder order) {
+    if (worker.registry().connectionItems().get(order.connection()).isEmpty()) {
+      return false;
+    }
+    worker.dropConnection(order.connection());
+    return true;
+  }
+
+  private QuitResult quit() {
+    QuitReport report = worker.quit().join();
+    // The commander closes the wire once it has the reply, and the end of the wire ends the
+    // process; should it not, the process ends by itself a little later.
+    Thread.ofVirtual().start(() -> {
+      try {
+        Thread.sleep(QUIT_EXIT_WAIT);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      onWireLost.run();
+    });
+    return new QuitResult(report.frozen(), report.dropped(), report.failed(), report.cut());
+  }
+
+  /** The worker's photo as the wire carries it. */
+  PhotoMessage photo() {
+    Photo photo = worker.photo();
+    Map<String, PhotoMessage.UserEntry> users = new HashMap<>();
+    photo.users().forEach((user, entry) -> users.put(user, new PhotoMessage.UserEntry(
+        entry.state().code(), entry.connections(), entry.pendingCalls(), millis(entry.lastRpc()),
+        millis(entry.lastUser()),
+        entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase())));
+    return new PhotoMessage(photo.pid(), photo.name(), photo.group(), photo.state().code(),
+        photo.watermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
+        photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
+        photo.connectionCount(), photo.pageCount(), photo.pendingCallCount(),
+        photo.servedCallCount(), photo.freezeFailures(), users);
+  }
+
+  private static long millis(Instant instant) {
+    return instant == null ? 0 : instant.toEpochMilli();
+  }
+
+  /** The wire's refusal for a worker's refusal: its code tells the commander what to do. */
+  static WireRefusal refusal(WorkerException e) {
+    String code = switch (e.reason()) {
+      case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
+          : Codes.USER_LEFT_MOVING;
+      case NO_PARCEL -> Codes.NO_PARCEL;
+      case LOCATE_FAILED -> Codes.LOCATE_FAILED;
+      case WORKER_FINISHED -> Codes.WORKER_FINISHED;
+      case WAKE_FAILED -> Codes.WAKE_FAILED;
+      case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;
+      case USER_MISMATCH -> Codes.USER_MISMATCH;
+      default -> Codes.INTERNAL;
+    };
+    return new WireRefusal(code, e.getMessage());
+  }
+}

@@ -1,0 +1,92 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.wire.Wire;
+import dev.cryo.wire.WireLimits;
+import dev.cryo.wire.protocol.Location;
+import dev.cryo.wire.protocol.Locate;
+import dev.cryo.wire.protocol.Methods;
+import dev.cryo.wire.protocol.Presentation;
+import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.SpawnPayload;
+import java.lang.System.Logger.Level;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The entry point of a worker process: reads its spawn payload from the environment variable
+ * {@link SpawnPayload#ENVIRONMENT}, loads the application, connects to the commander's socket,
+ * presents itself, and serves until its wire ends.
+ *
+ * <p>When the wire ends the commander is gone (or gave up on this worker): the process exits at
+ * once, cutting its calls and writing nothing — what is in memory is lost, what is in the freezer
+ * stays for the next commander. Exit codes: 0 after a quit or the end of the wire, 78 for a spawn
+ * payload that does not read, 70 when the start failed.
+ */
+public final class WorkerMain {
+
+  private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
+
+  /** How long the commander has to accept the presentation. */
+  static final Duration PRESENTATION_WAIT = Duration.ofSeconds(10);
+  /** How long a {@code locate} may take before the login assumes the identity is elsewhere. */
+  static final Duration LOCATE_WAIT = Duration.ofSeconds(5);
+
+  private WorkerMain() {}
+
+  /** Starts the worker process; see the class documentation. */
+  public static void main(String[] args) {
+    String json = System.getenv(SpawnPayload.ENVIRONMENT);
+    SpawnPayload spawn;
+    try {
+      spawn = ProtocolCodec.read(json == null ? new byte[0] : json.getBytes(
+          java.nio.charset.StandardCharsets.UTF_8), SpawnPayload.class);
+    } catch (RuntimeException e) {
+      System.err.println("cryo worker: the spawn payload in " + SpawnPayload.ENVIRONMENT
+          + " does not read (" + e.getMessage() + "); nothing was started: a worker is started by"
+          + " cryo serve, not by hand");
+      System.exit(78);
+      return;
+    }
+    try {
+      run(spawn);
+    } catch (Exception e) {
+      LOG.log(Level.ERROR, "worker " + spawn.name() + " failed to start: " + e, e);
+      Runtime.getRuntime().halt(70);
+    }
+  }
+
+  private static void run(SpawnPayload spawn) throws Exception {
+    AppHost host = AppHost.load(spawn.application(),
+        spawn.appPath() == null ? null : Path.of(spawn.appPath()));
+    WireEndpoint endpoint = new WireEndpoint(() -> Runtime.getRuntime().halt(0));
+    SocketChannel channel = Wire.connect(Path.of(spawn.wire()));
+    Wire wire = Wire.open(channel, spawn.name(), endpoint, Methods.WORKER_CALLS,
+        Methods.WORKER_EVENTS, WireLimits.defaults());
+    Worker worker = Worker.builder(spawn.name(), new Freezer(Path.of(spawn.freezer())))
+        .group(spawn.group())
+        .application(host)
+        .listener(endpoint::announce)
+        .identityLocator(user -> locate(wire, user))
+        .build();
+    endpoint.bind(worker, wire);
+    ProcessHandle self = ProcessHandle.current();
+    long started = self.info().startInstant().map(instant -> instant.toEpochMilli()).orElse(0L);
+    List<List<String>> moves = host.moveRoutes();
+    Presentation presentation = new Presentation(spawn.name(), spawn.group(), self.pid(), started,
+        spawn, endpoint.photo(), moves);
+    wire.call(Methods.PRESENT, ProtocolCodec.write(presentation), PRESENTATION_WAIT).join();
+    LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
+        + " and serves " + spawn.application());
+    new CountDownLatch(1).await(); // the end of the wire halts the process
+  }
+
+  private static IdentityLocator.Location locate(Wire wire, String user) {
+    Location location = ProtocolCodec.read(wire.call(Methods.LOCATE,
+        ProtocolCodec.write(new Locate(user)), LOCATE_WAIT).join(), Location.class);
+    return new IdentityLocator.Location(location.worker(), location.frozen());
+  }
+}

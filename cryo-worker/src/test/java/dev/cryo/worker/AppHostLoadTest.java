@@ -1,0 +1,143 @@
+package dev.cryo.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.cryo.app.CryoApplication;
+import dev.cryo.app.Routes;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link AppHost#load}: from the classpath, from a jar, and every way it can go wrong. */
+class AppHostLoadTest {
+
+  @TempDir Path temp;
+
+  /** Not an application. */
+  public static final class NotAnApplication {}
+
+  /** An application without a public no-argument constructor. */
+  public static final class NeedsAnArgument implements CryoApplication {
+    public NeedsAnArgument(String argument) {}
+
+    @Override
+    public void routes(Routes routes) {}
+  }
+
+  /** An application whose constructor throws. */
+  public static final class Throws implements CryoApplication {
+    public Throws() {
+      throw new IllegalStateException("no database");
+    }
+
+    @Override
+    public void routes(Routes routes) {}
+  }
+
+  /** An application whose routes are wrong. */
+  public static final class BadRoutes implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.get("no-slash", call -> null);
+    }
+  }
+
+  private static AppHost.LoadException.Reason reasonOf(String className, Path jar) {
+    try {
+      AppHost.load(className, jar);
+      throw new AssertionError(className + " loaded");
+    } catch (AppHost.LoadException e) {
+      assertThat(e.getMessage()).contains("nothing was loaded").satisfiesAnyOf(
+          message -> assertThat(message).contains(className),
+          message -> assertThat(message).contains(String.valueOf(jar)));
+      return e.reason();
+    }
+  }
+
+  @Test
+  void anApplicationOnTheClasspathIsLoaded() {
+    AppHost host = AppHost.load(TallyApplication.class.getName(), null);
+    assertThat(host.application()).isInstanceOf(TallyApplication.class);
+    assertThat(host.moveRoutes()).containsExactly(List.of("POST", "/move"));
+  }
+
+  @Test
+  void eachWayToFailSaysWhatAndWhy() {
+    assertThat(reasonOf("com.example.Nowhere", null))
+        .isEqualTo(AppHost.LoadException.Reason.NOT_FOUND);
+    assertThat(reasonOf(NotAnApplication.class.getName(), null))
+        .isEqualTo(AppHost.LoadException.Reason.NOT_AN_APPLICATION);
+    assertThat(reasonOf(NeedsAnArgument.class.getName(), null))
+        .isEqualTo(AppHost.LoadException.Reason.CANNOT_MAKE);
+    assertThat(reasonOf(Throws.class.getName(), null))
+        .isEqualTo(AppHost.LoadException.Reason.CANNOT_MAKE);
+    assertThat(reasonOf(TallyApplication.class.getName(), temp.resolve("missing.jar")))
+        .isEqualTo(AppHost.LoadException.Reason.BAD_JAR);
+    assertThatThrownBy(() -> AppHost.load(BadRoutes.class.getName(), null))
+        .isInstanceOfSatisfying(AppHost.LoadException.class,
+            e -> assertThat(e.reason()).isEqualTo(AppHost.LoadException.Reason.BAD_ROUTES))
+        .hasMessageContaining("starts with '/'");
+  }
+
+  @Test
+  void anApplicationInAJarIsLoadedWithItsOwnClassLoader() throws Exception {
+    Path source = temp.resolve("src/com/example/jarred/Hello.java");
+    Files.createDirectories(source.getParent());
+    Files.writeString(source, """
+        package com.example.jarred;
+        public final class Hello implements dev.cryo.app.CryoApplication {
+          @Override public void routes(dev.cryo.app.Routes routes) {
+            routes.get("/hello", call -> java.util.Map.of("hello", call.user()));
+          }
+        }
+        """);
+    Path classes = Files.createDirectories(temp.resolve("classes"));
+    JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+    int status = compiler.run(null, null, null, "-d", classes.toString(), "-cp",
+        System.getProperty("java.class.path"), source.toString());
+    assertThat(status).isZero();
+    Path jar = temp.resolve("hello.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+        Stream<Path> files = Files.walk(classes)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        out.putNextEntry(new JarEntry(classes.relativize(file).toString().replace('\\', '/')));
+        out.write(Files.readAllBytes(file));
+        out.closeEntry();
+      }
+    }
+    assertThat(reasonOf("com.example.jarred.Hello", null))
+        .isEqualTo(AppHost.LoadException.Reason.NOT_FOUND);
+
+    AppHost host = AppHost.load("com.example.jarred.Hello", jar);
+
+    assertThat(host.application().getClass().getClassLoader())
+        .isNotSameAs(AppHost.class.getClassLoader());
+    try (Harness harness = new Harness(temp.resolve("run"))) {
+      Worker worker = harness.builder("w1").application(host).build();
+      harness.workers.add(worker);
+      HttpReply reply = AppHostTest.serve(worker, AppHostTest.http("anna", "c1", "GET", "/hello",
+          null));
+      assertThat(new String(reply.body(), StandardCharsets.UTF_8)).isEqualTo("{\"hello\":\"anna\"}");
+    }
+    assertThat(reasonOf(TallyApplication.class.getName(), writeNotAJar()))
+        .isEqualTo(AppHost.LoadException.Reason.BAD_JAR);
+  }
+
+  private Path writeNotAJar() throws Exception {
+    Path file = temp.resolve("not-a-jar.jar");
+    try (OutputStream out = Files.newOutputStream(file)) {
+      out.write("not a zip".getBytes(StandardCharsets.UTF_8));
+    }
+    return file;
+  }
+}
