@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -384,45 +383,43 @@ public final class SafeRoot implements Closeable {
     }
   }
 
+  /**
+   * Opens {@code name} for {@link #readOpened}: read-write (a FIFO then never blocks); when that is
+   * refused and the entry is still a regular file, read-only, but only in a directory nobody but
+   * this user or root may change ({@link DirectoryTrust}), whatever the cause (another user's file,
+   * a read-only mount, an immutable file).
+   *
+   * <p>Why the open failed is never read from the exception's message: the C library words it in
+   * the reader's language, the JDK in its own. The exception's type tells what the JDK types
+   * ({@link NoSuchFileException}), and a look at what is there now ({@code lstat}, through the held
+   * directory) tells the rest: a symbolic link ({@code ELOOP} under {@code O_NOFOLLOW}, a plain
+   * {@link IOException} from the JDK) or another non-regular file is named as what it is.
+   */
   private SeekableByteChannel openForReading(String name, Path shown) throws IOException {
     try {
       return directory.newByteChannel(Path.of(name), READ_WRITE);
     } catch (NoSuchFileException e) {
       throw e;
-    } catch (AccessDeniedException e) {
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " (permission"
-          + " denied); control files are opened read-write so that a FIFO swapped in never blocks"
-          + " the reader, and nothing was read: let their owner read and write them", e);
-    } catch (FileSystemException e) {
-      if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
-        readOnlyProbe.refusedReadWrite(shown);
-        // A read-only mount may be a bind mount of a directory writable elsewhere: a FIFO could
-        // still be swapped in, and a read-only open of it would block. Only a directory nobody but
-        // this user or root may change is safe to read read-only.
-        if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
-          throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write (it"
-              + " is on a read-only mount), and it is not opened read-only because users other"
-              + " than this one and root may change " + path + " (a FIFO swapped in would block"
-              + " the reader); nothing was read: keep the directory to this user or root", e);
-        }
-        return directory.newByteChannel(Path.of(name), READ_ONLY);
-      }
-      if (e.getReason() != null && e.getReason().contains("symbolic links")) {
-        throw notRegular(shown, EntryKind.SYMBOLIC_LINK);
-      }
-      EntryKind kind = lookupHere(name).map(Entry::kind).orElse(EntryKind.SPECIAL_FILE);
-      if (kind != EntryKind.REGULAR_FILE) {
-        throw notRegular(shown, kind);
-      }
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
-          + e.getMessage() + "; nothing was read", e);
     } catch (IOException e) {
-      // The JDK reports ELOOP under NOFOLLOW_LINKS as a plain IOException.
-      if (e.getMessage() != null && e.getMessage().contains("symbolic links")) {
-        throw notRegular(shown, EntryKind.SYMBOLIC_LINK);
+      Optional<Entry> now = lookupHere(name);
+      if (now.isEmpty()) {
+        throw new NoSuchFileException(shown.toString());
       }
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
-          + e.getMessage() + "; nothing was read", e);
+      if (now.get().kind() != EntryKind.REGULAR_FILE) {
+        throw notRegular(shown, now.get().kind());
+      }
+      readOnlyProbe.refusedReadWrite(shown);
+      // Only a directory nobody but this user or root may change is safe to read read-only: a
+      // FIFO swapped in would block a read-only open (a read-only bind mount does not prevent
+      // that: the directory may be writable through another mount).
+      if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
+        throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write ("
+            + Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName())
+            + "), and it is not opened read-only because users other than this one and root may"
+            + " change " + path + " (a FIFO swapped in would block the reader); nothing was read:"
+            + " let this user write it, or keep the directory to this user or root", e);
+      }
+      return directory.newByteChannel(Path.of(name), READ_ONLY);
     }
   }
 
