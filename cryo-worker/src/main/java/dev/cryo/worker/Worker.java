@@ -602,7 +602,7 @@ public final class Worker implements AutoCloseable {
       if (!connectionSeen) {
         announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
       }
-      announcer.publish(Kind.NEW_PAGE, user, pageId);
+      announcer.publish(Kind.NEW_PAGE, user, List.of(pageId), connectionId);
     } finally {
       tenant.lock.unlock();
     }
