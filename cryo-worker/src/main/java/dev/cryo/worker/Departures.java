@@ -268,7 +268,9 @@ final class Departures {
       tenant.lock.lock();
       try {
         if (tenant.present) {
-          tenant.flag = TransferFlag.TRANSFER;
+          if (tenant.flag != TransferFlag.EXPIRY) { // an expiry order stays one
+            tenant.flag = TransferFlag.TRANSFER;
+          }
           tenant.departureFailed = false;
         }
       } finally {

@@ -11,17 +11,37 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * The drops of a {@link Worker}'s rows ordered from above — a user, a connection, a page — each
  * with its cascade and its announcements. The contracts are {@link Worker#dropUser},
  * {@link Worker#dropConnection} and {@link Worker#dropPage}'s.
  *
- * <p>Thread-safe, with the worker's locking: each drop changes the registry and publishes under
- * the user's tenant lock, and delivers after it.
+ * <p>A drop respects the phase of the user's stay. While he is being frozen, woken or handed over
+ * by a login tail, the drop waits for that transition — outside every lock, up to the worker's
+ * transition wait — and then applies to what it left: to him when he is still here; refused with
+ * {@link WorkerException.Reason#USER_LEFT} ({@link WorkerException.Where#FROZEN}) when he went
+ * into the freezer meanwhile, so that nothing announced as dropped ever comes back at his next
+ * wake and no freeze loses its rows under it; with
+ * {@link WorkerException.Reason#IN_TRANSITION} (retryable) when the transition outlasts the wait.
+ *
+ * <p>Thread-safe, with the worker's locking ({@link LockOrder}): each drop changes the registry
+ * and publishes under the user's tenant lock, having tried (never waited for) the page locks the
+ * registry's detach seam takes; a busy page is waited for outside every lock, within the quit's
+ * grace ({@link WorkerException.Reason#ROW_BUSY} past it). The drop delivers its announcements
+ * before it returns.
  */
 final class Drops {
+
+  /** What a drop's step returns to be looked at again (the chain moved meanwhile). */
+  private static final Object AGAIN = new Object();
 
   private final Worker worker;
   private final String name;
@@ -45,24 +65,27 @@ final class Drops {
    * @return whether he was here
    */
   boolean dropUser(String user) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    boolean dropped;
-    List<String> closed = new ArrayList<>();
-    tenant.lock.lock();
-    try {
-      dropped = tenant.phase == Phase.ACTIVE && dropAnnounced(user, closed);
-      if (dropped && tenant.slots.isEmpty()) {
-        worker.leave(tenant, "dropped");
+    long deadline = System.nanoTime() + worker.transitionWait().toNanos();
+    while (true) {
+      Tenant tenant = tenants.get(user);
+      if (tenant == null) {
+        return false;
       }
-    } finally {
-      tenant.lock.unlock();
+      List<String> closed = new ArrayList<>();
+      Object outcome = attempt(tenant, "the drop of '" + user + "'", deadline,
+          () -> pagesOfUser(user), () -> {
+            boolean dropped = dropAnnounced(user, closed);
+            if (dropped && tenant.slots.isEmpty()) {
+              worker.leave(tenant, "dropped");
+            }
+            return dropped;
+          });
+      if (outcome != AGAIN) {
+        announcer.flush();
+        worker.pagesClosed(user, closed);
+        return (Boolean) outcome;
+      }
     }
-    announcer.flush();
-    worker.pagesClosed(user, closed);
-    return dropped;
   }
 
   /**
@@ -99,39 +122,48 @@ final class Drops {
    * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
    */
   void dropConnection(String connectionId) {
-    ConnectionRow connection = registry.connectionItems().get(connectionId)
-        .orElseThrow(() -> unknownConnection(connectionId));
-    Tenant tenant = tenants.get(connection.user());
-    if (tenant == null) {
-      throw unknownConnection(connectionId);
-    }
-    List<String> closed = new ArrayList<>();
-    tenant.lock.lock();
-    try {
-      String user = tenant.user;
-      UserRow owner = registry.userItems().get(user).orElse(null);
-      if (owner == null || !owner.connections().contains(connectionId)) {
+    long deadline = System.nanoTime() + worker.transitionWait().toNanos();
+    while (true) {
+      ConnectionRow seen = registry.connectionItems().get(connectionId)
+          .orElseThrow(() -> unknownConnection(connectionId));
+      Tenant tenant = tenants.get(seen.user());
+      if (tenant == null) {
         throw unknownConnection(connectionId);
       }
-      List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
-      closed.addAll(pageIds);
-      boolean userGoes = owner.connections().size() == 1;
-      registry.dropConnection(connectionId);
-      if (!pageIds.isEmpty()) {
-        announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      List<String> closed = new ArrayList<>();
+      Object outcome = attempt(tenant, "the drop of connection '" + connectionId + "'", deadline,
+          () -> registry.connectionItems().get(connectionId).map(worker::pagesOf)
+              .orElse(List.of()),
+          () -> {
+            String user = tenant.user;
+            ConnectionRow connection = registry.connectionItems().get(connectionId)
+                .orElseThrow(() -> unknownConnection(connectionId));
+            if (!connection.user().equals(user)) {
+              return AGAIN; // logged in as somebody else meanwhile
+            }
+            UserRow owner = registry.userItems().get(user).orElseThrow();
+            List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
+            boolean userGoes = owner.connections().size() == 1;
+            registry.dropConnection(connectionId);
+            closed.addAll(pageIds);
+            if (!pageIds.isEmpty()) {
+              announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+            }
+            announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
+            if (userGoes) {
+              announcer.publish(Kind.DROP_USER, user, user);
+              if (tenant.slots.isEmpty()) {
+                worker.leave(tenant, "dropped");
+              }
+            }
+            return Boolean.TRUE;
+          });
+      if (outcome != AGAIN) {
+        announcer.flush();
+        worker.pagesClosed(tenant.user, closed);
+        return;
       }
-      announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          worker.leave(tenant, "dropped");
-        }
-      }
-    } finally {
-      tenant.lock.unlock();
     }
-    announcer.flush();
-    worker.pagesClosed(tenant.user, closed);
   }
 
   /**
@@ -142,43 +174,143 @@ final class Drops {
    * @return whether it was here
    */
   boolean dropPage(String pageId) {
-    String user;
-    try {
-      user = registry.pageUser(pageId);
-    } catch (RegisterException e) {
-      return false;
-    }
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      return false;
-    }
-    tenant.lock.lock();
-    try {
-      PageRow page = registry.pageItems().get(pageId).orElse(null);
-      if (page == null) {
+    long deadline = System.nanoTime() + worker.transitionWait().toNanos();
+    while (true) {
+      String user;
+      try {
+        user = registry.pageUser(pageId);
+      } catch (RegisterException e) {
         return false;
       }
-      ConnectionRow connection = registry.connectionItems().get(page.connectionId()).orElseThrow();
-      boolean connectionGoes = connection.pages().size() == 1;
-      boolean userGoes = connectionGoes
-          && registry.userItems().get(user).map(row -> row.connections().size() == 1).orElse(false);
-      registry.dropPage(pageId);
-      announcer.publish(Kind.DROP_PAGE, user, pageId);
-      if (connectionGoes) {
-        announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
+      Tenant tenant = tenants.get(user);
+      if (tenant == null) {
+        return false;
       }
-      if (userGoes) {
-        announcer.publish(Kind.DROP_USER, user, user);
-        if (tenant.slots.isEmpty()) {
-          worker.leave(tenant, "dropped");
+      Object outcome = attempt(tenant, "the drop of page '" + pageId + "'", deadline,
+          () -> registry.pageItems().get(pageId).map(List::of).orElse(List.of()),
+          () -> {
+            PageRow page = registry.pageItems().get(pageId).orElse(null);
+            if (page == null) {
+              return Boolean.FALSE;
+            }
+            ConnectionRow connection = registry.connectionItems().get(page.connectionId())
+                .orElseThrow();
+            if (!connection.user().equals(user)) {
+              return AGAIN; // logged in as somebody else meanwhile
+            }
+            boolean connectionGoes = connection.pages().size() == 1;
+            boolean userGoes = connectionGoes && registry.userItems().get(user)
+                .map(row -> row.connections().size() == 1).orElse(false);
+            registry.dropPage(pageId);
+            announcer.publish(Kind.DROP_PAGE, user, pageId);
+            if (connectionGoes) {
+              announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
+            }
+            if (userGoes) {
+              announcer.publish(Kind.DROP_USER, user, user);
+              if (tenant.slots.isEmpty()) {
+                worker.leave(tenant, "dropped");
+              }
+            }
+            return Boolean.TRUE;
+          });
+      if (outcome != AGAIN) {
+        announcer.flush();
+        if (outcome == Boolean.TRUE) {
+          worker.pagesClosed(user, List.of(pageId));
+        }
+        return (Boolean) outcome;
+      }
+    }
+  }
+
+  /**
+   * One try of a drop on {@code tenant}: under his lock, when he is here and active and every page
+   * lock the drop will take is free, runs {@code step} and returns what it returned. Otherwise it
+   * waits — outside every lock, until {@code deadline} ({@link System#nanoTime()}) — for what was
+   * in the way, and returns {@link #AGAIN}.
+   *
+   * @throws WorkerException {@link WorkerException.Reason#USER_LEFT} when he was frozen while the
+   *     drop waited, {@link WorkerException.Reason#IN_TRANSITION} or
+   *     {@link WorkerException.Reason#ROW_BUSY} past the deadline; nothing was changed
+   */
+  private Object attempt(Tenant tenant, String order, long deadline,
+      Supplier<List<PageRow>> pages, Supplier<Object> step) {
+    CompletableFuture<Void> transition = null;
+    ReentrantLock busy = null;
+    tenant.lock.lock();
+    try {
+      if (!tenant.present) {
+        return AGAIN;
+      }
+      if (tenant.phase != Phase.ACTIVE) {
+        transition = tenant.transition; // a freeze, a wake or a login tail: wait, then look again
+      } else {
+        List<ReentrantLock> pageLocks = worker.pageLocks(pages.get());
+        busy = LockOrder.tryLockAll(pageLocks);
+        if (busy == null) {
+          try {
+            return step.get();
+          } finally {
+            LockOrder.unlockAll(pageLocks);
+          }
         }
       }
     } finally {
       tenant.lock.unlock();
     }
-    announcer.flush();
-    worker.pagesClosed(user, List.of(pageId));
-    return true;
+    if (transition != null) {
+      awaitTransition(tenant, transition, order, deadline);
+    } else if (!LockOrder.awaitFree(busy, deadline)) {
+      throw new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user, order + " on worker "
+          + name + " waited for a page a call's store action holds until its bound; nothing was"
+          + " dropped: retry once that call is done");
+    }
+    return AGAIN;
+  }
+
+  private void awaitTransition(Tenant tenant, CompletableFuture<Void> transition, String order,
+      long deadline) {
+    try {
+      transition.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      // a wake that failed: he is not here any more, which the next look sees
+    } catch (TimeoutException e) {
+      throw inTransition(tenant, order);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw inTransition(tenant, order);
+    }
+    tenant.lock.lock();
+    try {
+      if (!tenant.present && tenant.leftTo == WorkerException.Where.FROZEN) {
+        throw WorkerException.userLeft(tenant.user, WorkerException.Where.FROZEN, "'"
+            + tenant.user + "' was frozen on worker " + name + " before " + order + " could run;"
+            + " nothing was dropped, and what it named is in the freezer with him: drop it"
+            + " there, or order the drop again where he wakes");
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+  }
+
+  private WorkerException inTransition(Tenant tenant, String order) {
+    return new WorkerException(WorkerException.Reason.IN_TRANSITION, tenant.user, order
+        + " waited " + worker.transitionWait() + " for '" + tenant.user + "' to finish being"
+        + " frozen, woken or handed over on worker " + name + "; nothing was dropped: retry");
+  }
+
+  /** Every page of a user that is registered, in id order; the caller holds his tenant lock. */
+  List<PageRow> pagesOfUser(String user) {
+    List<PageRow> pages = new ArrayList<>();
+    UserRow row = registry.userItems().get(user).orElse(null);
+    if (row != null) {
+      for (String connectionId : new TreeSet<>(row.connections())) {
+        registry.connectionItems().get(connectionId)
+            .ifPresent(connection -> pages.addAll(worker.pagesOf(connection)));
+      }
+    }
+    return pages;
   }
 
   WorkerException unknownConnection(String connectionId) {

@@ -9,6 +9,9 @@ import dev.cryo.worker.Announcement.Kind;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,11 +46,17 @@ final class Freezing {
   private final SemaphoreTrips trips;
   private final Departures departures;
   private final Drops drops;
+  private final Schedule schedule;
+  private final Clock clock;
+  private final Duration retryInterval;
   private final AtomicLong freezeFailures = new AtomicLong();
 
   Freezing(Worker worker, String name, String group, ConcurrentHashMap<String, Tenant> tenants,
       RegisterRegistry registry, Announcer announcer, SemaphoreTrips trips, Departures departures,
-      Drops drops) {
+      Drops drops, Schedule schedule, Duration retryInterval) {
+    this.schedule = schedule;
+    this.clock = schedule.clock();
+    this.retryInterval = retryInterval;
     this.worker = worker;
     this.name = name;
     this.group = group;
@@ -64,8 +73,13 @@ final class Freezing {
     return freezeFailures.get();
   }
 
+  /**
+   * Orders a departure; the contract is {@link Worker#freezeUser}'s, with the cause. An expiry
+   * ({@code expire}, or the user's {@link TransferFlag#EXPIRY} when the departure starts or empties
+   * memory) drops him instead of freezing him. {@code force} (a quit's cut) starts a departure
+   * claimed for him at once, calls in flight or not, and a login tail waiting for them too.
+   */
   @SuppressWarnings("unchecked")
-  /** Orders a departure; the contract is {@link Worker#freezeUser}'s, with the cause and the root. */
   CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
       boolean force) {
     Tenant tenant = tenants.get(user);
@@ -81,6 +95,12 @@ final class Freezing {
         return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
       }
       if (tenant.departure != null && tenant.departure.loginTail()) {
+        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls the tail waited for
+          tenant.slots.clear();
+          tenant.phase = Phase.LEAVING;
+          tenant.transition = new CompletableFuture<>();
+          start = tenant.departure.start();
+        }
         waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
         result = null;
       } else if (tenant.departure != null) {
@@ -111,71 +131,140 @@ final class Freezing {
     } finally {
       tenant.lock.unlock();
     }
+    if (start != null) {
+      start.run();
+    }
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
           .thenCompose(ignored -> depart(user, expire, cause, force));
-    }
-    if (start != null) {
-      start.run();
     }
     return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
   }
 
   private void runDeparture(Tenant tenant, boolean expire, String cause,
       CompletableFuture<Object> result) {
+    boolean rowless;
+    tenant.lock.lock();
+    try {
+      rowless = !registry.userItems().contains(tenant.user);
+      if (rowless) { // dropped under the calls the departure waited for: nothing left to move
+        worker.leave(tenant, "dropped");
+        tenant.transition.complete(null);
+      }
+      expire |= tenant.flag == TransferFlag.EXPIRY; // an expiry order wins over a claimed freeze
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (rowless) {
+      announcer.afterDelivered(() -> result.complete(FreezeOutcome.NOT_HOSTED));
+      departures.afterDeparture();
+      return;
+    }
     if (expire) {
-      List<String> closed = new ArrayList<>();
-      tenant.lock.lock();
-      try {
-        drops.dropAnnounced(tenant.user, closed);
-        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish then
+      runExpiry(tenant, result, clock.instant().plus(worker.rowWait()));
+      return;
+    }
+    worker.beforeFreeze(tenant.user, cause);
+    List<String> closed = new ArrayList<>(); // the pages of an expiry ordered during the trip
+    trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
+        .whenComplete((outcome, failure) -> {
+          if (failure == null) {
+            worker.pagesClosed(tenant.user, closed); // the semaphore given back already
+            announcer.afterDelivered(() -> result.complete(outcome));
+          } else {
+            Throwable cause2 = Worker.unwrap(failure);
+            freezeFailures.incrementAndGet();
+            departures.count(q -> q.failed.incrementAndGet());
+            LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed;"
+                + " he stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
+            tenant.lock.lock();
+            try {
+              tenant.phase = Phase.ACTIVE;
+              tenant.departure = null;
+              if (tenant.flag == TransferFlag.EXPIRY) {
+                tenant.departureFailed = false; // an expiry order is not consumed: it runs next
+              } else {
+                tenant.flag = null; // consumed by a counted failure
+                tenant.departureFailed = true;
+              }
+              tenant.transition.complete(null);
+            } finally {
+              tenant.lock.unlock();
+            }
+            result.completeExceptionally(cause2);
+          }
+          departures.afterDeparture();
+        });
+  }
+
+  /**
+   * The expiry: his rows dropped and announced, nothing written. The page locks the registry's
+   * detach seam takes are tried under his lock, never waited for: a busy one is tried again on the
+   * schedule until {@code deadline}, then the departure fails, counted, and he stays as he was.
+   */
+  private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline) {
+    PageRow busy = null;
+    List<String> closed = new ArrayList<>();
+    tenant.lock.lock();
+    try {
+      List<PageRow> pages = drops.pagesOfUser(tenant.user);
+      List<ReentrantLock> pageLocks = worker.pageLocks(pages);
+      ReentrantLock held = LockOrder.tryLockAll(pageLocks);
+      if (held != null) {
+        busy = pages.get(pageLocks.indexOf(held));
+      } else {
+        try {
+          drops.dropAnnounced(tenant.user, closed);
+        } finally {
+          LockOrder.unlockAll(pageLocks);
+        }
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "expired");
         tenant.transition.complete(null);
-      } finally {
-        tenant.lock.unlock();
       }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (busy == null) {
       announcer.deliver();
       worker.pagesClosed(tenant.user, closed);
       announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
-      return;
-    }
-    worker.beforeFreeze(tenant.user, cause);
-    trips.run(departures::root, tenant.user, cause, into -> { // the quit's root once it began
-      freeze(tenant, into, cause);
-      return null;
-    }).whenComplete((ignored, failure) -> {
-      if (failure == null) {
-        announcer.afterDelivered(() -> result.complete(FreezeOutcome.FROZEN));
-      } else {
-        Throwable cause2 = Worker.unwrap(failure);
-        freezeFailures.incrementAndGet();
-        departures.count(q -> q.failed.incrementAndGet());
-        LOG.log(Level.WARNING, "freezing '" + tenant.user + "' on worker " + name + " failed; he"
-            + " stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
-        tenant.lock.lock();
-        try {
-          tenant.phase = Phase.ACTIVE;
-          tenant.departure = null;
-          tenant.flag = null; // consumed by a counted failure
-          tenant.departureFailed = true;
-          tenant.transition.complete(null);
-        } finally {
-          tenant.lock.unlock();
-        }
-        result.completeExceptionally(cause2);
+    } else if (clock.instant().isBefore(deadline)) {
+      schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline));
+    } else {
+      WorkerException failure = new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user,
+          "page '" + busy.pageId() + "' of '" + tenant.user + "' stayed locked by a call's store"
+              + " action for " + worker.rowWait() + "; his expiry was given up and nothing was"
+              + " dropped: he stays alive here, flagged, until the call returns and a plan asks"
+              + " again");
+      departures.count(q -> q.failed.incrementAndGet());
+      LOG.log(Level.WARNING, "the expiry of '" + tenant.user + "' on worker " + name + " failed",
+          failure);
+      tenant.lock.lock();
+      try {
+        tenant.phase = Phase.ACTIVE;
+        tenant.departure = null;
+        tenant.departureFailed = true; // counted and logged; the flag stays, riding the photo
+        tenant.transition.complete(null);
+      } finally {
+        tenant.lock.unlock();
       }
+      result.completeExceptionally(failure);
       departures.afterDeparture();
-    });
+    }
   }
 
   /**
-   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce.
+   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. An
+   * expiry ordered while the parcels were written drops him instead (his pages added to
+   * {@code closed}) and takes the parcels back.
    * Every row lock is tried, never waited for: a row a call's store action holds (a straggler, cut
    * by a quit) undoes what was written and throws {@link LockOrder.RowBusy}, and the trip gives the
    * semaphore and the disk thread back and tries again later, up to the grace.
    */
-  private void freeze(Tenant tenant, Freezer into, String cause) throws IOException {
+  private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
+      throws IOException {
     String user = tenant.user;
     UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
         WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
@@ -209,12 +298,23 @@ final class Freezing {
           undone);
     }
     PageRow busyPage = null;
+    boolean expired = false;
     tenant.lock.lock();
     try {
       List<ReentrantLock> pageLocks = worker.pageLocks(allPages); // the detach seam's, tried
       ReentrantLock busy = LockOrder.tryLockAll(pageLocks);
       if (busy != null) {
         busyPage = allPages.get(pageLocks.indexOf(busy));
+      } else if (tenant.flag == TransferFlag.EXPIRY) { // ordered while the parcels were written
+        try {
+          drops.dropAnnounced(user, closed);
+        } finally {
+          LockOrder.unlockAll(pageLocks);
+        }
+        expired = true;
+        departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
+        worker.leave(tenant, "expired");
+        tenant.transition.complete(null);
       } else {
         try {
           registry.dropUser(user);
@@ -232,6 +332,16 @@ final class Freezing {
     } finally {
       tenant.lock.unlock();
     }
+    if (expired) { // he is dropped: what was written for him goes, the semaphore still held
+      announcer.deliver();
+      Throwable undoFailure = undo(into, user, connectionParcels.keySet(), null);
+      if (undoFailure != null) {
+        LOG.log(Level.ERROR, "'" + user + "' expired while his freeze wrote his parcels, and they"
+            + " could not be dropped from " + into.root() + "; drop his folder by hand",
+            undoFailure);
+      }
+      return FreezeOutcome.DROPPED;
+    }
     if (busyPage != null) { // nothing was dropped: take the parcels back, then try again later
       Throwable undoFailure = undo(into, user, connectionParcels.keySet(), null);
       if (undoFailure != null) {
@@ -244,6 +354,7 @@ final class Freezing {
       throw new LockOrder.RowBusy("the page row '" + busyPage.pageId() + "'");
     }
     announcer.deliver();
+    return FreezeOutcome.FROZEN;
   }
 
   /** Drops the parcels a freeze wrote, semaphore held, so that nothing half-frozen stays behind. */

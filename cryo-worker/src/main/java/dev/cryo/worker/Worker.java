@@ -9,10 +9,7 @@ import dev.cryo.register.Store;
 import dev.cryo.register.UserRow;
 import dev.cryo.worker.Announcement.Kind;
 import dev.cryo.worker.Tenant.Phase;
-import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -113,6 +110,7 @@ public final class Worker implements AutoCloseable {
   private final ExecutorService ownedDisk;
   private final boolean ownsSchedule;
   private final Duration rowWait;
+  private final Duration transitionWait;
   private final boolean detaches;
 
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
@@ -123,6 +121,7 @@ public final class Worker implements AutoCloseable {
   private final Waking waking;
   private final Drops drops;
   private final Freezing freezing;
+  private final Photographer photographer;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -132,6 +131,7 @@ public final class Worker implements AutoCloseable {
     this.schedule = ownsSchedule ? Schedule.system() : builder.schedule;
     this.clock = schedule.clock();
     this.rowWait = builder.grace;
+    this.transitionWait = builder.waitLimit.plus(builder.grace);
     this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
     this.application = builder.application;
     this.announcer = new Announcer(builder.listener);
@@ -157,7 +157,9 @@ public final class Worker implements AutoCloseable {
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
     this.drops = new Drops(this, name, tenants, registry, announcer);
     this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
-        drops);
+        drops, schedule, builder.retryInterval);
+    this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
+        departures, servedCalls, freezing);
     if (builder.idleLimit != null) {
       departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
     }
@@ -205,6 +207,14 @@ public final class Worker implements AutoCloseable {
    */
   Duration rowWait() {
     return rowWait;
+  }
+
+  /**
+   * How long an order from above (a drop) waits for a user in the middle of a freeze, a wake or a
+   * login tail: the semaphore's wait limit plus the row wait, the longest such a transition takes.
+   */
+  Duration transitionWait() {
+    return transitionWait;
   }
 
   /**
@@ -565,6 +575,13 @@ public final class Worker implements AutoCloseable {
     }
     tenant.lock.lock();
     try {
+      if (tenant.phase == Phase.LEAVING) { // a call cut by a quit, under its user's departure
+        boolean tail = tenant.departure != null && tenant.departure.loginTail();
+        throw WorkerException.userLeft(user, tail ? WorkerException.Where.MOVING
+            : WorkerException.Where.FROZEN, "'" + user + "' is leaving worker " + name + " (his"
+            + " call was cut by a quit); page '" + pageId + "' was not created: nothing a cut"
+            + " call does after its cut is kept");
+      }
       boolean userSeen = registry.userItems().contains(user);
       boolean connectionSeen = registry.connectionItems().contains(connectionId);
       try {
@@ -703,9 +720,13 @@ public final class Worker implements AutoCloseable {
    * Asking again while a departure is claimed returns that departure; a user being woken is frozen
    * once awake.
    *
-   * @return completes with {@link FreezeOutcome#FROZEN}, or {@link FreezeOutcome#NOT_HOSTED}; or
-   *     exceptionally with a {@link WorkerException} ({@link WorkerException.Reason#FREEZER_FAILED},
-   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}), the user then alive and active as he was
+   * @return completes — once its announcements were delivered — with {@link FreezeOutcome#FROZEN},
+   *     {@link FreezeOutcome#DROPPED} (an expiry was ordered meanwhile) or
+   *     {@link FreezeOutcome#NOT_HOSTED}; or exceptionally with a {@link WorkerException}
+   *     ({@link WorkerException.Reason#FREEZER_FAILED},
+   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}, {@link WorkerException.Reason#ROW_BUSY}:
+   *     a call's store action held one of his rows past the grace), the user then alive and active
+   *     as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
     return freezing.depart(user, false, "freeze", false);
@@ -742,9 +763,16 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Drops a user with his connections and pages, announced as {@code drop_pages},
-   * {@code drop_connections} and {@code drop_user}. Silent when he is not here.
+   * {@code drop_connections} and {@code drop_user}, delivered before it returns. Silent when he is
+   * not here. While he is being frozen, woken or handed over, it waits for that (outside every
+   * lock, bounded), then applies to what it left.
    *
    * @return whether he was here
+   * @throws WorkerException {@link WorkerException.Reason#USER_LEFT} with
+   *     {@link WorkerException.Where#FROZEN} when he was frozen while the drop waited (nothing was
+   *     dropped: he is in the freezer); {@link WorkerException.Reason#IN_TRANSITION} or
+   *     {@link WorkerException.Reason#ROW_BUSY} when the wait outlasted its bound (retryable);
+   *     {@link WorkerException.Reason#LOCK_ORDER} from inside a store action
    */
   public boolean dropUser(String user) {
     return drops.dropUser(user);
@@ -752,9 +780,10 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
-   * when it was his last ({@code drop_user}).
+   * when it was his last ({@code drop_user}); the phase is respected as by {@link #dropUser}.
    *
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
+   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here,
+   *     and as {@link #dropUser}
    */
   public void dropConnection(String connectionId) {
     drops.dropConnection(connectionId);
@@ -763,9 +792,10 @@ public final class Worker implements AutoCloseable {
   /**
    * Drops a page ({@code drop_page}); its connection goes with its last page
    * ({@code drop_connection}) and the user with his last connection ({@code drop_user}). Silent when
-   * the page is not here.
+   * the page is not here; the phase is respected as by {@link #dropUser}.
    *
    * @return whether it was here
+   * @throws WorkerException as {@link #dropUser}
    */
   public boolean dropPage(String pageId) {
     return drops.dropPage(pageId);
@@ -838,6 +868,11 @@ public final class Worker implements AutoCloseable {
    * are ignored). The flags ride the photo; after the gate delay the flagged users leave one at a
    * time — by the freezer for {@link TransferFlag#TRANSFER}, dropped for {@link TransferFlag#EXPIRY}
    * — a user in the middle of a call when his last call closes, a user being woken once awake.
+   *
+   * <p>An expiry order is never silently turned into a freeze: it wins over a freeze already
+   * claimed or under way (the parcels it wrote are taken back, and that freeze's future completes
+   * with {@link FreezeOutcome#DROPPED}), it is kept through a quit's plan and through a failed
+   * freeze (it runs next), and an expiry that cannot run is counted and logged, its flag kept.
    */
   public void planTransfers(Map<String, TransferFlag> plan) {
     departures.planTransfers(plan);
@@ -912,58 +947,7 @@ public final class Worker implements AutoCloseable {
    * before the users: the photo shows at least the effects of every announcement up to it.
    */
   public Photo photo() {
-    long watermark = announcer.watermark(); // first: what follows shows at least its effects
-    WorkerState state = departures.finished() ? WorkerState.FINISHED
-        : departures.quitting() ? WorkerState.QUITTING : WorkerState.RUNNING;
-    Map<String, Photo.UserPhoto> users = new HashMap<>();
-    int connections = 0;
-    int pages = 0;
-    int pending = 0;
-    for (String user : registry.userItems().keys()) {
-      Tenant tenant = tenants.get(user);
-      if (tenant != null) {
-        tenant.lock.lock();
-      }
-      try {
-        UserRow row = registry.userItems().get(user).orElse(null);
-        if (row == null) {
-          continue;
-        }
-        Map<String, Integer> connectionPages = new HashMap<>();
-        for (String connectionId : row.connections()) {
-          int count = registry.connectionItems().get(connectionId)
-              .map(connection -> connection.pages().size()).orElse(0);
-          connectionPages.put(connectionId, count);
-          pages += count;
-        }
-        connections += connectionPages.size();
-        int userPending = tenant == null ? 0 : tenant.slots.size();
-        pending += userPending;
-        users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
-            tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
-            row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
-            tenant == null ? null : tenant.flag));
-      } finally {
-        if (tenant != null) {
-          tenant.lock.unlock();
-        }
-      }
-    }
-    Runtime runtime = Runtime.getRuntime();
-    long heapMax = runtime.maxMemory();
-    return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
-        residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
-        heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
-        servedCalls.get(), freezing.failures(), users);
-  }
-
-  private static long residentBytes() {
-    try {
-      String[] statm = Files.readString(Path.of("/proc/self/statm")).trim().split("\\s+");
-      return Long.parseLong(statm[1]) * 4096L;
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
+    return photographer.photo();
   }
 
   /** Runs {@code action} once every announcement published so far was delivered; never blocks. */

@@ -50,6 +50,11 @@ public final class WorkerException extends RuntimeException {
      * was changed. Retryable once that call is done.
      */
     ROW_BUSY,
+    /**
+     * The user stayed in the middle of a freeze, a wake or a login tail for longer than the order
+     * could wait; nothing was changed. Retryable.
+     */
+    IN_TRANSITION,
     /** The worker has finished (it quit); it serves nothing more. */
     WORKER_FINISHED;
 
@@ -126,6 +131,6 @@ public final class WorkerException extends RuntimeException {
   public boolean isRetryable() {
     return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
         || reason == Reason.USER_LEFT || reason == Reason.LOCATE_FAILED
-        || reason == Reason.ROW_BUSY;
+        || reason == Reason.ROW_BUSY || reason == Reason.IN_TRANSITION;
   }
 }
