@@ -63,7 +63,18 @@ import java.util.function.Function;
  * on the worker's disk executor and retried on its schedule (never holding a disk thread while
  * waiting), up to the wait limit. A refused write aborts the departure whole: the semaphore is given
  * back, the user stays alive and active where he was, nothing is announced, and the failure is
- * logged and counted ({@link #freezeFailures()}).
+ * logged and counted ({@link #freezeFailures()}). Once a quit began, every departure that runs goes
+ * into the quit's root. A drop ordered from above while the user is being frozen, woken or handed
+ * over waits for that, then applies to what it left; an expiry order is never turned into a
+ * freeze.
+ *
+ * <h2>Replies and announcements</h2>
+ *
+ * <p>Every change is announced, in sequence, to the listener; a reply never overtakes the
+ * announcements its call caused: {@link #call} returns, or throws, only once every announcement
+ * published before it was delivered, and the futures of {@link #freezeUser} and {@link #quit()}
+ * complete likewise. {@link #announcementWatermark()} and the photo carry the sequence delivered
+ * last. A refusal because the user left says where he went ({@link WorkerException#where()}).
  *
  * <h2>Concurrency</h2>
  *
