@@ -6,18 +6,12 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.Store;
-import dev.cryo.register.UserRow;
-import dev.cryo.worker.Announcement.Kind;
-import dev.cryo.worker.Tenant.Phase;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -69,7 +63,18 @@ import java.util.function.Function;
  * on the worker's disk executor and retried on its schedule (never holding a disk thread while
  * waiting), up to the wait limit. A refused write aborts the departure whole: the semaphore is given
  * back, the user stays alive and active where he was, nothing is announced, and the failure is
- * logged and counted ({@link #freezeFailures()}).
+ * logged and counted ({@link #freezeFailures()}). Once a quit began, every departure that runs goes
+ * into the quit's root. A drop ordered from above while the user is being frozen, woken or handed
+ * over waits for that, then applies to what it left; an expiry order is never turned into a
+ * freeze.
+ *
+ * <h2>Replies and announcements</h2>
+ *
+ * <p>Every change is announced, in sequence, to the listener; a reply never overtakes the
+ * announcements its call caused: {@link #call} returns, or throws, only once every announcement
+ * published before it was delivered, and the futures of {@link #freezeUser} and {@link #quit()}
+ * complete likewise. {@link #announcementWatermark()} and the photo carry the sequence delivered
+ * last. A refusal because the user left says where he went ({@link WorkerException#where()}).
  *
  * <h2>Concurrency</h2>
  *
@@ -122,6 +127,8 @@ public final class Worker implements AutoCloseable {
   private final Drops drops;
   private final Freezing freezing;
   private final Photographer photographer;
+  private final Admission admission;
+  private final StoreAccess stores;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -158,6 +165,9 @@ public final class Worker implements AutoCloseable {
     this.drops = new Drops(this, name, tenants, registry, announcer);
     this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
         drops, schedule, builder.retryInterval);
+    this.admission = new Admission(this, name, clock, tenants, registry, announcer, departures,
+        waking, servedCalls);
+    this.stores = new StoreAccess(name, registry);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
     if (builder.idleLimit != null) {
@@ -299,19 +309,12 @@ public final class Worker implements AutoCloseable {
    * @return whether the page is here
    */
   public boolean ping(String pageId) {
-    Optional<PageRow> page = registry.pageItems().get(pageId);
-    if (page.isEmpty()) {
-      return false;
-    }
-    stamp(pageId, page.get().connectionId(), CallKind.PING);
-    return true;
+    return admission.ping(pageId);
   }
 
   /** A ping from a connection without a page: stamps the connection and its user, if here. */
   private void pingConnection(String connectionId) {
-    if (registry.connectionItems().contains(connectionId)) {
-      stamp(null, connectionId, CallKind.PING);
-    }
+    admission.pingConnection(connectionId);
   }
 
   /**
@@ -336,379 +339,31 @@ public final class Worker implements AutoCloseable {
     if (call.kind() == CallKind.PING) {
       throw new IllegalArgumentException("a ping opens no request slot: call ping(pageId)");
     }
-    String user = ownerOf(call);
-    RequestSlot slot = enter(user, call);
-    boolean opened = false;
-    try {
-      ensureChain(slot);
-      stamp(call.pageId(), call.connectionId(), call.kind());
-      opened = true;
-      return slot;
-    } finally {
-      if (!opened) {
-        slot.close();
-      }
-    }
-  }
-
-  private String ownerOf(Call call) {
-    Optional<ConnectionRow> connection = registry.connectionItems().get(call.connectionId());
-    if (connection.isPresent()) {
-      String owner = connection.get().user();
-      if (call.user() != null && !call.user().equals(owner)) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, call.user(), "connection '"
-            + call.connectionId() + "' belongs to '" + owner + "' on worker " + name + ", not to '"
-            + call.user() + "'; nothing was served: route the call as '" + owner
-            + "', or log the connection in first");
-      }
-      return owner;
-    }
-    return call.user() != null ? call.user() : Parcels.guestOf(call.connectionId());
-  }
-
-  /**
-   * Finds or makes the user's tenant and opens a slot; wakes him when told. A call that finds him
-   * being woken opens its slot at once and waits for the wake: a departure ordered meanwhile waits
-   * for the calls that pulled him, not only for the pull.
-   */
-  private RequestSlot enter(String user, Call call) {
-    while (true) {
-      refuseIfFinished(user);
-      Tenant tenant = tenants.get(user);
-      boolean wake = false;
-      if (tenant == null) {
-        Tenant fresh = new Tenant(user);
-        fresh.lock.lock();
-        try {
-          if (tenants.putIfAbsent(user, fresh) != null) {
-            continue;
-          }
-          if (departures.quitting()) {
-            fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
-          }
-          if (call.userFrozen() && !registry.userItems().contains(user)) {
-            startUnfreezing(fresh);
-            wake = true;
-          }
-        } finally {
-          fresh.lock.unlock();
-        }
-        tenant = fresh;
-      }
-      CompletableFuture<Void> transition;
-      Phase phase;
-      RequestSlot slot = null;
-      tenant.lock.lock();
-      try {
-        if (!tenant.present) {
-          continue;
-        }
-        if (!wake && call.userFrozen() && tenant.phase == Phase.ACTIVE && tenant.departure == null
-            && !registry.userItems().contains(user)) {
-          // Present without rows (his calls outlived them): the verdict is honoured all the same.
-          startUnfreezing(tenant);
-          wake = true;
-        }
-        phase = tenant.phase;
-        transition = tenant.transition;
-        if (phase != Phase.LEAVING) {
-          slot = open(tenant, call);
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-      if (wake) {
-        waking.startWake(tenant);
-      }
-      try {
-        transition.join(); // the wake or the departure, never another call's service
-      } catch (CompletionException | java.util.concurrent.CancellationException e) {
-        Throwable cause = e.getCause() != null ? e.getCause() : e;
-        if (cause instanceof WorkerException refusal
-            && refusal.reason() == WorkerException.Reason.NO_PARCEL) {
-          throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, refusal.getMessage(),
-              refusal);
-        }
-        throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
-            + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
-            + " semaphore were left: retry the call", cause);
-      }
-      if (slot != null) {
-        departures.kickIfFlagged(tenant);
-        return slot;
-      }
-      if (!call.userFrozen()) {
-        tenant.lock.lock();
-        try {
-          if (!tenant.present) {
-            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
-                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
-                + (tenant.leftTo == WorkerException.Where.FROZEN
-                    ? "route the call again, with the verdict frozen"
-                    : "route the call again from the maps as the announcements left them"));
-          }
-        } finally {
-          tenant.lock.unlock();
-        }
-      }
-    }
-  }
-
-  /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
-  private void startUnfreezing(Tenant tenant) {
-    tenant.phase = Phase.UNFREEZING;
-    tenant.transition = new CompletableFuture<>();
-    registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
-  }
-
-  private RequestSlot open(Tenant tenant, Call call) {
-    RequestSlot slot = new RequestSlot(this, tenant, call);
-    tenant.slots.add(slot);
-    return slot;
+    return admission.openRequest(call);
   }
 
   /** Closes a slot; see {@link RequestSlot#close()}. */
   void close(RequestSlot slot) {
-    Runnable start = null;
-    Tenant tenant;
-    while (true) {
-      tenant = slot.tenant;
-      tenant.lock.lock();
-      try {
-        if (slot.tenant != tenant) {
-          continue; // moved by a login meanwhile
-        }
-        if (!tenant.slots.remove(slot)) {
-          return; // closed already, or cut by a quit
-        }
-        tenant.servedCalls++;
-        servedCalls.incrementAndGet();
-        if (tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE) {
-          if (tenant.departure != null) {
-            tenant.phase = Phase.LEAVING;
-            tenant.transition = new CompletableFuture<>();
-            start = tenant.departure.start();
-          } else if (!registry.userItems().contains(tenant.user)) {
-            leave(tenant, "no rows left");
-          }
-        }
-      } finally {
-        tenant.lock.unlock();
-      }
-      break;
-    }
-    if (start != null) {
-      start.run();
-    }
-    departures.kickIfFlagged(tenant);
-    departures.checkQuitFinished();
-  }
-
-  /** The connection from its parcel when there is one; then the births the call needs. */
-  private void ensureChain(RequestSlot slot) {
-    Tenant tenant = slot.tenant;
-    String user = slot.user();
-    Call call = slot.call();
-    if (!registry.connectionItems().contains(call.connectionId())) {
-      waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
-    }
-    if (call.pageId() == null) {
-      if (!registry.connectionItems().contains(call.connectionId())) {
-        newConnection(user, call.connectionId());
-      }
-      return;
-    }
-    Optional<PageRow> page = registry.pageItems().get(call.pageId());
-    if (page.isPresent()) {
-      if (!page.get().connectionId().equals(call.connectionId())) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "page '"
-            + call.pageId() + "' hangs from connection '" + page.get().connectionId() + "', not '"
-            + call.connectionId() + "'; nothing was served: route the call with its own connection");
-      }
-      return;
-    }
-    newPage(user, call.connectionId(), call.pageId(), call.pageFields());
-  }
-
-  /** Brings a connection without pages (and its user when unseen) into being, announced as births. */
-  private void newConnection(String user, String connectionId) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
-          + " worker " + name + "; connection '" + connectionId + "' was not created: route the"
-          + " call again");
-    }
-    tenant.lock.lock();
-    try {
-      boolean userSeen = registry.userItems().contains(user);
-      try {
-        registry.newConnection(connectionId, user, Map.of());
-      } catch (RegisterException e) {
-        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
-            && registry.connectionItems().get(connectionId)
-                .map(row -> row.user().equals(user)).orElse(false)) {
-          return; // born by a sister call meanwhile
-        }
-        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "connection '"
-              + connectionId + "' was born meanwhile for another user on worker " + name
-              + "; nothing was served: route the call as its owner", e);
-        }
-        throw e;
-      }
-      if (!userSeen) {
-        announcer.publish(Kind.NEW_USER, user, user);
-      }
-      announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
+    admission.close(slot);
   }
 
   /** Brings a page (and its connection and user when unseen) into being, announced as births. */
   void newPage(String user, String connectionId, String pageId, Map<String, ?> fields) {
-    Tenant tenant = tenants.get(user);
-    if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
-          + " worker " + name + "; page '" + pageId + "' was not created: open a call for him first");
-    }
-    tenant.lock.lock();
-    try {
-      if (tenant.phase == Phase.LEAVING) { // a call cut by a quit, under its user's departure
-        boolean tail = tenant.departure != null && tenant.departure.loginTail();
-        throw WorkerException.userLeft(user, tail ? WorkerException.Where.MOVING
-            : WorkerException.Where.FROZEN, "'" + user + "' is leaving worker " + name + " (his"
-            + " call was cut by a quit); page '" + pageId + "' was not created: nothing a cut"
-            + " call does after its cut is kept");
-      }
-      boolean userSeen = registry.userItems().contains(user);
-      boolean connectionSeen = registry.connectionItems().contains(connectionId);
-      try {
-        registry.newPage(pageId, user, connectionId, fields);
-      } catch (RegisterException e) {
-        if (e.reason() == RegisterException.Reason.DUPLICATE_KEY
-            && registry.pageItems().contains(pageId)) {
-          return; // born by a sister call meanwhile
-        }
-        if (e.reason() == RegisterException.Reason.USER_MISMATCH) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, e.getMessage(), e);
-        }
-        throw e;
-      }
-      if (!userSeen) {
-        announcer.publish(Kind.NEW_USER, user, user);
-      }
-      if (!connectionSeen) {
-        announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
-      }
-      announcer.publish(Kind.NEW_PAGE, user, List.of(pageId), connectionId);
-    } finally {
-      tenant.lock.unlock();
-    }
-    announcer.deliver();
-  }
-
-  /**
-   * Stamps the clocks of a page (unless {@code pageId} is null), its connection and its user, in that
-   * order, each row by itself.
-   */
-  private void stamp(String pageId, String connectionId, CallKind kind) {
-    Instant now = clock.instant();
-    Map<String, Object> clocks = new HashMap<>(4);
-    clocks.put(Parcels.LAST_REFRESH_TS, now);
-    if (kind != CallKind.PING) {
-      clocks.put(Parcels.LAST_RPC_TS, now);
-    }
-    if (kind == CallKind.USER_EVENT) {
-      clocks.put(Parcels.LAST_USER_TS, now);
-    }
-    try {
-      if (pageId != null) {
-        registry.pageItems().update(pageId, clocks);
-      }
-      ConnectionRow connection = registry.connectionItems().update(connectionId, clocks);
-      registry.userItems().update(connection.user(), clocks);
-    } catch (RegisterException e) {
-      if (e.reason() != RegisterException.Reason.UNKNOWN_KEY) {
-        throw e;
-      }
-      // The row left meanwhile (a cut straggler, a drop): nothing to stamp.
-    }
+    admission.newPage(user, connectionId, pageId, fields);
   }
 
   /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
   <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
-    if (level == CallContext.Level.PAGE && slot.pageId() == null) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "the call from"
-          + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
-          + " nothing was read or written: name the page (withPageStore(pageId, action))");
-    }
-    return withStore(level, slot, slot.pageId(), action);
+    return stores.withStore(level, slot, action);
   }
 
-  /**
-   * Runs a store action on the store of page {@code pageId}, which must hang from the call's
-   * connection; see {@link CallContext#withPageStore(String, Function)}.
-   */
+  /** Runs a store action on a page of the call's connection; see {@link CallContext#withPageStore(String, Function)}. */
   <T> T withPageStore(RequestSlot slot, String pageId, Function<Store, T> action) {
-    Objects.requireNonNull(pageId, "pageId");
-    PageRow page = registry.pageItems().get(pageId).orElse(null);
-    if (page == null || !page.connectionId().equals(slot.connectionId())) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
-          + "' " + (page == null ? "is not on worker " + name
-              : "hangs from another connection than '" + slot.connectionId() + "'")
-          + "; nothing was read or written: a call reaches only the pages of its own connection");
-    }
-    return withStore(CallContext.Level.PAGE, slot, pageId, action);
-  }
-
-  private <T> T withStore(CallContext.Level level, RequestSlot slot, String pageId,
-      Function<Store, T> action) {
-    PageRow page = pageId == null ? null : registry.pageItems().get(pageId).orElse(null);
-    ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
-    UserRow user = connection == null ? null : registry.userItems().get(connection.user()).orElse(null);
-    dev.cryo.register.Row row = switch (level) {
-      case PAGE -> page;
-      case CONNECTION -> connection;
-      case USER -> user;
-    };
-    if (row == null) {
-      Tenant tenant = slot.tenant;
-      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
-          : WorkerException.Where.MOVING;
-      throw WorkerException.userLeft(slot.user(), where, "the " + level
-          + " row of the call from connection '" + slot.connectionId() + "'"
-          + (pageId == null ? "" : " for page '" + pageId + "'") + " is no longer on worker "
-          + name + "; nothing was read or written: the user left (a cut call, a drop)");
-    }
-    if (level == CallContext.Level.PAGE && !page.connectionId().equals(slot.connectionId())) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
-          + "' no longer hangs from connection '" + slot.connectionId() + "'; nothing was read or"
-          + " written");
-    }
-    boolean outOfOrder = switch (level) {
-      case PAGE -> held(connection) || held(user);
-      case CONNECTION -> held(user);
-      case USER -> false;
-    };
-    if (outOfOrder) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, slot.user(), "the " + level
-          + " store was asked for while holding the lock of a row above it; nothing was run: nest"
-          + " store actions upwards only (page, then connection, then user)");
-    }
-    row.lock().lock(); // no tenant lock is held here: a handler holds none
-    LockOrder.enterStoreAction(); // from here until it returns, no tenant lock may be taken
-    try {
-      return action.apply(row.get("store", Store.class));
-    } finally {
-      LockOrder.exitStoreAction();
-      row.lock().unlock();
-    }
+    return stores.withPageStore(slot, pageId, action);
   }
 
   static boolean held(dev.cryo.register.Row row) {
-    return row != null && row.lock().isHeldByCurrentThread();
+    return StoreAccess.held(row);
   }
 
   // ---- freezing -------------------------------------------------------------------------------
@@ -909,13 +564,6 @@ public final class Worker implements AutoCloseable {
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
     return departures.quit(into);
-  }
-
-  private void refuseIfFinished(String user) {
-    if (departures.finished()) {
-      throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
-          + " has quit; nothing was served: route the call to another worker");
-    }
   }
 
   /**
