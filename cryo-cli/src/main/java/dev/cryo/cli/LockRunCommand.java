@@ -84,6 +84,13 @@ public final class LockRunCommand implements Callable<Integer> {
   /** The longest default holder name, in characters, before it is cut. */
   static final int DEFAULT_HOLDER_LENGTH = 120;
 
+  /** A test seam: called between the start of the gated command and the sharing of the lock. */
+  interface BeforeShare {
+    void run(ProcessLock lock);
+  }
+
+  static volatile BeforeShare beforeShare = lock -> { };
+
   @Spec CommandSpec spec;
 
   @Option(names = {"-w", "--wait"}, paramLabel = "DURATION", defaultValue = "0",
@@ -157,11 +164,11 @@ public final class LockRunCommand implements Callable<Integer> {
         return interrupted(signals.pending());
       }
       try {
+        beforeShare.run(lock);
         lock.shareWith(process.toHandle());
       } catch (LockException e) {
         if (e.reason() == LockException.Reason.LOCK_LOST) {
-          process.destroy();
-          waitFor(process);
+          endGate(process);
           throw new CommandFailure(ExitCodes.IO, e.reason().code(), Cryo.oneLine(e.getMessage())
               + "; COMMAND was not started, since it would have run without the lock", e);
         }
@@ -173,8 +180,7 @@ public final class LockRunCommand implements Callable<Integer> {
       try {
         gate.open();
       } catch (IOException e) {
-        process.destroy();
-        waitFor(process);
+        endGate(process);
         throw new CommandFailure(ExitCodes.IO, "io_failure", "cannot open the gate that holds"
             + " COMMAND back: " + e.getMessage() + "; COMMAND was not started", e);
       }
@@ -261,6 +267,17 @@ public final class LockRunCommand implements Callable<Integer> {
     return new CommandFailure(missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE,
         missing ? "command_not_found" : "command_not_executable",
         "cannot run '" + program + "': " + e.getMessage() + "; the lock was released", e);
+  }
+
+  /**
+   * Ends the gate of a command that must not run, and waits for it. The gate has not run the
+   * command (its file still exists), so SIGKILL loses nothing; SIGTERM would not do, since a
+   * SIGTERM that was ignored when cryo started is ignored by the gate as well, which would then
+   * wait for its file forever, and cryo for it.
+   */
+  private static void endGate(Process gate) {
+    gate.destroyForcibly();
+    waitFor(gate);
   }
 
   private static int waitFor(Process process) {

@@ -37,12 +37,34 @@ final class ChildCryo implements AutoCloseable {
     return new ChildCryo(process, out, err);
   }
 
+  /**
+   * Starts {@code mainClass} (a test main that runs the cryo command) through {@code wrapper} (a
+   * command that runs the rest of its arguments), output in files in {@code scratch}.
+   */
+  static ChildCryo start(Path scratch, List<String> wrapper, Class<?> mainClass, String... args)
+      throws IOException {
+    Path out = Files.createTempFile(scratch, "cryo-out", ".txt");
+    Path err = Files.createTempFile(scratch, "cryo-err", ".txt");
+    List<String> command = new ArrayList<>(wrapper);
+    command.addAll(command(mainClass, args));
+    Process process = new ProcessBuilder(command)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(out.toFile())
+        .redirectError(err.toFile())
+        .start();
+    return new ChildCryo(process, out, err);
+  }
+
   /** The command line that runs {@code cryo args...} in a child JVM. */
   static List<String> command(String... args) {
+    return command(Cryo.class, args);
+  }
+
+  private static List<String> command(Class<?> mainClass, String... args) {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", classpath(), Cryo.class.getName()));
+        "-cp", classpath(), mainClass.getName()));
     command.addAll(List.of(args));
     return command;
   }

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -272,5 +273,22 @@ class LockRunProcessTest {
       }
     }
     return false;
+  }
+
+  /**
+   * SIGTERM ignored from the start (as under nohup-like supervisors) is inherited by the gate: when
+   * the lock is lost before the record names the command, cryo must still end the gate (which has
+   * not run the command) and exit, never wait for it forever.
+   */
+  @Test
+  void aLockLostBeforeTheCommandStartsEndsTheGateEvenWithSigtermIgnored() throws Exception {
+    Path marker = dir.resolve("ran");
+    try (ChildCryo cryo = ChildCryo.start(scratch,
+        List.of("/bin/sh", "-c", "trap '' TERM; exec \"$@\"", "sh"), LockLostMain.class,
+        "lock", "run", dir.toString(), "--", "touch", marker.toString())) {
+      assertThat(cryo.exitCode()).as(cryo.err()).isEqualTo(ExitCodes.IO);
+      assertThat(cryo.err()).contains("lock taken away", "lock_lost", "COMMAND was not started");
+    }
+    assertThat(marker).doesNotExist();
   }
 }

@@ -47,8 +47,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>{@link #close} removes the file only when its record is still ours (by token); a foreign
  *       record is left on disk. A removal the file system refuses keeps the lock registered and
  *       throws; closing again retries. Closing is idempotent and may happen on any thread.
- *   <li>At normal JVM exit every lock still held is released. After {@code kill -9} the record names
- *       a dead process, and the next acquirer reclaims it.
+ *   <li>At normal JVM exit every lock still held is released, except one shared with a companion
+ *       that still runs ({@link #shareWith}), which stays held until the companion ends. After
+ *       {@code kill -9} the record names a dead process, and the next acquirer reclaims it.
  *   <li>The temporaries a writer killed in the middle of its publication leaves beside the lockfile
  *       are removed by the next contended acquirer, and by an uncontended one at the first
  *       acquisition of the lockfile by its JVM and then at most once per
@@ -199,7 +200,8 @@ public final class ProcessLock implements AutoCloseable {
 
   /**
    * Makes {@code process} a companion of this lock: the lock stays held while either this JVM or
-   * that process lives, even if this JVM is killed. The record on disk is replaced atomically (same
+   * that process lives, even if this JVM is killed or exits (the release at exit leaves a lock
+   * whose companion still runs); {@link #close} still releases it. The record on disk is replaced atomically (same
    * token), and only while it is still ours. A process that is already gone is not named (it can keep
    * nothing held, and its pid could be reused): the record is then left as it is.
    *
@@ -381,12 +383,29 @@ public final class ProcessLock implements AutoCloseable {
       if (ours == null) {
         continue;
       }
+      if (companionAlive(ours)) {
+        // shareWith's promise: held while the companion lives. The record names it, and becomes
+        // reclaimable when it ends (both processes then provably gone).
+        LOG.log(Level.INFO, "left {0} held at exit: its companion pid {1} still runs",
+            slot.lockFile, ours.companionPid());
+        continue;
+      }
       try {
         slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
       }
     }
+  }
+
+  /** Whether {@code record} names a companion that is still the same live process. */
+  private static boolean companionAlive(LockRecord record) {
+    if (record.companionPid() <= 0) {
+      return false;
+    }
+    OptionalLong start = ProcessTable.system().startOf(record.companionPid());
+    return start.isPresent() && (record.companionStart() < 0 || start.getAsLong() < 0
+        || start.getAsLong() == record.companionStart());
   }
 
   /** Package view for tests: the record currently held for {@code lockFile} by this JVM, if any. */

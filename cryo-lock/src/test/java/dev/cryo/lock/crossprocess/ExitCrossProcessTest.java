@@ -105,6 +105,39 @@ class ExitCrossProcessTest {
     }
   }
 
+  /**
+   * {@link ProcessLock#shareWith} promises the lock stays held while the companion lives: a holder
+   * that ends normally (its exit hook runs) leaves a shared lock in place while its companion runs.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"exit", "return", "sigterm"})
+  void aLockSharedWithALiveCompanionOutlivesItsHoldersNormalEnd(String end) throws Exception {
+    Process companion = new ProcessBuilder("sleep", "120").start();
+    others.add(companion);
+    ChildJvm holder = start("holder", "hold", directory.toString(),
+        Long.toString(companion.pid()));
+    holder.awaitLine("@HELD", START);
+    if (end.equals("sigterm")) {
+      Signals.terminate(holder.pid());
+      assertThat(holder.awaitExit(START)).isEqualTo(128 + 15);
+    } else {
+      holder.send(end);
+      assertThat(holder.awaitExit(START)).isZero();
+    }
+
+    LockRecord left = LockRecord.parse(Files.readAllBytes(directory.resolve(ProcessLock.FILE_NAME)));
+    assertThat(left.pid()).isEqualTo(holder.pid());
+    assertThat(left.companionPid()).isEqualTo(companion.pid());
+    assertThatThrownBy(() -> ProcessLock.acquire(directory, Duration.ofMillis(300), "next"))
+        .isInstanceOf(LockBusyException.class)
+        .hasMessageContaining("companion pid " + companion.pid() + " is alive");
+
+    companion.destroyForcibly().waitFor();
+    try (ProcessLock lock = ProcessLock.acquire(directory, Duration.ZERO, "next")) {
+      assertThat(lock.record().pid()).isEqualTo(ProcessHandle.current().pid());
+    }
+  }
+
   private ChildJvm holder() throws Exception {
     ChildJvm holder = start("holder", "hold", directory.toString());
     String token = holder.awaitLine("@HELD", START);
