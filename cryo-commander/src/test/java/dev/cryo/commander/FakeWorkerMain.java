@@ -67,7 +67,8 @@ public final class FakeWorkerMain implements WireHandler {
     SpawnPayload spawn = ProtocolCodec.read(System.getenv(SpawnPayload.ENVIRONMENT)
         .getBytes(StandardCharsets.UTF_8), SpawnPayload.class);
     FakeWorkerMain worker = new FakeWorkerMain(spawn);
-    worker.wire = Wire.open(Wire.connect(Path.of(spawn.wire())), spawn.name(), worker,
+    java.nio.channels.SocketChannel channel = Wire.connect(Path.of(spawn.wire()));
+    worker.wire = Wire.open(channel, spawn.name(), worker,
         Methods.WORKER_CALLS, Methods.WORKER_EVENTS, WireLimits.defaults());
     if (Boolean.getBoolean("cryo.fake.child")) { // a process of its group, for the group's kill
       Process child = new ProcessBuilder("sleep", "600").start();
@@ -84,8 +85,63 @@ public final class FakeWorkerMain implements WireHandler {
         spawn, worker.photo(), List.of(List.of("POST", "/api/move")));
     worker.wire.call(Methods.PRESENT, ProtocolCodec.write(presentation),
         java.time.Duration.ofSeconds(10)).get();
+    if (Boolean.getBoolean("cryo.fake.fuzz") && !spawn.name().endsWith("_0001")) {
+      hostile(channel, spawn.name());
+    }
     worker.ended.await();
     System.exit(0);
+  }
+
+  /**
+   * With {@code cryo.fake.fuzz=true}, every worker but the first turns hostile once presented: it
+   * writes, behind its wire's back, one kind of bad input chosen by its name's number — random
+   * bytes, a bad magic, a bad version, a length past the limits, a header that is not JSON, a
+   * truncated frame, an unknown method, a reply to an id never asked — each seeded by its name.
+   */
+  private static void hostile(java.nio.channels.SocketChannel channel, String name)
+      throws Exception {
+    int number = Integer.parseInt(name.substring(name.lastIndexOf('_') + 1));
+    java.util.Random random = new java.util.Random(number * 7919L);
+    Thread.sleep(300); // the commander is serving the other worker meanwhile
+    byte[] header;
+    byte[] bytes = switch (number % 8) {
+      case 0 -> {
+        byte[] noise = new byte[1 + random.nextInt(4096)];
+        random.nextBytes(noise);
+        yield noise;
+      }
+      case 1 -> frame("XXXX".getBytes(StandardCharsets.US_ASCII), 1, 4, "{}", 0);
+      case 2 -> frame("CRYW".getBytes(StandardCharsets.US_ASCII), 99, 4, "{}", 0);
+      case 3 -> {
+        java.nio.ByteBuffer big = java.nio.ByteBuffer.allocate(14);
+        big.put("CRYW".getBytes(StandardCharsets.US_ASCII)).put((byte) 1).put((byte) 4)
+            .putInt(0x7fff_ffff).putInt(0x7fff_ffff);
+        yield big.array();
+      }
+      case 4 -> frame("CRYW".getBytes(StandardCharsets.US_ASCII), 1, 4, "{not json", 0);
+      case 5 -> java.util.Arrays.copyOf(frame("CRYW".getBytes(StandardCharsets.US_ASCII), 1, 4,
+          "{\"id\":1,\"method\":\"announce\"}", 64), 20);
+      case 6 -> frame("CRYW".getBytes(StandardCharsets.US_ASCII), 1, 4,
+          "{\"method\":\"format_disk\"}", 0);
+      default -> frame("CRYW".getBytes(StandardCharsets.US_ASCII), 1, 2,
+          "{\"id\":987654321,\"method\":\"locate\"}", 0);
+    };
+    header = bytes;
+    channel.write(java.nio.ByteBuffer.wrap(header));
+    if (number % 8 == 5) {
+      channel.shutdownOutput(); // the truncated frame ends the stream
+    }
+    System.out.println("hostile " + (number % 8));
+    System.out.flush();
+  }
+
+  /** A frame with the given prelude fields, JSON header and a payload of {@code payload} zeros. */
+  private static byte[] frame(byte[] magic, int version, int kind, String json, int payload) {
+    byte[] text = json.getBytes(StandardCharsets.UTF_8);
+    java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(14 + text.length + payload);
+    buffer.put(magic).put((byte) version).put((byte) kind).putInt(text.length).putInt(payload)
+        .put(text);
+    return buffer.array();
   }
 
   /** False while the file named by {@code cryo.fake.hangWhile} exists: then it never presents. */
