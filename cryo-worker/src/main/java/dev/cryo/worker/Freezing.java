@@ -96,6 +96,7 @@ final class Freezing {
       }
       if (tenant.departure != null && tenant.departure.loginTail()) {
         if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls the tail waited for
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -106,6 +107,7 @@ final class Freezing {
       } else if (tenant.departure != null) {
         result = tenant.departure.result();
         if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -122,6 +124,7 @@ final class Freezing {
         tenant.departure = new Tenant.Departure(departure,
             () -> runDeparture(tenant, expire, cause, departure), false);
         if (tenant.slots.isEmpty() || force) {
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -144,8 +147,11 @@ final class Freezing {
   private void runDeparture(Tenant tenant, boolean expire, String cause,
       CompletableFuture<Object> result) {
     boolean rowless;
+    boolean cut;
     tenant.lock.lock();
     try {
+      cut = tenant.cut;
+      tenant.cut = false;
       rowless = !registry.userItems().contains(tenant.user);
       if (rowless) { // dropped under the calls the departure waited for: nothing left to move
         worker.leave(tenant, "dropped");
@@ -164,7 +170,9 @@ final class Freezing {
       runExpiry(tenant, result, clock.instant().plus(worker.rowWait()));
       return;
     }
-    worker.beforeFreeze(tenant.user, cause);
+    if (!cut) { // a cut call may hold his rows forever: the hook, which waits for them, is skipped
+      worker.beforeFreeze(tenant.user, cause);
+    }
     List<String> closed = new ArrayList<>(); // the pages of an expiry ordered during the trip
     trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
         .whenComplete((outcome, failure) -> {
