@@ -47,7 +47,7 @@ public interface Application {
    * Called after pages were closed for good — dropped with their page, connection or user (an
    * expiry included), their drops announced — never when they leave by a freeze or a login tail.
    * Runs on the dropping thread, with no lock of the worker held; the user may be gone with them.
-   * A throw is logged.
+   * Not called for the expiry of a user whose calls a quit cut. A throw is logged.
    *
    * @param worker the worker
    * @param user the pages' user

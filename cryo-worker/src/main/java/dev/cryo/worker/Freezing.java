@@ -167,7 +167,7 @@ final class Freezing {
       return;
     }
     if (expire) {
-      runExpiry(tenant, result, clock.instant().plus(worker.rowWait()));
+      runExpiry(tenant, result, clock.instant().plus(worker.rowWait()), cut);
       return;
     }
     if (!cut) { // a cut call may hold his rows forever: the hook, which waits for them, is skipped
@@ -177,7 +177,9 @@ final class Freezing {
     trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
         .whenComplete((outcome, failure) -> {
           if (failure == null) {
-            worker.pagesClosed(tenant.user, closed); // the semaphore given back already
+            if (!cut) { // the semaphore given back already; a cut call may hold the user's turn
+              worker.pagesClosed(tenant.user, closed);
+            }
             announcer.afterDelivered(() -> result.complete(outcome));
           } else {
             Throwable cause2 = Worker.unwrap(failure);
@@ -206,11 +208,13 @@ final class Freezing {
   }
 
   /**
-   * The expiry: his rows dropped and announced, nothing written. The page locks the registry's
+   * The expiry: his rows dropped and announced, nothing written, the application told of the pages
+   * closed unless his calls were {@code cut} (they may hold his turn). The page locks the registry's
    * detach seam takes are tried under his lock, never waited for: a busy one is tried again on the
    * schedule until {@code deadline}, then the departure fails, counted, and he stays as he was.
    */
-  private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline) {
+  private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline,
+      boolean cut) {
     PageRow busy = null;
     List<String> closed = new ArrayList<>();
     tenant.lock.lock();
@@ -235,11 +239,13 @@ final class Freezing {
     }
     if (busy == null) {
       announcer.deliver();
-      worker.pagesClosed(tenant.user, closed);
+      if (!cut) { // the hook waits for the user's turn, which a cut call may hold for ever
+        worker.pagesClosed(tenant.user, closed);
+      }
       announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
     } else if (clock.instant().isBefore(deadline)) {
-      schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline));
+      schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline, cut));
     } else {
       WorkerException failure = new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user,
           "page '" + busy.pageId() + "' of '" + tenant.user + "' stayed locked by a call's store"
