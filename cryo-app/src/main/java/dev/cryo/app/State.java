@@ -22,7 +22,9 @@ import java.util.function.UnaryOperator;
  * <p>What one version of the application wrote, the next reads: fields it does not know are
  * ignored, fields it misses take their defaults (null, zero, false; an empty list, set or map).
  * Jackson's annotations ({@code @JsonAlias}, {@code @JsonCreator}, {@code @JsonIgnoreProperties})
- * say the rest; {@link StateKey} keeps the storage name of a renamed class.
+ * say the rest; {@link StateKey} keeps the storage name of a renamed class. The upgrade hook is a
+ * static factory annotated {@code @JsonCreator(mode = DELEGATING)} taking a
+ * {@code Map<String, Object>}: it receives what was stored, whatever version wrote it.
  *
  * <h2>Concurrency</h2>
  *

@@ -180,6 +180,26 @@ class PlainDataTest {
         .isEqualTo(new VersionTwo(0, null, List.of(), Map.of(), 0));
   }
 
+  /** Version three: {@code visits} became {@code count}; a delegating creator upgrades what older versions wrote. */
+  record VersionThree(long count) {
+    @com.fasterxml.jackson.annotation.JsonCreator(
+        mode = com.fasterxml.jackson.annotation.JsonCreator.Mode.DELEGATING)
+    static VersionThree upgrade(Map<String, Object> stored) {
+      Object count = stored.containsKey("count") ? stored.get("count") : stored.get("visits");
+      return new VersionThree(count instanceof Number number ? number.longValue() : 0);
+    }
+  }
+
+  @Test
+  void aDelegatingCreatorIsTheUpgradeHook() {
+    Object old = PlainData.write(new VersionOne(4, "ann", null), VersionOne.class);
+    assertThat(PlainData.read(old, VersionThree.class)).isEqualTo(new VersionThree(4));
+    Object current = PlainData.write(new VersionThree(5), VersionThree.class);
+    assertThat(current).isEqualTo(Map.of("count", 5L));
+    assertThat(PlainData.read(PlainData.thaw(current), VersionThree.class))
+        .isEqualTo(new VersionThree(5));
+  }
+
   record Strict(String name) {
     Strict {
       if (name == null) {

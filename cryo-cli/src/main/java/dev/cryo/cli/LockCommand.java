@@ -19,11 +19,13 @@ import picocli.CommandLine.Spec;
     descriptionHeading = "%n",
     description = {
         "The lock of a directory DIR is the file DIR/.lock. It names its holder (pid, that"
-            + " process's start time, boot id, host, a holder name, a random token, since when),"
+            + " process's start time, boot id, machine id, host, a holder name, a random token,"
+            + " since when),"
             + " so `cat DIR/.lock` tells who holds it. It appears complete or not at all, and a"
             + " holder is displaced only on proof of its death: its machine rebooted since, no"
             + " process has its pid any more, or the pid now belongs to another process. A lock"
-            + " from another host, or one that cannot be read, counts as held.",
+            + " from another machine (another machine id or host name), or one that cannot be"
+            + " read, counts as held.",
         "",
         "Programs in Java take the same lock with dev.cryo.lock.ProcessLock."
     },

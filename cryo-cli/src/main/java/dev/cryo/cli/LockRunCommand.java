@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -85,10 +83,6 @@ public final class LockRunCommand implements Callable<Integer> {
 
   /** The longest default holder name, in characters, before it is cut. */
   static final int DEFAULT_HOLDER_LENGTH = 120;
-
-  /** The errno in the JDK's "Cannot run program" messages, in their older and newer forms. */
-  private static final Pattern ERRNO =
-      Pattern.compile("error(?:=|: )(\\d+)(?:, | \\()([^)]*)");
 
   @Spec CommandSpec spec;
 
@@ -257,14 +251,16 @@ public final class LockRunCommand implements Callable<Integer> {
     return ExitCodes.SIGNALLED + signal.getNumber();
   }
 
+  /**
+   * The refusal for a program the JDK could not start. Whether it is missing (127) or there but
+   * not executable (126) is told by looking at it, not by reading the JDK's message, whose wording
+   * (and the C library's, in the reader's language) may change; the message is quoted for people.
+   */
   private CommandFailure cannotStart(String program, IOException e) {
-    Matcher errno = ERRNO.matcher(String.valueOf(e.getMessage()));
-    boolean found = errno.find();
-    boolean missing = found && errno.group(1).equals("2");
-    String why = found ? errno.group(2).strip() : String.valueOf(e.getMessage());
+    boolean missing = !Files.exists(Path.of(program));
     return new CommandFailure(missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE,
         missing ? "command_not_found" : "command_not_executable",
-        "cannot run '" + program + "': " + why + "; the lock was released", e);
+        "cannot run '" + program + "': " + e.getMessage() + "; the lock was released", e);
   }
 
   private static int waitFor(Process process) {

@@ -31,8 +31,9 @@ import picocli.CommandLine.Spec;
         "Reads DIR/.lock without changing anything and judges its holder: alive (its process, or"
             + " its companion, the command of 'cryo lock run', still runs), dead (provably gone:"
             + " the machine rebooted since, or no process has its pid, or the pid was reused), or"
-            + " unknown (it runs on another host; the lock counts as held). A symbolic link, FIFO"
-            + " or directory at DIR/.lock is reported, never followed or opened.",
+            + " unknown (it runs on another machine, told by its machine id or host name; the lock"
+            + " counts as held). A symbolic link, FIFO or directory at DIR/.lock is reported,"
+            + " never followed or opened.",
         "",
         "With --json, one JSON object on one line; its fields are stable and always present"
             + " (null when they do not apply):",
@@ -42,8 +43,9 @@ import picocli.CommandLine.Spec;
         "   \"reclaimable\": true | false,  (dead holder, or malformed and unchanged for 2 s)",
         "   \"reason\": \"why, in one line\" | null,                 (null when free)",
         "   \"holder\": null | {\"pid\": 4242, \"start\": 91325734 | null,",
-        "     \"boot\": \"3c1e0a4e-...\" | null, \"host\": \"build-7\" | null,",
-        "     \"name\": \"nightly import\" | null, \"token\": \"5f0c...\" | null,",
+        "     \"boot\": \"3c1e0a4e-...\" | null, \"machine\": \"3d1219c7...\" | null,",
+        "     \"host\": \"build-7\" | null, \"name\": \"nightly import\" | null,",
+        "     \"token\": \"5f0c...\" | null,",
         "     \"since\": \"2026-11-29T16:31:05.123Z\" | null,",
         "     \"companion\": null | {\"pid\": 4250, \"start\": 91325790 | null}}}",
         "start is the process start time in clock ticks since boot. A lock written as a bare pid"

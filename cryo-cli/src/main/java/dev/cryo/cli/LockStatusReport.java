@@ -59,17 +59,20 @@ public record LockStatusReport(
    * @param pid the holder's process id
    * @param start its start time in clock ticks since boot, or null when not recorded
    * @param boot the boot id of its machine, or null
+   * @param machine the identity of its machine ({@code /etc/machine-id}), or null
    * @param host its host name, or null
    * @param name the free-text holder name, or null
    * @param token the random token of this acquisition, or null (bare-pid records)
    * @param since when the lock was taken (ISO-8601, UTC), or null
    * @param companion a second process whose life keeps the lock held, or null
    */
-  @JsonPropertyOrder({"pid", "start", "boot", "host", "name", "token", "since", "companion"})
+  @JsonPropertyOrder({"pid", "start", "boot", "machine", "host", "name", "token", "since",
+      "companion"})
   public record Holder(
       long pid,
       Long start,
       String boot,
+      String machine,
       String host,
       String name,
       String token,
@@ -82,6 +85,7 @@ public record LockStatusReport(
           record.pid(),
           record.start() < 0 ? null : record.start(),
           record.bootId(),
+          record.machineId(),
           record.host(),
           record.holder(),
           record.token(),
@@ -151,6 +155,7 @@ public record LockStatusReport(
             : " (started at tick " + holder.start() + ")"));
         appendField(text, "host", holder.host());
         appendField(text, "boot", holder.boot());
+        appendField(text, "machine", holder.machine());
         appendField(text, "holder", holder.name());
         appendField(text, "since", holder.since());
         appendField(text, "token", holder.token());

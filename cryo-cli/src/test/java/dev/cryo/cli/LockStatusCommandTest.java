@@ -23,7 +23,7 @@ class LockStatusCommandTest {
   private static final List<String> TOP_FIELDS =
       List.of("lockFile", "state", "liveness", "reclaimable", "reason", "holder");
   private static final List<String> HOLDER_FIELDS =
-      List.of("pid", "start", "boot", "host", "name", "token", "since", "companion");
+      List.of("pid", "start", "boot", "machine", "host", "name", "token", "since", "companion");
 
   @TempDir Path dir;
 
@@ -74,6 +74,7 @@ class LockStatusCommandTest {
       assertThat(holder.get("pid").asLong()).isEqualTo(ProcessHandle.current().pid());
       assertThat(holder.get("start").asLong()).isEqualTo(record.start());
       assertThat(holder.get("boot").asText()).isEqualTo(record.bootId());
+      assertThat(holder.get("machine").asText()).isEqualTo(record.machineId());
       assertThat(holder.get("host").asText()).isEqualTo(record.host());
       assertThat(holder.get("name").asText()).isEqualTo("status test");
       assertThat(holder.get("token").asText()).isEqualTo(record.token());

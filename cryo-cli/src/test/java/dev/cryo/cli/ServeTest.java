@@ -71,6 +71,47 @@ class ServeTest {
   }
 
   @Test
+  void aForgedReplayedOrRandomCookieNeverReachesAnotherUsersState() throws Exception {
+    DemoClient owner = new DemoClient(http, run.base());
+    String page = owner.openPage();
+    owner.post("/api/login", Map.of("user", "owner@example.org"));
+    owner.post("/api/notes", Map.of("page", page, "text", "private"));
+    Answer mine = owner.post("/api/counter", Map.of("page", page));
+    DemoClient guest = new DemoClient(http, run.base());
+    String guestName = guest.post("/api/counter", Map.of("page", guest.openPage())).field("user");
+    assertThat(guestName).startsWith("guest_");
+    String cookie = owner.cookie();
+    java.util.List<String> forgeries = new java.util.ArrayList<>(java.util.List.of(
+        "AAAAAAAAAAAAAAAAAAAAAA",                                   // random-looking
+        cookie.substring(0, 21) + (cookie.charAt(21) == 'A' ? 'B' : 'A'), // one letter off
+        cookie + "A", "../../" + cookie, ""));
+    forgeries.add(guestName.substring("guest_".length())); // the id the application showed
+    forgeries.add(guest.cookie()); // somebody else's real cookie is his, not the owner's
+
+    for (String forged : forgeries) {
+      DemoClient thief = new DemoClient(http, run.base());
+      thief.useCookie(forged);
+      Answer stolen = thief.get("/api/state?page=" + page);
+      assertThat(stolen.status()).as("the owner's page through " + forged).isEqualTo(404);
+      String own = thief.openPage();
+      Answer counted = thief.post("/api/counter", Map.of("page", own));
+      assertThat(counted.field("user")).as("who " + forged + " is").startsWith("guest_")
+          .isNotEqualTo(mine.field("user"));
+      if (forged.equals(guest.cookie())) {
+        assertThat(counted.field("user")).isEqualTo(guestName); // a bearer cookie is its owner's
+        continue;
+      }
+      assertThat(counted.field("user")).isNotEqualTo(guestName);
+      assertThat(counted.number("counter")).isEqualTo(1);
+      assertThat(thief.cookie()).as("a new cookie for " + forged).isNotEqualTo(forged)
+          .isNotEqualTo(cookie);
+    }
+    Answer still = owner.get("/api/state?page=" + page);
+    assertThat(still.number("counter")).isEqualTo(mine.number("counter"));
+    assertThat(still.json().path("notes").toString()).contains("private");
+  }
+
+  @Test
   void aSecondServeOnTheSameHomeExits75NamingTheHolder() throws Exception {
     ServeRun second = ServeRun.start(run.home());
     try {

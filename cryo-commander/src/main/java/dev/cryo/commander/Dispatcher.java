@@ -82,14 +82,16 @@ final class Dispatcher {
     MoveInfo move = null;
     boolean moveTried = false;
     String problem = null;
+    boolean justMoved = false;
     for (int round = 0; ; round++) {
-      if (round > 0 && System.nanoTime() - deadline > 0) {
+      if (round > 0 && !justMoved && System.nanoTime() - deadline > 0) {
         return unavailable("the request could not be placed within " + config.hold() + ": "
             + problem);
       }
       if (!running.getAsBoolean()) {
         return unavailable("the server is not running");
       }
+      justMoved = false; // a done move is dispatched even when it took the whole budget
       String user = routing.userOf(connection).orElse(null);
       if (user != null) {
         if (!routing.awaitUnheld(user, deadline)) {
@@ -109,6 +111,7 @@ final class Dispatcher {
           MoveOutcome outcome = mover.move(user, deadline);
           move = new MoveInfo(outcome.from(), outcome.to(),
               outcome.moved() ? null : outcome.refusal().code());
+          justMoved = true;
           continue; // resolve again: he is frozen and bound for his destination now
         }
       }

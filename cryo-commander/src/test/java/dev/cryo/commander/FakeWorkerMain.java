@@ -26,9 +26,11 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A worker JVM for the commander's tests, until the real one's entry point exists: it speaks the
- * protocol over the real wire and keeps, per user, one counter that it freezes into the real
- * freezer and wakes from it.
+ * A worker JVM for the commander's tests of what the real worker cannot be made to do on purpose
+ * (hang before its presentation, fall mute, present itself under another name, skew its
+ * watermark, hang a call or a freeze): it speaks the protocol over the real wire and keeps, per
+ * user, one counter that it freezes into the real freezer and wakes from it. {@link RealWorkerTest}
+ * runs the real worker.
  *
  * <p>Its requests: {@code GET /counter} adds one to the user's counter and answers
  * {@code user=U counter=N worker=W}; {@code POST /api/move} (its move route) answers

@@ -10,9 +10,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
@@ -28,6 +28,7 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,12 +54,13 @@ import java.util.Set;
  * may change ({@link DirectoryTrust}), where the file is opened read-only: a read-only bind mount
  * does not keep the directory's owner from swapping a FIFO in through another mount.
  *
- * <p>What {@link SecureDirectoryStream} lacks ({@code linkat}) is reached through
- * {@code /proc/self/fd/N/<name>}, where N is a descriptor of this same directory, found by matching
- * the directory's device and inode ({@code fstat} of the stream) against {@code /proc/self/fd}; any
- * descriptor of the same inode is equivalent, and the match is checked again before every use. The
- * walk through {@code /proc/self/fd/N} jumps to the directory itself, so a later rename or a link
- * planted at its path changes nothing. Link publication is {@link Publication}'s, reused whole.
+ * <p>What {@link SecureDirectoryStream} lacks ({@code linkat}, {@code mkdirat}, a listing) is
+ * reached through {@code /proc/self/fd/N/<name>}, where N is this root's own descriptor of its
+ * directory, opened relative to the held stream and kept until the root is closed (see
+ * {@link #descriptorPath}): no operation ever goes through a descriptor another root or anybody
+ * else may close, whose number could then be reused for another file. The walk through
+ * {@code /proc/self/fd/N} jumps to the directory itself, so a later rename or a link planted at its
+ * path changes nothing. Link publication is {@link Publication}'s, reused whole.
  *
  * <p>A sub-root ({@link #subroot}) stays bound to its directory even if the name is later moved;
  * {@link #isStillAtPath()} tells whether the path now names something else. Instances are
@@ -83,10 +85,31 @@ public final class SafeRoot implements Closeable {
 
   static volatile ReadOnlyProbe readOnlyProbe = shown -> { };
 
+  /** A test seam: called between choosing the descriptor of a publication and using it. */
+  interface DescriptorProbe {
+    void chosen(Path descriptor) throws IOException;
+  }
+
+  static volatile DescriptorProbe descriptorProbe = descriptor -> { };
+
   private final Path path;
   private final SecureDirectoryStream<Path> directory;
   private final Object fileKey;
-  private volatile int descriptor = -1;
+  /**
+   * Guards {@link #OWN}: a root's own descriptor is opened, found and registered, and closed and
+   * deregistered, under it, so that a registered number is always a live descriptor of its root.
+   */
+  private static final Object DESCRIPTORS = new Object();
+  /** The numbers of the own descriptors of the open roots of this JVM. */
+  private static final Set<Integer> OWN = new HashSet<>();
+  /** {@code O_DSYNC} as {@code /proc/self/fdinfo} shows it (octal; the generic Linux value). */
+  private static final int MARK = 010000;
+  private static final Set<OpenOption> MARKED =
+      Set.of(StandardOpenOption.READ, StandardOpenOption.DSYNC);
+
+  private SeekableByteChannel own; // guarded by DESCRIPTORS
+  private int descriptor = -1; // guarded by DESCRIPTORS
+  private boolean closed; // guarded by DESCRIPTORS
 
   private SafeRoot(Path path, SecureDirectoryStream<Path> directory) throws IOException {
     this.path = path;
@@ -360,45 +383,43 @@ public final class SafeRoot implements Closeable {
     }
   }
 
+  /**
+   * Opens {@code name} for {@link #readOpened}: read-write (a FIFO then never blocks); when that is
+   * refused and the entry is still a regular file, read-only, but only in a directory nobody but
+   * this user or root may change ({@link DirectoryTrust}), whatever the cause (another user's file,
+   * a read-only mount, an immutable file).
+   *
+   * <p>Why the open failed is never read from the exception's message: the C library words it in
+   * the reader's language, the JDK in its own. The exception's type tells what the JDK types
+   * ({@link NoSuchFileException}), and a look at what is there now ({@code lstat}, through the held
+   * directory) tells the rest: a symbolic link ({@code ELOOP} under {@code O_NOFOLLOW}, a plain
+   * {@link IOException} from the JDK) or another non-regular file is named as what it is.
+   */
   private SeekableByteChannel openForReading(String name, Path shown) throws IOException {
     try {
       return directory.newByteChannel(Path.of(name), READ_WRITE);
     } catch (NoSuchFileException e) {
       throw e;
-    } catch (AccessDeniedException e) {
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " (permission"
-          + " denied); control files are opened read-write so that a FIFO swapped in never blocks"
-          + " the reader, and nothing was read: let their owner read and write them", e);
-    } catch (FileSystemException e) {
-      if (e.getReason() != null && e.getReason().contains("Read-only file system")) {
-        readOnlyProbe.refusedReadWrite(shown);
-        // A read-only mount may be a bind mount of a directory writable elsewhere: a FIFO could
-        // still be swapped in, and a read-only open of it would block. Only a directory nobody but
-        // this user or root may change is safe to read read-only.
-        if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
-          throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write (it"
-              + " is on a read-only mount), and it is not opened read-only because users other"
-              + " than this one and root may change " + path + " (a FIFO swapped in would block"
-              + " the reader); nothing was read: keep the directory to this user or root", e);
-        }
-        return directory.newByteChannel(Path.of(name), READ_ONLY);
-      }
-      if (e.getReason() != null && e.getReason().contains("symbolic links")) {
-        throw notRegular(shown, EntryKind.SYMBOLIC_LINK);
-      }
-      EntryKind kind = lookupHere(name).map(Entry::kind).orElse(EntryKind.SPECIAL_FILE);
-      if (kind != EntryKind.REGULAR_FILE) {
-        throw notRegular(shown, kind);
-      }
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
-          + e.getMessage() + "; nothing was read", e);
     } catch (IOException e) {
-      // The JDK reports ELOOP under NOFOLLOW_LINKS as a plain IOException.
-      if (e.getMessage() != null && e.getMessage().contains("symbolic links")) {
-        throw notRegular(shown, EntryKind.SYMBOLIC_LINK);
+      Optional<Entry> now = lookupHere(name);
+      if (now.isEmpty()) {
+        throw new NoSuchFileException(shown.toString());
       }
-      throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + ": "
-          + e.getMessage() + "; nothing was read", e);
+      if (now.get().kind() != EntryKind.REGULAR_FILE) {
+        throw notRegular(shown, now.get().kind());
+      }
+      readOnlyProbe.refusedReadWrite(shown);
+      // Only a directory nobody but this user or root may change is safe to read read-only: a
+      // FIFO swapped in would block a read-only open (a read-only bind mount does not prevent
+      // that: the directory may be writable through another mount).
+      if (!DirectoryTrust.onlyThisUserOrRootMayChange(directory, path)) {
+        throw new ControlException(Reason.UNREADABLE, "cannot open " + shown + " read-write ("
+            + Objects.requireNonNullElse(e.getMessage(), e.getClass().getSimpleName())
+            + "), and it is not opened read-only because users other than this one and root may"
+            + " change " + path + " (a FIFO swapped in would block the reader); nothing was read:"
+            + " let this user write it, or keep the directory to this user or root", e);
+      }
+      return directory.newByteChannel(Path.of(name), READ_ONLY);
     }
   }
 
@@ -450,6 +471,7 @@ public final class SafeRoot implements Closeable {
   public Publication.Outcome publish(String relative, byte[] content) throws IOException {
     try (Target target = requiredTarget(relative)) {
       Path fd = target.root.descriptorPath();
+      descriptorProbe.chosen(fd);
       Publication.Outcome outcome;
       try {
         outcome = Publication.tryPublish(fd.resolve(target.name), content, Durability.DURABLE);
@@ -558,28 +580,93 @@ public final class SafeRoot implements Closeable {
   /** Closes the directory. Idempotent. */
   @Override
   public void close() throws IOException {
+    synchronized (DESCRIPTORS) {
+      if (!closed) {
+        closed = true;
+        if (own != null) {
+          OWN.remove(descriptor);
+          own.close();
+        }
+      }
+    }
     directory.close();
   }
 
-  /** {@code /proc/self/fd/N}, N a descriptor of this directory, checked before it is returned. */
+  /**
+   * {@code /proc/self/fd/N}, N this root's own descriptor of its directory: opened (relative to the
+   * held directory, so it is the same one) at the first call, and closed only with the root. Any
+   * other descriptor of the same directory (another root's, anybody's) may be closed meanwhile
+   * and its number reused for another file, so none is ever borrowed.
+   *
+   * <p>The JDK does not tell a descriptor's number. The own descriptor is opened with a mark no
+   * other opener of a directory uses ({@code O_DSYNC}, which changes nothing for a directory),
+   * and found as the one descriptor of this directory with that mark that no other open root has
+   * registered; the opening, finding and registering happen under one JVM-wide lock, as does the
+   * closing and deregistering. Should anything else in the JVM hold a marked descriptor of the
+   * same directory, the root refuses to guess ({@code IO_FAILURE}) rather than pick one.
+   */
   Path descriptorPath() throws IOException {
-    int known = descriptor;
-    if (known >= 0 && sameDirectory(PROC_FD.resolve(Integer.toString(known)))) {
-      return PROC_FD.resolve(Integer.toString(known));
+    synchronized (DESCRIPTORS) {
+      if (closed) {
+        throw new ControlException(Reason.IO_FAILURE, "the root " + path + " is closed; nothing"
+            + " was done: open it again");
+      }
+      if (own == null) {
+        SeekableByteChannel opened = directory.newByteChannel(Path.of("."), MARKED);
+        try {
+          descriptor = findOwn();
+        } catch (IOException | RuntimeException e) {
+          opened.close();
+          throw e;
+        }
+        own = opened;
+        OWN.add(descriptor);
+      }
+      return PROC_FD.resolve(Integer.toString(descriptor));
     }
+  }
+
+  /** The number of the marked descriptor of this directory that no open root has registered. */
+  private int findOwn() throws IOException {
+    List<Integer> found = new ArrayList<>();
     try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(PROC_FD)) {
       for (Path candidate : descriptors) {
-        if (sameDirectory(candidate)) {
-          descriptor = Integer.parseInt(candidate.getFileName().toString());
-          return candidate;
+        int number;
+        try {
+          number = Integer.parseInt(candidate.getFileName().toString());
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (!OWN.contains(number) && sameDirectory(candidate) && marked(number)) {
+          found.add(number);
         }
       }
     } catch (NoSuchFileException e) {
       throw new ControlException(Reason.IO_FAILURE, "no /proc/self/fd on this system; " + path
           + " cannot be written without following links and nothing was written: run on Linux", e);
     }
-    throw new ControlException(Reason.IO_FAILURE, "no descriptor of " + path + " was found in"
-        + " /proc/self/fd; nothing was written: report this as a bug");
+    if (found.size() != 1) {
+      throw new ControlException(Reason.IO_FAILURE, (found.isEmpty() ? "no" : found.size())
+          + " unregistered marked descriptors of " + path + " were found in /proc/self/fd, where"
+          + " exactly one (this root's own) was expected; nothing was written: report this as a"
+          + " bug");
+    }
+    return found.get(0);
+  }
+
+  /** Whether descriptor {@code number} was opened with the mark ({@code flags:} in fdinfo). */
+  private static boolean marked(int number) {
+    try {
+      for (String line : Uninterruptible.call(() -> Files.readAllLines(
+          Path.of("/proc/self/fdinfo", Integer.toString(number)), StandardCharsets.ISO_8859_1))) {
+        if (line.startsWith("flags:")) {
+          return (Integer.parseInt(line.substring("flags:".length()).strip(), 8) & MARK) != 0;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // gone meanwhile: not ours
+    }
+    return false;
   }
 
   private boolean sameDirectory(Path candidate) {

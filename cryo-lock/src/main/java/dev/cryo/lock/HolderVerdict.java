@@ -6,12 +6,22 @@ import java.util.OptionalLong;
 /**
  * The judgement of a lock holder's life, with the reason in words.
  *
- * <p>A holder is {@link Liveness#DEAD} only on proof: its boot id differs from this machine's (it
- * ran before the last reboot); or, on this host and boot, no live process has its pid; or a live
- * process has its pid but started at another time (the pid was reused). A record from another host
- * is {@link Liveness#UNKNOWN}, never reclaimed automatically. A record naming a companion process is
- * alive while either process is. A bare-pid record (no host, no boot, no start) is judged on its pid
- * alone, as a process of this machine.
+ * <p>A holder is {@link Liveness#DEAD} only on proof, and only a holder of this machine can be
+ * proved dead: its boot id differs from this machine's (it ran before the last reboot); or, in this
+ * boot, no live process has its pid; or a live process has its pid but started at another time (the
+ * pid was reused). A record of another machine is {@link Liveness#UNKNOWN}, never reclaimed
+ * automatically. A record naming a companion process is alive while either process is. A bare-pid
+ * record (no machine, host, boot or start) is judged on its pid alone, as a process of this machine.
+ *
+ * <p>Which machine a record is of: a host name alone proves nothing (two machines may bear one on
+ * shared storage, and each would read the other's boot id as a boot of its own that is over), so a
+ * record carries the machine id ({@link ProcessTable#machineId}). A record is of another machine
+ * when its machine id or its host name differs from this machine's (either differing is enough: a
+ * machine id repeats where an image was copied with it, a host name where two machines were named
+ * alike), or when it names a machine id and this machine has none to compare with. A record that
+ * names no machine id (an older writer's, or a machine without one) is judged by its host name, as
+ * before machine ids were recorded: two machines without machine ids but with one host name cannot
+ * be told apart.
  *
  * @param liveness what is proved
  * @param reason why, in one line
@@ -30,6 +40,13 @@ public record HolderVerdict(Liveness liveness, String reason) {
       return new HolderVerdict(Liveness.UNKNOWN,
           "the holder runs on host " + record.host() + ", not on " + table.host()
               + ": nothing can be proved from here");
+    }
+    if (record.machineId() != null && !record.machineId().equals(table.machineId())) {
+      return new HolderVerdict(Liveness.UNKNOWN,
+          "the holder runs on machine " + record.machineId()
+              + (record.host() == null ? "" : " (host " + record.host() + ")") + ", not on "
+              + (table.machineId() == null ? "this machine, which has no machine id"
+                  : "this one (" + table.machineId() + ")") + ": nothing can be proved from here");
     }
     if (record.bootId() != null && table.bootId() != null
         && !record.bootId().equals(table.bootId())) {

@@ -375,22 +375,38 @@ public final class LockFile {
    * read-only, when we may not write it, only if nobody but this user or root can swap something
    * into its directory ({@link DirectoryTrust}), since a read-only open of a FIFO would wait for a
    * writer. Otherwise the file reads as unreadable (the lock counts as held), and says why.
+   *
+   * <p>Why the read-write open failed is never read from the exception's message, which the C
+   * library words in the reader's language and the JDK in its own: the exception's type tells what
+   * the JDK types ({@link NoSuchFileException}, {@link AccessDeniedException}), and a look at what
+   * is there now tells the rest. A name that is no longer a regular file (a symbolic link under
+   * {@code O_NOFOLLOW} gives {@code ELOOP}, which the JDK reports as a plain {@link IOException}) is
+   * reported as what it is; for a regular file that cannot be opened read-write (a read-only mount,
+   * an immutable file, another user's file) the safe read-only open is tried, whatever the cause.
    */
   private static FileChannel openForReading(Path path) throws IOException {
     FileChannel channel;
     try {
       channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
           LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      throw e;
     } catch (AccessDeniedException | java.nio.file.ReadOnlyFileSystemException e) {
       readOnlyProbe.refusedReadWrite(path);
-      channel = openReadOnlyIfSafe(path, "this process may not write it");
-    } catch (FileSystemException e) {
-      if (e.getMessage() != null && e.getMessage().contains("Read-only file system")) {
-        readOnlyProbe.refusedReadWrite(path);
-        channel = openReadOnlyIfSafe(path, "it is on a read-only mount");
-      } else {
-        throw e;
+      channel = openReadOnlyIfSafe(path, "this process may not write it, or its file system is"
+          + " read-only");
+    } catch (IOException e) {
+      BasicFileAttributes now;
+      try {
+        now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      } catch (NoSuchFileException gone) {
+        throw gone;
       }
+      if (!now.isRegularFile()) {
+        throw new NotRegularFileException(kindOf(path, now));
+      }
+      readOnlyProbe.refusedReadWrite(path);
+      channel = openReadOnlyIfSafe(path, "the file system refused: " + describe(e));
     }
     try {
       channel.position(0);

@@ -24,6 +24,7 @@ import java.util.regex.Pattern;
  * pid 4242
  * start 91325734
  * boot 3c1e0a4e-5f4e-4a5b-9a53-1f7c3e0b1d2a
+ * machine 3d1219c7c4c5404aaa1f6d2a48adfda4
  * host build-7
  * holder nightly import
  * token 5f0c2b8e9d7a41c3b6e2f18a0d9c4e77
@@ -33,7 +34,9 @@ import java.util.regex.Pattern;
  *
  * <p>{@code start} is the process's start time in clock ticks since boot (Linux
  * {@code /proc/PID/stat}, field 22), which together with {@code boot} tells a live holder from a
- * reused pid. {@code companion} is optional: a second process (pid and start) whose life also keeps
+ * reused pid, on the machine {@code machine} names ({@code /etc/machine-id}; see
+ * {@link ProcessTable#machineId}); {@code machine} is left out when unknown, and a record without
+ * one (an older writer's) is judged by its host name alone. {@code companion} is optional: a second process (pid and start) whose life also keeps
  * the lock held, used by {@code cryo lock run} for the command it runs; its start is left out when
  * unknown, as {@code start} is. A file holding only a
  * decimal pid (what older lockfiles contain) reads as a record with just a pid.
@@ -45,6 +48,8 @@ import java.util.regex.Pattern;
  * @param pid the holder's process id (positive)
  * @param start the holder's start time in clock ticks since boot, or {@code -1} when unknown
  * @param bootId the boot id of the machine the holder runs on, or {@code null} when unknown
+ * @param machineId the identity of the machine the holder runs on (32 lowercase hex digits), or
+ *     {@code null} when unknown
  * @param host the holder's host name, or {@code null} when unknown
  * @param holder the holder's free-text name, or {@code null}
  * @param token the random token of this acquisition (32 lowercase hex), or {@code null}
@@ -56,6 +61,7 @@ public record LockRecord(
     long pid,
     long start,
     String bootId,
+    String machineId,
     String host,
     String holder,
     String token,
@@ -71,6 +77,7 @@ public record LockRecord(
 
   private static final String MAGIC = "cryo-lock 1";
   private static final Pattern TOKEN = Pattern.compile("[0-9a-f]{32}");
+  private static final Pattern MACHINE = TOKEN;
   private static final Pattern WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
   private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,19}");
   /** Tokens only need to be unique; a DRBG draws them without a system call each. */
@@ -89,6 +96,9 @@ public record LockRecord(
     }
     if (bootId != null && !WORD.matcher(bootId).matches()) {
       throw new IllegalArgumentException("boot id must be printable ASCII without spaces");
+    }
+    if (machineId != null && !MACHINE.matcher(machineId).matches()) {
+      throw new IllegalArgumentException("machine id must be 32 lowercase hex digits");
     }
     if (host != null && !WORD.matcher(host).matches()) {
       throw new IllegalArgumentException("host must be printable ASCII without spaces");
@@ -115,6 +125,7 @@ public record LockRecord(
         self.pid(),
         self.start(),
         self.bootId(),
+        self.machineId(),
         self.host(),
         holder,
         HexFormat.of().formatHex(random),
@@ -131,15 +142,24 @@ public record LockRecord(
     }
   }
 
+  /**
+   * A record without a machine id, as writers that record none (and this class before it did)
+   * make it: the components in their older order.
+   */
+  public LockRecord(long pid, long start, String bootId, String host, String holder, String token,
+      Instant since, long companionPid, long companionStart) {
+    this(pid, start, bootId, null, host, holder, token, since, companionPid, companionStart);
+  }
+
   /** This record with a companion process whose life also keeps the lock held. */
   public LockRecord withCompanion(long companionPid, long companionStart) {
     return new LockRecord(
-        pid, start, bootId, host, holder, token, since, companionPid, companionStart);
+        pid, start, bootId, machineId, host, holder, token, since, companionPid, companionStart);
   }
 
   /** Whether this record comes from a writer that wrote only a decimal pid. */
   public boolean isBarePid() {
-    return token == null && bootId == null && host == null && start == -1;
+    return token == null && bootId == null && machineId == null && host == null && start == -1;
   }
 
   /** The holder's start ticks, when recorded. */
@@ -155,6 +175,7 @@ public record LockRecord(
       text.append("start ").append(start).append('\n');
     }
     appendLine(text, "boot", bootId);
+    appendLine(text, "machine", machineId);
     appendLine(text, "host", host);
     appendLine(text, "holder", holder);
     appendLine(text, "token", token);
@@ -213,7 +234,8 @@ public record LockRecord(
       throw new MalformedRecordException("the lockfile is empty");
     }
     if (DECIMAL.matcher(trimmed).matches()) {
-      return new LockRecord(positive(trimmed, "pid"), -1, null, null, null, null, null, 0, -1);
+      return new LockRecord(positive(trimmed, "pid"), -1, null, null, null, null, null, null, 0,
+          -1);
     }
     String[] lines = text.split("\n", -1);
     if (!lines[0].equals(MAGIC)) {
@@ -244,7 +266,8 @@ public record LockRecord(
   private static LockRecord fromFields(Map<String, String> fields) throws MalformedRecordException {
     for (String key : fields.keySet()) {
       switch (key) {
-        case "pid", "start", "boot", "host", "holder", "token", "since", "companion" -> { }
+        case "pid", "start", "boot", "machine", "host", "holder", "token", "since", "companion"
+            -> { }
         default -> throw new MalformedRecordException("unknown key '" + bounded(key) + "'");
       }
     }
@@ -271,6 +294,7 @@ public record LockRecord(
         positive(pid, "pid"),
         start == null ? -1 : decimal(start, "start"),
         fields.get("boot"),
+        fields.get("machine"),
         fields.get("host"),
         fields.get("holder"),
         fields.get("token"),

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
@@ -15,7 +16,8 @@ import java.util.regex.Pattern;
  *
  * <p>On Linux they come from {@code /proc}: a pid is live when {@code /proc/PID/stat} exists and its
  * state is not dead, nor zombie with no other thread left; its start is field 22 of that file
- * (clock ticks since boot, which never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id}.
+ * (clock ticks since boot, which never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id},
+ * the machine's identity {@code /etc/machine-id} ({@link #machineId}).
  * Elsewhere {@link ProcessHandle} answers, with the start in epoch milliseconds and no boot id.
  * Instances are immutable and thread-safe.
  */
@@ -23,16 +25,21 @@ public final class ProcessTable {
 
   private static final Path PROC = Path.of("/proc");
   private static final Pattern HOST_WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
+  private static final Pattern MACHINE_ID = Pattern.compile("[0-9a-f]{32}");
+  private static final List<Path> MACHINE_ID_FILES =
+      List.of(Path.of("/etc/machine-id"), Path.of("/var/lib/dbus/machine-id"));
   private static final ProcessTable SYSTEM = new ProcessTable(Files.isDirectory(PROC.resolve("self")));
 
   private final boolean procfs;
   private final String bootId;
+  private final String machineId;
   private final String host;
   private volatile ProcessIdentity current;
 
   private ProcessTable(boolean procfs) {
     this.procfs = procfs;
     this.bootId = procfs ? readBootId() : null;
+    this.machineId = readMachineId();
     this.host = readHost(procfs);
   }
 
@@ -46,7 +53,7 @@ public final class ProcessTable {
     ProcessIdentity self = current;
     if (self == null) {
       long pid = ProcessHandle.current().pid();
-      self = new ProcessIdentity(pid, startOf(pid).orElse(-1), bootId, host);
+      self = new ProcessIdentity(pid, startOf(pid).orElse(-1), bootId, machineId, host);
       current = self;
     }
     return self;
@@ -55,6 +62,23 @@ public final class ProcessTable {
   /** The boot id of this machine, or {@code null} when it has none this table can read. */
   public String bootId() {
     return bootId;
+  }
+
+  /**
+   * The identity of this machine, or {@code null} when it has none this table can read: the
+   * systemd machine id ({@code /etc/machine-id}, else {@code /var/lib/dbus/machine-id}), 32
+   * lowercase hex digits, set once when the system is installed and kept across boots. An empty
+   * file, {@code uninitialized} (a first boot) or all zeros is none.
+   *
+   * <p>Why this and not the host name: host names repeat (two machines named {@code build-7} on one
+   * file server, a cloned virtual machine renamed late), and a boot id only tells boots of one
+   * machine apart; a record of another machine judged by this machine's boot id reads as a boot
+   * that is over, and a live lock would be taken. A machine id repeats only where an image was
+   * copied with its {@code /etc/machine-id} (some container images do), which is why a record is
+   * judged as this machine's only when its host name agrees as well ({@link HolderVerdict}).
+   */
+  public String machineId() {
+    return machineId;
   }
 
   /** The host name of this machine (printable ASCII), or {@code null} when unknown. */
@@ -138,6 +162,21 @@ public final class ProcessTable {
     } catch (IOException e) {
       return null;
     }
+  }
+
+  private static String readMachineId() {
+    for (Path file : MACHINE_ID_FILES) {
+      try {
+        String id = Uninterruptible.call(() -> Files.readString(file, StandardCharsets.ISO_8859_1))
+            .strip();
+        if (MACHINE_ID.matcher(id).matches() && !id.equals("0".repeat(32))) {
+          return id;
+        }
+      } catch (IOException | RuntimeException e) {
+        // not there, or unreadable: try the next
+      }
+    }
+    return null;
   }
 
   private static String readHost(boolean procfs) {

@@ -2,11 +2,11 @@
  * Lockfiles that name their holder and are reclaimed only on proof of its death.
  *
  * <p>A lock is a file, {@code .lock}, holding one {@link dev.cryo.lock.LockRecord}: who holds it
- * (process id, that process's start time, boot id, host, a holder name, a random token) and since
- * when. The file is published whole or not at all ({@link dev.cryo.lock.Publication}): a reader
+ * (process id, that process's start time, boot id, machine id, host, a holder name, a random
+ * token) and since when. The file is published whole or not at all ({@link dev.cryo.lock.Publication}): a reader
  * never sees half a record. A holder is judged dead only when that is provable
- * ({@link dev.cryo.lock.HolderVerdict}); a lock whose holder is alive, on another host, or cannot
- * be read is held. Every removal of a lockfile by name goes through
+ * ({@link dev.cryo.lock.HolderVerdict}); a lock whose holder is alive, on another machine, or
+ * cannot be read is held. Every removal of a lockfile by name goes through
  * {@link dev.cryo.lock.LockFile#removeIf}, which serialises removers with an operating-system lock
  * that the kernel releases when its holder dies, so two reclaimers never both win and a reclaimer
  * never removes a live holder's lock.

@@ -9,6 +9,7 @@ import dev.cryo.worker.Tenant.Phase;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -339,7 +340,7 @@ final class Admission {
       if (!connectionSeen) {
         announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
       }
-      announcer.publish(Kind.NEW_PAGE, user, pageId);
+      announcer.publish(Kind.NEW_PAGE, user, List.of(pageId), connectionId);
     } finally {
       tenant.lock.unlock();
     }

@@ -16,7 +16,7 @@ import java.util.Objects;
  *     went; one key for a singular kind, one or more for a plural one
  * @param detail what else the kind carries: for {@link Kind#USER_FROZEN} the placement (the worker
  *     the user stays assigned to, or null for none); for {@link Kind#LOGIN} the previous owner of the
- *     connection; null otherwise
+ *     connection; for {@link Kind#NEW_PAGE} the connection the page belongs to; null otherwise
  */
 public record Announcement(long sequence, Kind kind, String user, List<String> keys, String detail) {
 

@@ -125,7 +125,12 @@ public final class AppHost implements Application {
         throw new LoadException(LoadException.Reason.BAD_JAR, "the application's jar " + jarOrNull
             + " is not a readable file; nothing was loaded: pass --app-path a jar that exists");
       }
-      try (java.util.jar.JarFile ignored = new java.util.jar.JarFile(jarOrNull.toFile())) {
+      try (java.util.jar.JarFile jar = new java.util.jar.JarFile(jarOrNull.toFile())) {
+        if (jar.size() == 0) {
+          throw new LoadException(LoadException.Reason.BAD_JAR, "the application's jar "
+              + jarOrNull + " is empty; nothing was loaded: pass --app-path the jar of the"
+              + " application");
+        }
         URL url = jarOrNull.toUri().toURL();
         loader = new URLClassLoader("cryo-app " + jarOrNull.getFileName(), new URL[] {url},
             loader);

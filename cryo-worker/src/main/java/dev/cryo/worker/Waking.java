@@ -126,7 +126,8 @@ final class Waking {
         throw e;
       }
       for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+        announcer.publish((Kind) birth[0], user, List.of((String) birth[1]),
+            birth.length > 2 ? (String) birth[2] : null);
       }
       announcer.publish(Kind.USER_ADOPTED, user, user);
       tenant.phase = Phase.ACTIVE;
@@ -169,7 +170,7 @@ final class Waking {
     for (Map<?, ?> page : Parcels.pages(parcel)) {
       String pageId = (String) page.get(Parcels.ID);
       registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
-      births.add(new Object[] {Kind.NEW_PAGE, pageId});
+      births.add(new Object[] {Kind.NEW_PAGE, pageId, connectionId});
     }
   }
 
@@ -248,7 +249,8 @@ final class Waking {
         throw e;
       }
       for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, (String) birth[1]);
+        announcer.publish((Kind) birth[0], user, List.of((String) birth[1]),
+            birth.length > 2 ? (String) birth[2] : null);
       }
     } finally {
       tenant.lock.unlock();

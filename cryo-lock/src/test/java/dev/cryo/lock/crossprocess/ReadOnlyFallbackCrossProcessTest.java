@@ -116,4 +116,21 @@ class ReadOnlyFallbackCrossProcessTest {
 
     assertThat(read).startsWith("Present");
   }
+
+  /**
+   * The C library words its errors in the reader's language: a read-only mount must be recognised
+   * without reading the message ("Das Dateisystem ist nur lesbar" in German).
+   */
+  @Test
+  void aFileOnAReadOnlyMountIsReadWhateverTheLanguageOfErrors() throws Exception {
+    List<String> german = GermanLocale.in(root);
+    assumeThat(german).as("a German locale can be compiled here").isNotEmpty();
+    Path lock = lockfileOwnedBy("german", 0);
+    List<String> wrapper = new java.util.ArrayList<>(german);
+    wrapper.addAll(onAReadOnlyBindMountOf(lock.getParent()));
+
+    String read = readInChild(wrapper, lock, false);
+
+    assertThat(read).startsWith("Present");
+  }
 }

@@ -11,7 +11,8 @@ import java.util.Objects;
  *     drop_pages, drop_connection, drop_connections, drop_user, login, user_frozen, user_adopted}
  * @param user the user concerned (for a login, the new identity)
  * @param keys the user, connection or page ids the kind names
- * @param detail for {@code login} the connection's previous owner; null otherwise
+ * @param detail for {@code login} the connection's previous owner; for {@code new_page} the
+ *     connection the page belongs to; null otherwise
  */
 public record AnnouncementMessage(long seq, String kind, String user, List<String> keys,
     String detail) {

@@ -1,0 +1,5 @@
+/**
+ * The whole runtime's speed over HTTP: a closed-loop load generator with a cookie per virtual user,
+ * the single-process anchor it is compared with, and the benchmark that runs both in one run.
+ */
+package dev.cryo.bench.serve;
