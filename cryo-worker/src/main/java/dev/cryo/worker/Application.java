@@ -34,7 +34,8 @@ public interface Application {
    * a quit — with none of his calls in flight (save calls a quit cut), before his rows are read for
    * the parcels: what the hook writes into his stores is frozen with him. Runs on the departing
    * thread with no lock of the worker held. A throw is logged and the freeze goes on. Not called for
-   * an expiry (a drop: see {@link #pagesClosed}) nor for a login tail (the connection moves whole).
+   * an expiry (a drop: see {@link #pagesClosed}) nor for a login tail (the connection moves whole),
+   * nor for a user whose calls a quit cut (they may hold his rows for ever: he is frozen as he is).
    *
    * @param worker the worker
    * @param user the user leaving
@@ -46,7 +47,7 @@ public interface Application {
    * Called after pages were closed for good — dropped with their page, connection or user (an
    * expiry included), their drops announced — never when they leave by a freeze or a login tail.
    * Runs on the dropping thread, with no lock of the worker held; the user may be gone with them.
-   * A throw is logged.
+   * Not called for the expiry of a user whose calls a quit cut. A throw is logged.
    *
    * @param worker the worker
    * @param user the pages' user

@@ -96,6 +96,7 @@ final class Freezing {
       }
       if (tenant.departure != null && tenant.departure.loginTail()) {
         if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls the tail waited for
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -106,6 +107,7 @@ final class Freezing {
       } else if (tenant.departure != null) {
         result = tenant.departure.result();
         if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -122,6 +124,7 @@ final class Freezing {
         tenant.departure = new Tenant.Departure(departure,
             () -> runDeparture(tenant, expire, cause, departure), false);
         if (tenant.slots.isEmpty() || force) {
+          tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
@@ -144,8 +147,11 @@ final class Freezing {
   private void runDeparture(Tenant tenant, boolean expire, String cause,
       CompletableFuture<Object> result) {
     boolean rowless;
+    boolean cut;
     tenant.lock.lock();
     try {
+      cut = tenant.cut;
+      tenant.cut = false;
       rowless = !registry.userItems().contains(tenant.user);
       if (rowless) { // dropped under the calls the departure waited for: nothing left to move
         worker.leave(tenant, "dropped");
@@ -161,15 +167,19 @@ final class Freezing {
       return;
     }
     if (expire) {
-      runExpiry(tenant, result, clock.instant().plus(worker.rowWait()));
+      runExpiry(tenant, result, clock.instant().plus(worker.rowWait()), cut);
       return;
     }
-    worker.beforeFreeze(tenant.user, cause);
+    if (!cut) { // a cut call may hold his rows forever: the hook, which waits for them, is skipped
+      worker.beforeFreeze(tenant.user, cause);
+    }
     List<String> closed = new ArrayList<>(); // the pages of an expiry ordered during the trip
     trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
         .whenComplete((outcome, failure) -> {
           if (failure == null) {
-            worker.pagesClosed(tenant.user, closed); // the semaphore given back already
+            if (!cut) { // the semaphore given back already; a cut call may hold the user's turn
+              worker.pagesClosed(tenant.user, closed);
+            }
             announcer.afterDelivered(() -> result.complete(outcome));
           } else {
             Throwable cause2 = Worker.unwrap(failure);
@@ -198,11 +208,13 @@ final class Freezing {
   }
 
   /**
-   * The expiry: his rows dropped and announced, nothing written. The page locks the registry's
+   * The expiry: his rows dropped and announced, nothing written, the application told of the pages
+   * closed unless his calls were {@code cut} (they may hold his turn). The page locks the registry's
    * detach seam takes are tried under his lock, never waited for: a busy one is tried again on the
    * schedule until {@code deadline}, then the departure fails, counted, and he stays as he was.
    */
-  private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline) {
+  private void runExpiry(Tenant tenant, CompletableFuture<Object> result, Instant deadline,
+      boolean cut) {
     PageRow busy = null;
     List<String> closed = new ArrayList<>();
     tenant.lock.lock();
@@ -227,11 +239,13 @@ final class Freezing {
     }
     if (busy == null) {
       announcer.deliver();
-      worker.pagesClosed(tenant.user, closed);
+      if (!cut) { // the hook waits for the user's turn, which a cut call may hold for ever
+        worker.pagesClosed(tenant.user, closed);
+      }
       announcer.afterDelivered(() -> result.complete(FreezeOutcome.DROPPED));
       departures.afterDeparture();
     } else if (clock.instant().isBefore(deadline)) {
-      schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline));
+      schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline, cut));
     } else {
       WorkerException failure = new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user,
           "page '" + busy.pageId() + "' of '" + tenant.user + "' stayed locked by a call's store"

@@ -46,6 +46,8 @@ final class Tenant {
   final Set<RequestSlot> slots = new LinkedHashSet<>();
   long servedCalls;
   TransferFlag flag;
+  /** Set when a quit cut his calls to start his departure: they may hold his rows forever. */
+  boolean cut;
   /** Set while failed departures must not be retried by the departure loop (a quit's failures). */
   boolean departureFailed;
   /** Completes when the current UNFREEZING or LEAVING phase ends. */

@@ -324,7 +324,8 @@ public final class Worker implements AutoCloseable {
    * connection from its parcel when there is one, brings the connection and the page into being
    * when they are new (announced as births), and stamps the clocks. A call without a page (an HTML
    * shell, a login POST: {@link Call#pageId()} null) brings only the connection into being and
-   * stamps the connection and the user. The caller must close the slot.
+   * stamps the connection and the user. The caller must close the slot, and call
+   * {@link #awaitAnnouncements()} before replying, as {@link #call} does.
    *
    * @throws IllegalArgumentException for a {@link CallKind#PING}
    * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the

@@ -491,6 +491,71 @@ class DeparturesTest {
     }
   }
 
+  /**
+   * The application's freeze hook reaches the user's store under its row's lock; for a user whose
+   * calls a quit cut, a straggler may hold it forever. The hook is not run for a cut user, so the
+   * departing thread — the schedule's — is never held by it.
+   */
+  @Test
+  void aCutUsersFreezeHookIsSkippedSoAStuckStoreCannotHoldTheSchedule() throws Exception {
+    List<String> hooked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors
+        .newCachedThreadPool(task -> {
+          Thread thread = new Thread(task);
+          thread.setDaemon(true);
+          return thread;
+        });
+    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    Application hooking = new Application() {
+      final ExampleApplication example = new ExampleApplication();
+
+      @Override
+      public Object handle(CallContext context) throws Exception {
+        return example.handle(context);
+      }
+
+      @Override
+      public void beforeFreeze(Worker on, String user, String cause) {
+        dev.cryo.register.UserRow row = on.registry().userItems().get(user).orElseThrow();
+        row.lock().lock(); // as a host reaching the user's state does
+        row.lock().unlock();
+        hooked.add(user);
+      }
+    };
+    try {
+      Worker quitting = harness.builder("w-hook").application(hooking).build();
+      harness.workers.add(quitting);
+      quitting.call(increment("anna", "c1", "p1", "page"));
+      quitting.call(increment("carl", "c3", "p3", "user"));
+      java.util.concurrent.Future<Object> straggler = callers.submit(() -> CallContextProbe.run(
+          quitting, increment("carl", "c3", "p3", "user"), context -> context.withUserStore(
+              store -> {
+                inside.countDown();
+                try {
+                  return go.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  throw new IllegalStateException(e);
+                }
+              })));
+      assertThat(inside.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<QuitReport> report = quitting.quit();
+      harness.schedule.advance(Duration.ofSeconds(2)); // the gate: anna leaves, hooked
+      harness.await("anna gone", () -> !hosted(quitting, "anna"));
+      java.util.concurrent.Future<?> cut = callers.submit(
+          () -> harness.schedule.advance(Duration.ofSeconds(5))); // the grace: carl is cut
+      cut.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      harness.driveRetries(report);
+      assertThat(report.get(10, java.util.concurrent.TimeUnit.SECONDS).failed()).isEqualTo(1);
+      assertThat(hooked).containsExactly("anna");
+      go.countDown();
+      straggler.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } finally {
+      go.countDown();
+      callers.shutdownNow();
+    }
+  }
+
   static boolean run(String... command) throws Exception {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     process.getInputStream().readAllBytes();
