@@ -196,6 +196,8 @@ final class WireEndpoint implements WireHandler {
           : Codes.USER_LEFT_MOVING;
       case NO_PARCEL -> Codes.NO_PARCEL;
       case LOCATE_FAILED -> Codes.LOCATE_FAILED;
+      case ROW_BUSY -> Codes.ROW_BUSY;
+      case IN_TRANSITION -> Codes.IN_TRANSITION;
       case WORKER_FINISHED -> Codes.WORKER_FINISHED;
       case WAKE_FAILED -> Codes.WAKE_FAILED;
       case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;

@@ -20,6 +20,10 @@ public final class Codes {
   public static final String SEMAPHORE_TIMEOUT = "semaphore_timeout";
   /** A login could not learn where its identity lives (the commander did not answer): retryable. */
   public static final String LOCATE_FAILED = "locate_failed";
+  /** A row the worker needed stayed locked by a call past its bound; nothing changed: retryable. */
+  public static final String ROW_BUSY = "row_busy";
+  /** The user was between two states (a freeze, a wake, a login tail) past the bound: retryable. */
+  public static final String IN_TRANSITION = "in_transition";
   /** The connection belongs to another user than the call says. */
   public static final String USER_MISMATCH = "user_mismatch";
   /** The message did not read (missing or malformed fields). */
@@ -31,7 +35,8 @@ public final class Codes {
   public static boolean isRetryable(String code) {
     return USER_LEFT_FROZEN.equals(code) || USER_LEFT_MOVING.equals(code)
         || WAKE_FAILED.equals(code) || SEMAPHORE_TIMEOUT.equals(code)
-        || WORKER_FINISHED.equals(code) || LOCATE_FAILED.equals(code);
+        || WORKER_FINISHED.equals(code) || LOCATE_FAILED.equals(code) || ROW_BUSY.equals(code)
+        || IN_TRANSITION.equals(code);
   }
 
   private Codes() {}
