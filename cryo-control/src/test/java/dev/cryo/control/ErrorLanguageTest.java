@@ -64,6 +64,7 @@ class ErrorLanguageTest {
   @Test
   void aRequestOnAReadOnlyMountIsReadInAnyLanguage() throws Exception {
     assumeThat(Files.getAttribute(Path.of("/proc/self"), "unix:uid")).isEqualTo(0);
+    assumeThat(Files.isExecutable(Path.of("/usr/bin/unshare"))).isTrue();
     Path home = base.resolve("run");
     RunDirectory directory = RunDirectory.at(home);
     directory.writeRunState(RunState.begin());

@@ -22,8 +22,11 @@ import java.util.Optional;
  * {@link ProcessLock}, with the same publication (never half a record) and the same proof of death
  * (a provably dead holder is reclaimed within the single try). {@link #release} refuses a holder that
  * is not the one on disk, and removes the folder when the lock was all it had left: the folder lives
- * as long as an operation runs in it. All methods are thread-safe and stateless; the record on disk
- * is the only state.
+ * as long as an operation runs in it; the temporaries a crashed writer left in a folder that holds
+ * more than the lock are removed by that release. Taking and releasing work from a thread whose
+ * interrupt flag is set, and leave the flag set ({@link Uninterruptible}); nothing here waits on a
+ * lock of another folder. All methods are thread-safe and stateless; the record on disk is the only
+ * state.
  */
 public final class FolderSemaphore {
 

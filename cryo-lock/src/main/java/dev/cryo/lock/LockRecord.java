@@ -36,7 +36,9 @@ import java.util.regex.Pattern;
  * {@code /proc/PID/stat}, field 22), which together with {@code boot} tells a live holder from a
  * reused pid, on the machine {@code machine} names ({@code /etc/machine-id}; see
  * {@link ProcessTable#machineId}); {@code machine} is left out when unknown, and a record without
- * one (an older writer's) is judged by its host name alone. {@code companion} is optional: a second process (pid and start) whose life also keeps
+ * one (an older writer's) is judged by its host name alone. A reader built before this key existed
+ * reads a record that has it as malformed, and reclaims it after the grace period: the processes
+ * that share a lock directory must all run a cryo that knows {@code machine}. {@code companion} is optional: a second process (pid and start) whose life also keeps
  * the lock held, used by {@code cryo lock run} for the command it runs; its start is left out when
  * unknown, as {@code start} is. A file holding only a
  * decimal pid (what older lockfiles contain) reads as a record with just a pid.

@@ -37,6 +37,7 @@ class ReadOnlyFallbackCrossProcessTest {
   void needsRoot() throws IOException {
     assumeThat(Files.getAttribute(Path.of("/proc/self"), "unix:uid")).isEqualTo(0);
     assumeThat(Files.isExecutable(Path.of("/usr/bin/setpriv"))).isTrue();
+    assumeThat(Files.isExecutable(Path.of("/usr/bin/unshare"))).isTrue();
     // Other users must reach the directory and the test classes.
     Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
