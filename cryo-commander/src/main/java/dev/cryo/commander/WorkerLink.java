@@ -5,6 +5,7 @@ import dev.cryo.commander.Location.OnWorker;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.wire.protocol.AnnouncementMessage;
 import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.Locate;
@@ -135,7 +136,7 @@ final class WorkerLink implements WireHandler {
           + " (" + e.getMessage() + "); it is ignored");
       return;
     }
-    Optional<Announcement.Kind> kind = Announcement.Kind.ofCode(message.kind());
+    Optional<AnnouncementKind> kind = AnnouncementKind.ofCode(message.kind());
     if (kind.isEmpty() || message.user() == null) {
       Map<String, Object> fields = new LinkedHashMap<>();
       fields.put("worker", handle.name());

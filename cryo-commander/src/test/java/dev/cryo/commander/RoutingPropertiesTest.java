@@ -2,9 +2,9 @@ package dev.cryo.commander;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cryo.commander.Announcement.Kind;
 import dev.cryo.commander.Location.Frozen;
 import dev.cryo.commander.Location.OnWorker;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -35,7 +35,7 @@ class RoutingPropertiesTest {
   /** One step of a run. */
   sealed interface Step {}
 
-  record Tell(String worker, Kind kind, String user, List<String> keys, String detail)
+  record Tell(String worker, AnnouncementKind kind, String user, List<String> keys, String detail)
       implements Step {}
 
   record Die(String worker) implements Step {}
@@ -50,7 +50,7 @@ class RoutingPropertiesTest {
   Arbitrary<List<Step>> runs() {
     Arbitrary<String> worker = Arbitraries.of(WORKERS);
     Arbitrary<String> user = Arbitraries.of(USERS);
-    Arbitrary<Kind> kind = Arbitraries.of(Kind.class);
+    Arbitrary<AnnouncementKind> kind = Arbitraries.of(AnnouncementKind.class);
     Arbitrary<List<String>> keys = Arbitraries.of(concat(USERS, CONNECTIONS, PAGES)).list()
         .ofMinSize(1).ofMaxSize(3);
     Arbitrary<String> detail = Arbitraries.of(concat(USERS, CONNECTIONS)).injectNull(0.4);
@@ -69,7 +69,7 @@ class RoutingPropertiesTest {
   }
 
   /** Keys of the kind's sort, mostly: the user for user kinds, connections or pages otherwise. */
-  private static List<String> fit(Kind kind, String user, List<String> keys) {
+  private static List<String> fit(AnnouncementKind kind, String user, List<String> keys) {
     return switch (kind) {
       case NEW_USER, DROP_USER, USER_FROZEN, USER_ADOPTED -> List.of(user);
       case NEW_CONNECTION, DROP_CONNECTION, DROP_CONNECTIONS, LOGIN ->

@@ -1,18 +1,19 @@
 package dev.cryo.commander;
 
-import static dev.cryo.commander.Announcement.Kind.DROP_CONNECTION;
-import static dev.cryo.commander.Announcement.Kind.DROP_PAGES;
-import static dev.cryo.commander.Announcement.Kind.DROP_USER;
-import static dev.cryo.commander.Announcement.Kind.LOGIN;
-import static dev.cryo.commander.Announcement.Kind.NEW_CONNECTION;
-import static dev.cryo.commander.Announcement.Kind.NEW_PAGE;
-import static dev.cryo.commander.Announcement.Kind.NEW_USER;
-import static dev.cryo.commander.Announcement.Kind.USER_ADOPTED;
-import static dev.cryo.commander.Announcement.Kind.USER_FROZEN;
+import static dev.cryo.wire.protocol.AnnouncementKind.DROP_CONNECTION;
+import static dev.cryo.wire.protocol.AnnouncementKind.DROP_PAGES;
+import static dev.cryo.wire.protocol.AnnouncementKind.DROP_USER;
+import static dev.cryo.wire.protocol.AnnouncementKind.LOGIN;
+import static dev.cryo.wire.protocol.AnnouncementKind.NEW_CONNECTION;
+import static dev.cryo.wire.protocol.AnnouncementKind.NEW_PAGE;
+import static dev.cryo.wire.protocol.AnnouncementKind.NEW_USER;
+import static dev.cryo.wire.protocol.AnnouncementKind.USER_ADOPTED;
+import static dev.cryo.wire.protocol.AnnouncementKind.USER_FROZEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.commander.Location.Frozen;
 import dev.cryo.commander.Location.OnWorker;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -28,11 +29,11 @@ class RoutingTest {
   private final Routing routing = new Routing(sink);
   private final Map<String, long[]> sequences = new java.util.HashMap<>();
 
-  private void tell(String worker, Announcement.Kind kind, String user, String key) {
+  private void tell(String worker, AnnouncementKind kind, String user, String key) {
     tell(worker, kind, user, List.of(key), null);
   }
 
-  private void tell(String worker, Announcement.Kind kind, String user, List<String> keys,
+  private void tell(String worker, AnnouncementKind kind, String user, List<String> keys,
       String detail) {
     long sequence = ++sequences.computeIfAbsent(worker, w -> new long[1])[0];
     routing.fold(worker, new Announcement(sequence, kind, user, keys, detail));

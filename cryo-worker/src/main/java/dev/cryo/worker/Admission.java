@@ -4,7 +4,7 @@ import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
-import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.worker.Tenant.Phase;
 import java.time.Clock;
 import java.time.Instant;
@@ -295,9 +295,9 @@ final class Admission {
         throw e;
       }
       if (!userSeen) {
-        announcer.publish(Kind.NEW_USER, user, user);
+        announcer.publish(AnnouncementKind.NEW_USER, user, user);
       }
-      announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+      announcer.publish(AnnouncementKind.NEW_CONNECTION, user, connectionId);
     } finally {
       tenant.lock.unlock();
     }
@@ -335,12 +335,12 @@ final class Admission {
         throw e;
       }
       if (!userSeen) {
-        announcer.publish(Kind.NEW_USER, user, user);
+        announcer.publish(AnnouncementKind.NEW_USER, user, user);
       }
       if (!connectionSeen) {
-        announcer.publish(Kind.NEW_CONNECTION, user, connectionId);
+        announcer.publish(AnnouncementKind.NEW_CONNECTION, user, connectionId);
       }
-      announcer.publish(Kind.NEW_PAGE, user, List.of(pageId), connectionId);
+      announcer.publish(AnnouncementKind.NEW_PAGE, user, List.of(pageId), connectionId);
     } finally {
       tenant.lock.unlock();
     }

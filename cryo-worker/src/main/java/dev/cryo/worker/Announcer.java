@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.wire.protocol.AnnouncementKind;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -39,12 +40,12 @@ final class Announcer {
   }
 
   /** Numbers and queues one announcement; call {@link #deliver()} once the caller's locks are released. */
-  synchronized void publish(Announcement.Kind kind, String user, List<String> keys, String detail) {
+  synchronized void publish(AnnouncementKind kind, String user, List<String> keys, String detail) {
     queue.add(new Announcement(++published, kind, user, keys, detail));
   }
 
   /** Publishes one announcement per key-less kind naming one key. */
-  void publish(Announcement.Kind kind, String user, String key) {
+  void publish(AnnouncementKind kind, String user, String key) {
     publish(kind, user, List.of(key), null);
   }
 

@@ -5,7 +5,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
-import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.worker.Tenant.Phase;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,12 +106,12 @@ final class Drops {
     registry.dropUser(user);
     closed.addAll(pageIds);
     if (!pageIds.isEmpty()) {
-      announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+      announcer.publish(AnnouncementKind.DROP_PAGES, user, pageIds, null);
     }
     if (!connectionIds.isEmpty()) {
-      announcer.publish(Kind.DROP_CONNECTIONS, user, connectionIds, null);
+      announcer.publish(AnnouncementKind.DROP_CONNECTIONS, user, connectionIds, null);
     }
-    announcer.publish(Kind.DROP_USER, user, user);
+    announcer.publish(AnnouncementKind.DROP_USER, user, user);
     return true;
   }
 
@@ -147,11 +147,11 @@ final class Drops {
             registry.dropConnection(connectionId);
             closed.addAll(pageIds);
             if (!pageIds.isEmpty()) {
-              announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+              announcer.publish(AnnouncementKind.DROP_PAGES, user, pageIds, null);
             }
-            announcer.publish(Kind.DROP_CONNECTION, user, connectionId);
+            announcer.publish(AnnouncementKind.DROP_CONNECTION, user, connectionId);
             if (userGoes) {
-              announcer.publish(Kind.DROP_USER, user, user);
+              announcer.publish(AnnouncementKind.DROP_USER, user, user);
               if (tenant.slots.isEmpty()) {
                 worker.leave(tenant, "dropped");
               }
@@ -202,12 +202,12 @@ final class Drops {
             boolean userGoes = connectionGoes && registry.userItems().get(user)
                 .map(row -> row.connections().size() == 1).orElse(false);
             registry.dropPage(pageId);
-            announcer.publish(Kind.DROP_PAGE, user, pageId);
+            announcer.publish(AnnouncementKind.DROP_PAGE, user, pageId);
             if (connectionGoes) {
-              announcer.publish(Kind.DROP_CONNECTION, user, connection.connectionId());
+              announcer.publish(AnnouncementKind.DROP_CONNECTION, user, connection.connectionId());
             }
             if (userGoes) {
-              announcer.publish(Kind.DROP_USER, user, user);
+              announcer.publish(AnnouncementKind.DROP_USER, user, user);
               if (tenant.slots.isEmpty()) {
                 worker.leave(tenant, "dropped");
               }

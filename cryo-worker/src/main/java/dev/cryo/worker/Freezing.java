@@ -5,7 +5,7 @@ import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
-import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -335,9 +335,9 @@ final class Freezing {
         } finally {
           LockOrder.unlockAll(pageLocks);
         }
-        announcer.publish(Kind.USER_FROZEN, user, List.of(user), null);
+        announcer.publish(AnnouncementKind.USER_FROZEN, user, List.of(user), null);
         if (!pageIds.isEmpty()) {
-          announcer.publish(Kind.DROP_PAGES, user, pageIds, null);
+          announcer.publish(AnnouncementKind.DROP_PAGES, user, pageIds, null);
         }
         departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);

@@ -5,7 +5,7 @@ import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
-import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -166,12 +166,12 @@ final class Login {
     if (guest) {
       from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
     }
-    announcer.publish(Kind.LOGIN, user, List.of(connection.connectionId()), previous);
+    announcer.publish(AnnouncementKind.LOGIN, user, List.of(connection.connectionId()), previous);
     if (!targetSeen && !transfer) {
-      announcer.publish(Kind.NEW_USER, user, user);
+      announcer.publish(AnnouncementKind.NEW_USER, user, user);
     }
     if (!transfer && !registry.userItems().contains(previous)) {
-      announcer.publish(Kind.DROP_USER, previous, previous);
+      announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
     }
     if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
       worker.leave(from, "logged in as '" + user + "'");
@@ -297,14 +297,14 @@ final class Login {
         } finally {
           LockOrder.unlockAll(pageLocks);
         }
-        announcer.publish(Kind.LOGIN, user, List.of(connectionId), previous);
+        announcer.publish(AnnouncementKind.LOGIN, user, List.of(connectionId), previous);
         if (!pageIds.isEmpty()) {
-          announcer.publish(Kind.DROP_PAGES, previous, pageIds, null);
+          announcer.publish(AnnouncementKind.DROP_PAGES, previous, pageIds, null);
         }
-        announcer.publish(Kind.DROP_CONNECTION, previous, connectionId);
+        announcer.publish(AnnouncementKind.DROP_CONNECTION, previous, connectionId);
         from.departure = null;
         if (ownerGoes) {
-          announcer.publish(Kind.DROP_USER, previous, previous);
+          announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
           worker.leave(from, "logged in elsewhere as '" + user + "'");
         } else {
           from.phase = Phase.ACTIVE;

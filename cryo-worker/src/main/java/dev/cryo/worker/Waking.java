@@ -2,7 +2,7 @@ package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.RegisterRegistry;
-import dev.cryo.worker.Announcement.Kind;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -112,7 +112,7 @@ final class Waking {
       List<Object[]> births = new ArrayList<>();
       try {
         registry.userItems().update(user, Parcels.rebuildFields(userParcel));
-        births.add(new Object[] {Kind.NEW_USER, user});
+        births.add(new Object[] {AnnouncementKind.NEW_USER, user});
         for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
           if (!registry.connectionItems().contains(connection.getKey())) { // a held one wins
             rebuildConnection(user, connection.getKey(), connection.getValue(), births);
@@ -126,10 +126,10 @@ final class Waking {
         throw e;
       }
       for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, List.of((String) birth[1]),
+        announcer.publish((AnnouncementKind) birth[0], user, List.of((String) birth[1]),
             birth.length > 2 ? (String) birth[2] : null);
       }
-      announcer.publish(Kind.USER_ADOPTED, user, user);
+      announcer.publish(AnnouncementKind.USER_ADOPTED, user, user);
       tenant.phase = Phase.ACTIVE;
     } finally {
       tenant.lock.unlock();
@@ -163,14 +163,14 @@ final class Waking {
         fields.put("store", Parcels.storeFrom(carried)); // the guest's store, unless a resident exists
       }
       registry.newUser(user, fields);
-      births.add(new Object[] {Kind.NEW_USER, user});
+      births.add(new Object[] {AnnouncementKind.NEW_USER, user});
     }
     registry.newConnection(connectionId, user, Parcels.rebuildFields(parcel));
-    births.add(new Object[] {Kind.NEW_CONNECTION, connectionId});
+    births.add(new Object[] {AnnouncementKind.NEW_CONNECTION, connectionId});
     for (Map<?, ?> page : Parcels.pages(parcel)) {
       String pageId = (String) page.get(Parcels.ID);
       registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
-      births.add(new Object[] {Kind.NEW_PAGE, pageId, connectionId});
+      births.add(new Object[] {AnnouncementKind.NEW_PAGE, pageId, connectionId});
     }
   }
 
@@ -249,7 +249,7 @@ final class Waking {
         throw e;
       }
       for (Object[] birth : births) {
-        announcer.publish((Kind) birth[0], user, List.of((String) birth[1]),
+        announcer.publish((AnnouncementKind) birth[0], user, List.of((String) birth[1]),
             birth.length > 2 ? (String) birth[2] : null);
       }
     } finally {

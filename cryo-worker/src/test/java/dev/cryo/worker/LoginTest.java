@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.register.RegisterException;
+import dev.cryo.wire.protocol.AnnouncementKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -55,7 +56,7 @@ class LoginTest {
     assertThat(worker.registry().userItems().get("anna").orElseThrow().store()).isSameAs(guestStore);
     assertThat(worker.registry().userItems().contains("guest_c1")).isFalse();
     assertThat(harness.heard("w1")).singleElement().satisfies(announcement -> {
-      assertThat(announcement.kind()).isEqualTo(Announcement.Kind.LOGIN);
+      assertThat(announcement.kind()).isEqualTo(AnnouncementKind.LOGIN);
       assertThat(announcement.user()).isEqualTo("anna");
       assertThat(announcement.keys()).containsExactly("c1");
       assertThat(announcement.detail()).isEqualTo("guest_c1");

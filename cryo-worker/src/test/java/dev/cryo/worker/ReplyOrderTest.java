@@ -3,6 +3,7 @@ package dev.cryo.worker;
 import static dev.cryo.worker.Harness.increment;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cryo.wire.protocol.AnnouncementKind;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -55,7 +56,7 @@ class ReplyOrderTest {
 
   private void slowListener(Announcement announcement) {
     heard.add(announcement.kind().code() + ":" + String.join(",", announcement.keys()));
-    if (announcement.kind() == Announcement.Kind.NEW_PAGE
+    if (announcement.kind() == AnnouncementKind.NEW_PAGE
         && announcement.keys().get(0).equals(blockOn)) {
       blocked.countDown();
       try {
