@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -37,8 +38,9 @@ import picocli.CommandLine.Spec;
             + " worker's memory; a user a worker lets go is frozen into DIR/freezer and woken by"
             + " whichever worker serves his next request.",
         "",
-        "Ctrl-C or SIGTERM stops at once: the workers are killed, nothing is frozen, and users"
-            + " that were awake lose their state (a draining stop comes with a later release).",
+        "Ctrl-C, SIGTERM or 'cryo stop --home DIR' (either mode) stops at once: the workers are"
+            + " killed, nothing is frozen, and users that were awake lose their state (a draining"
+            + " stop comes with a later release).",
         "",
         "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
             + " 'cryo status --home DIR' shows the run."
@@ -128,12 +130,34 @@ final class ServeCommand implements Callable<Integer> {
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
     Files.createDirectories(directory);
+    CountDownLatch stopped = new CountDownLatch(1);
+    AtomicReference<Commander> running = new AtomicReference<>();
+    AtomicReference<Front> serving = new AtomicReference<>();
+    Runnable stop = () -> {
+      Front front = serving.getAndSet(null);
+      if (front != null) {
+        front.close();
+      }
+      Commander commander = running.getAndSet(null);
+      if (commander != null) {
+        commander.close();
+      }
+      stopped.countDown();
+    };
+    // Registered before the start: a Ctrl-C while the workers come up still stops them cleanly.
+    Runtime.getRuntime().addShutdownHook(new Thread(stop, "cryo-serve-stop"));
     CommanderConfig config = CommanderConfig.builder(directory, application)
         .workers(workers)
         .maxWorkers(maxWorkers != null ? maxWorkers : Math.max(4, 2 * workers))
         .maxUsersPerWorker(maxUsersPerWorker)
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
+        .onStopRequest(mode -> { // cryo stop: until drains exist, both modes stop at once
+          spec.commandLine().getErr().println("cryo: a stop (" + mode.code() + ") was requested"
+              + " with cryo stop; stopping now (users that were awake lose their state)");
+          spec.commandLine().getErr().flush();
+          Thread.ofVirtual().start(stop);
+        })
         .build();
     Commander commander;
     try {
@@ -141,19 +165,14 @@ final class ServeCommand implements Callable<Integer> {
     } catch (CommanderException e) {
       throw failure(e);
     }
+    running.set(commander);
     Front front = Front.builder(Upstream.of(commander)).port(port).bind(bind).maxBody(maxBody)
         .secureCookie(secureCookie).build();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread stopper = new Thread(() -> {
-      front.close();
-      commander.close();
-      stopped.countDown();
-    }, "cryo-serve-stop");
-    Runtime.getRuntime().addShutdownHook(stopper);
+    serving.set(front);
     try {
       front.start();
     } catch (FrontException e) {
-      commander.close();
+      stop.run();
       throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
     }
     out.println("cryo serves http://" + hostForUrl(bind) + ":" + front.port() + "/ (run "

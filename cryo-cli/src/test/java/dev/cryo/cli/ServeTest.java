@@ -112,6 +112,15 @@ class ServeTest {
   }
 
   @Test
+  void aMoveOfAConnectionNobodyPlacedYetIsRefused409NotAFailure() throws Exception {
+    Answer move = new DemoClient(http, run.base()).post("/api/move", Map.of());
+
+    assertThat(move.status()).as(move.text()).isEqualTo(409);
+    assertThat(move.field("error")).isEqualTo("move_refused");
+    assertThat(move.field("message")).doesNotContain("null");
+  }
+
+  @Test
   void aSecondServeOnTheSameHomeExits75NamingTheHolder() throws Exception {
     ServeRun second = ServeRun.start(run.home());
     try {

@@ -290,6 +290,10 @@ public final class Commander implements AutoCloseable {
       }
     } catch (IOException | RuntimeException e) {
       LOG.log(Level.WARNING, "a tick of the commander failed: " + e);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable e) { // a throw would cancel every later tick: heartbeats, status, stops
+      LOG.log(Level.ERROR, "a tick of the commander failed; the next tick runs as usual", e);
     }
   }
 

@@ -138,6 +138,9 @@ final class Dispatcher {
               .filter(handle -> handle.wire() != null && handle.wire().isOpen());
           if (found.isEmpty()) { // dead and not buried yet: nothing was sent, route again
             problem = "worker " + place.worker() + " stopped running";
+            if (location instanceof Frozen) { // a frozen user bound to a dead worker: bind anew
+              routing.unbindFrozen(user, place.worker());
+            }
             supervisor.awaitChange(seen, Math.min(deadline, System.nanoTime()
                 + RETRY_PAUSE_NANOS));
             continue;

@@ -125,6 +125,8 @@ final class Mover {
           yield MoveOutcome.refused(user, from, Refusal.FREEZE_FAILED, "worker " + from
               + " said '" + user + "' was frozen but never announced it; the maps keep him there");
         }
+        case FreezeResult.DROPPED -> MoveOutcome.refused(user, from, Refusal.NOT_RESIDENT, "'"
+            + user + "' expired on " + from + " while his move began; he was dropped, not moved");
         case FreezeResult.NOT_HERE -> MoveOutcome.refused(user, from, Refusal.NOT_HERE, "worker "
             + from + " does not hold '" + user + "' (" + result.message() + "); he was not moved");
         default -> MoveOutcome.refused(user, from, Refusal.FREEZE_FAILED, "worker " + from

@@ -121,7 +121,8 @@ public final class DemoApplication implements CryoApplication {
   private static Object moved(Move move) {
     if (!move.isMoved()) {
       return Response.json(409, ordered("error", "move_refused", "reason", move.refused(),
-          "message", "you stay on worker " + move.from() + " (" + move.refused() + "); nothing"
+          "message", (move.from() == null ? "you were not moved"
+              : "you stay on worker " + move.from()) + " (" + move.refused() + "); nothing"
               + " was lost: try again when another worker runs"));
     }
     return ordered("from", move.from(), "to", move.to());

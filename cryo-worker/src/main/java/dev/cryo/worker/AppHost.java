@@ -83,6 +83,8 @@ import java.util.function.Function;
  */
 public final class AppHost implements Application {
 
+  private static final System.Logger LOG = System.getLogger(AppHost.class.getName());
+
   /** The operation of an HTTP call. */
   public static final String HTTP = "http";
 
@@ -238,6 +240,9 @@ public final class AppHost implements Application {
         welcomed.add(row);
       }
       Dispatcher.Served served = dispatcher.serve(request, move, host);
+      if (served.failure() != null && host.wrote) {
+        return interrupted(served.failure());
+      }
       if (served.failure() != null) {
         rethrowWorkerRefusal(served.failure());
       }
@@ -249,6 +254,28 @@ public final class AppHost implements Application {
 
   private static UserRow userRow(CallContext context) {
     return context.worker().registry().userItems().get(context.user()).orElse(null);
+  }
+
+  /**
+   * A refusal of the worker met by a handler that had already written state: the request must not
+   * run again (its writes would be applied twice), so it is answered 503 here, never routed again.
+   * Anything else is the application's failure, a 500.
+   */
+  private static HttpReply interrupted(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof WorkerException refusal && refusal.isRetryable()) {
+        LOG.log(System.Logger.Level.WARNING, "a call of '" + refusal.user() + "' was interrupted"
+            + " after it had written state (" + refusal.reason().code() + "); it is answered 503"
+            + " and not run again");
+        return new HttpReply(503, List.of(List.of("Content-Type", Response.JSON),
+            List.of("Retry-After", "1")), ("{\"error\":\"interrupted\",\"message\":\"this"
+            + " request was interrupted after it had changed your state ("
+            + refusal.reason().code() + "); what it wrote is kept, nothing was run twice: reload"
+            + " to see where you stand\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    return replyOf(Response.json(500, Map.of("error", "application_failed", "message",
+        "the application failed on this request; the failure was logged")));
   }
 
   /** A refusal of the worker is the caller's to handle (route again), not a 500. */
@@ -311,12 +338,16 @@ public final class AppHost implements Application {
     if (raw == null) {
       return null;
     }
-    if (!(raw instanceof Map<?, ?> move) || !(move.get("from") instanceof String from)) {
+    if (!(raw instanceof Map<?, ?> move)) {
       throw badArgument("move", "null or {from, to, refused}", raw);
     }
     Object refused = move.get("refused");
-    if (refused != null) {
-      return Move.refused(from, String.valueOf(refused));
+    if (refused != null) { // a user frozen or new has no worker to leave: from may be null
+      return Move.refused(move.get("from") instanceof String from ? from : null,
+          String.valueOf(refused));
+    }
+    if (!(move.get("from") instanceof String from)) {
+      throw badArgument("move", "{from, to, refused} with an origin", raw);
     }
     if (!(move.get("to") instanceof String to)) {
       throw badArgument("move", "{from, to, refused} with a destination", raw);
@@ -388,6 +419,8 @@ public final class AppHost implements Application {
   private final class Host implements CallHost {
     private final CallContext context;
     UserTurns.Turn turn;
+    /** Whether the handler wrote state: after that, the call must not run again. */
+    volatile boolean wrote;
 
     Host(CallContext context, UserTurns.Turn turn) {
       this.context = context;
@@ -416,6 +449,7 @@ public final class AppHost implements Application {
 
     @Override
     public void write(Scope scope, String pageId, String key, Object plain) {
+      wrote = true;
       on(scope, pageId, store -> AppHost.write(store, key, plain));
     }
 

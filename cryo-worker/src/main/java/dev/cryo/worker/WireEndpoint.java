@@ -136,7 +136,7 @@ final class WireEndpoint implements WireHandler {
           TimeUnit.MILLISECONDS);
       return switch (outcome) {
         case FROZEN -> new FreezeResult(FreezeResult.FROZEN, user + " is in the freezer");
-        case DROPPED -> new FreezeResult(FreezeResult.FROZEN, user + " expired and was dropped");
+        case DROPPED -> new FreezeResult(FreezeResult.DROPPED, user + " expired and was dropped");
         case NOT_HOSTED -> new FreezeResult(FreezeResult.NOT_HERE, user + " is not here");
       };
     } catch (ExecutionException e) {
