@@ -27,8 +27,13 @@ class HostileWorkerTest {
     CommanderConfig config = FakeWorkers.config(home, "-Dcryo.fake.fuzz=true")
         .workers(2).maxWorkers(2).startAttempts(20).build();
     try (Commander commander = Commander.start(config)) {
-      long served = 0;
       long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      // The reception is the oldest worker by presentation: main_0002 may present first, and then
+      // it is the reception until its hostility ends it. The loyal guest waits for main_0001.
+      assertThat(FakeWorkers.eventually(Duration.ofSeconds(60), () -> commander.status()
+          .workers().stream().anyMatch(worker -> worker.reception()
+              && worker.name().equals("main_0001")))).as("main_0001 is the reception").isTrue();
+      long served = 0;
       while (FakeWorkers.count(commander, "worker_died") < 8 && System.nanoTime() < deadline) {
         Reply reply = commander.serve(FakeWorkers.get("loyal", "/counter"));
         assertThat(reply.status()).as(reply.bodyText()).isEqualTo(200);
