@@ -106,12 +106,7 @@ public final class Response {
 
   /** The first value of header {@code name} (any case), or null. */
   public String header(String name) {
-    for (Map.Entry<String, String> header : headers) {
-      if (header.getKey().equalsIgnoreCase(name)) {
-        return header.getValue();
-      }
-    }
-    return null;
+    return Headers.first(headers, name);
   }
 
   /** A copy of the body. */

@@ -8,8 +8,9 @@ import java.util.List;
  * A German locale for a child process, compiled into a scratch directory ({@code localedef}, with
  * {@code LOCPATH}): nothing of the machine is changed. The C library then words its error messages
  * in German, which is what a server in Germany sees; code that reads error messages breaks there.
+ * Shared with cryo-control's tests through cryo-lock's test jar.
  */
-final class GermanLocale {
+public final class GermanLocale {
 
   private GermanLocale() {}
 
@@ -17,7 +18,7 @@ final class GermanLocale {
    * The {@code env} prefix that runs a command in German, or empty when this machine has no German
    * locale sources or translations (the caller skips).
    */
-  static List<String> in(Path scratch) throws Exception {
+  public static List<String> in(Path scratch) throws Exception {
     if (!Files.exists(Path.of("/usr/share/i18n/locales/de_DE"))
         || !Files.exists(Path.of("/usr/share/locale/de/LC_MESSAGES/libc.mo"))) {
       return List.of();
