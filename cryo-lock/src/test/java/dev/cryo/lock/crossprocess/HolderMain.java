@@ -5,6 +5,7 @@ import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.ProcessLock;
 import dev.cryo.lock.Publication;
+import dev.cryo.lock.WatchSeam;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -25,6 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  * The child program of the cross-process tests. Protocol lines on standard output start with
  * {@code @}; commands come one a line on standard input. End of standard input (the test JVM died)
  * halts the child at once.
+ *
+ * <p>A first argument {@code --nap-at-most=MILLIS} lets this JVM's waiters nap that long between
+ * looks ({@link WatchSeam}), so that only the file-change notification wakes them in time.
  *
  * <ul>
  *   <li>{@code contend PORT ID SEED ROUNDS MAX_HOLD_MICROS WAIT_MILLIS DIR...}: ROUNDS times (forever
@@ -49,9 +53,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class HolderMain {
 
+  /** The option that lifts this JVM's nap between looks: {@code --nap-at-most=MILLIS}. */
+  static final String NAP_AT_MOST = "--nap-at-most=";
+
   private HolderMain() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].startsWith(NAP_AT_MOST)) {
+      WatchSeam.napAtMost(Duration.ofMillis(Long.parseLong(args[0].substring(NAP_AT_MOST.length()))));
+      args = Arrays.copyOfRange(args, 1, args.length);
+    }
     try {
       switch (args[0]) {
         case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length), false);
