@@ -242,6 +242,10 @@ public class RegisterRegistry {
    * (so nobody reaches the page's store before this returns) and no structure lock. It may lock the
    * page's connection and user (upwards, as the package's lock order says). If it throws, the page
    * stays registered and the exception reaches the caller of {@code newPage}.
+   *
+   * <p>Called again, under the page's lock, for a page {@link #detachPage detached} by a demolition
+   * that a later page's detach seam then stopped: the page is still registered and marked as being
+   * dropped until every such page is subscribed again.
    */
   protected void subscribePageStore(PageRow page) {}
 
@@ -253,7 +257,9 @@ public class RegisterRegistry {
    * {@link Reason#BEING_DROPPED}), and this runs on the dropping thread holding the page's lock and
    * no structure lock; it may lock the page's connection and user. A consumer also calls it itself
    * before copying a page's store for a parcel. If it throws, the demolition stops and every row it
-   * had claimed stays registered.
+   * had claimed stays registered, and each page it had already detached is subscribed again
+   * ({@link #subscribePageStore}, under the page's lock, before the claim is released) so that no
+   * page lives on detached; the seam's exception reaches the caller of the drop.
    */
   protected void detachPage(PageRow page) {}
 
@@ -999,6 +1005,9 @@ public class RegisterRegistry {
         }
         detached++;
       }
+    } catch (RuntimeException | Error failure) {
+      resubscribe(demolition.pageRows.subList(0, detached), failure);
+      throw failure;
     } finally {
       if (detached < demolition.pageRows.size()) {
         write.lock();
@@ -1016,6 +1025,26 @@ public class RegisterRegistry {
       write.unlock();
     }
     return demolition;
+  }
+
+  /**
+   * Undoes the detaching of a demolition stopped by a failing seam: each page already detached is
+   * subscribed again, last first, under its lock, while it is still claimed (so no other call sees
+   * it live and unsubscribed). A subscription that fails too is added to {@code failure} as
+   * suppressed, and the others still run; that page then lives on with whatever its seams left.
+   */
+  private void resubscribe(List<PageRow> detached, Throwable failure) {
+    for (int i = detached.size() - 1; i >= 0; i--) {
+      PageRow page = detached.get(i);
+      page.lock().lock(); // the demolition held it a moment ago: the order allowed it then
+      try {
+        subscribePageStore(page);
+      } catch (RuntimeException | Error again) {
+        failure.addSuppressed(again);
+      } finally {
+        page.lock().unlock();
+      }
+    }
   }
 
   // ---- helpers ------------------------------------------------------------------------------

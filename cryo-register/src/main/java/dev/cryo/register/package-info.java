@@ -85,8 +85,9 @@
  *       page with no structure lock held, then removes them all in one step. Meanwhile other
  *       lifecycle calls that would touch a claimed row are refused with the retryable
  *       {@code BEING_DROPPED}; reads and field updates proceed. The seam runs exactly once per page
- *       that leaves. If it throws, the claim is released and every row stays. Cascading drops of
- *       siblings running at once each see the other's row at their claim; the one whose removal
+ *       that leaves. If it throws, the pages it had already detached are subscribed again, then
+ *       the claim is released and every row stays. Cascading drops of siblings running at once
+ *       each see the other's row at their claim; the one whose removal
  *       leaves the parent with no children takes the parent in that same step, so the last page of
  *       a connection and the last connection of a user still take their parent, exactly once.
  *   <li>Downward edges ({@code connections}, {@code pages}) read as immutable snapshots; the
