@@ -568,6 +568,7 @@ public class RegisterRegistry {
    * @throws RegisterException {@link Reason#UNKNOWN_KEY} when the page is not registered
    */
   public final String pageUser(String pageId) {
+    Objects.requireNonNull(pageId, "pageId");
     long stamp = structure.optimistic(); // the hot path: no write to shared memory, no lambda
     if (stamp != 0L) {
       PageRow page = pages.rowLocked(pageId);
