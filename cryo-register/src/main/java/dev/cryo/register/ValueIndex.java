@@ -15,7 +15,8 @@ import java.util.function.BiConsumer;
  */
 final class ValueIndex extends Index {
 
-  // A concurrent map: optimistic readers walk it while the writer may be inside (see StructureLock).
+  // A concurrent map: optimistic readers walk it while the writer may be inside it
+  // (see StructureLock).
   private final ConcurrentHashMap<Object, Object> buckets = new ConcurrentHashMap<>();
 
   @Override
