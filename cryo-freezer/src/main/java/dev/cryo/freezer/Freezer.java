@@ -72,6 +72,13 @@ public final class Freezer {
   /** The commander's own parcel, a file at the root. */
   public static final String COMMANDER_PARCEL = "commander.parcel";
 
+  /**
+   * A note in a user's folder saying that the running application could not read his parcels (a
+   * newer state version, a failed upgrade): written, with the parcels left as they are, by the
+   * worker that tried; its header's cause says why; dropped by the wake that reads them.
+   */
+  public static final String UNREADABLE_NOTE = "unreadable.note";
+
   /** The biggest parcel the freezer reads; a bigger file is refused as corrupt. */
   public static final int MAX_PARCEL_LENGTH = Integer.MAX_VALUE - 64;
 
@@ -260,6 +267,29 @@ public final class Freezer {
   /** Makes sure the commander's parcel is gone; the same contract as {@link #dropUserParcel}. */
   public void dropCommanderParcel() throws FreezerException {
     drop(root.resolve(COMMANDER_PARCEL));
+  }
+
+  /**
+   * Writes the {@value #UNREADABLE_NOTE} of {@code user}: his parcels could not be read by the
+   * running application, {@code cause} says why (kept to the header's length). The caller holds
+   * the semaphore; the same contract as {@link #writeUserParcel}, the parcels untouched.
+   */
+  public void writeUnreadableNote(String user, Object payload, String writer, String cause,
+      String group) throws FreezerException {
+    write(folder(user).resolve(UNREADABLE_NOTE), payload, writer, cause, group);
+  }
+
+  /**
+   * The header of the {@value #UNREADABLE_NOTE} of {@code user}, whose cause says why his parcels
+   * were not read; the same contract as {@link #userParcelHeader}.
+   */
+  public Optional<ParcelHeader> unreadableNoteHeader(String user) throws FreezerException {
+    return readHeader(folder(user).resolve(UNREADABLE_NOTE));
+  }
+
+  /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
+  public void dropUnreadableNote(String user) throws FreezerException {
+    drop(folder(user).resolve(UNREADABLE_NOTE));
   }
 
   // ---------------------------------------------------------------- folders and the root
