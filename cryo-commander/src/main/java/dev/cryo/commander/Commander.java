@@ -43,8 +43,9 @@ import java.util.concurrent.TimeoutException;
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
- * <p>Threads: {@link #serve}, {@link #move}, {@link #status} and {@link #knowsConnection} may be
- * called from any number of threads at once; a tick runs on a platform daemon thread of its own.
+ * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
+ * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
+ * platform daemon thread of its own.
  * {@link #close} may be called from any thread, once or more.
  */
 public final class Commander implements AutoCloseable {
@@ -64,6 +65,7 @@ public final class Commander implements AutoCloseable {
   private final Supervisor supervisor;
   private final Mover mover;
   private final Dispatcher dispatcher;
+  private final Quitter quitter;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
@@ -96,6 +98,7 @@ public final class Commander implements AutoCloseable {
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
         () -> running, listeners);
+    this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
       thread.setDaemon(true);
@@ -255,6 +258,23 @@ public final class Commander implements AutoCloseable {
    */
   public MoveOutcome move(String user) {
     return mover.move(user, System.nanoTime() + config.hold().toNanos());
+  }
+
+  /**
+   * Quits the worker {@code name} into the freezer: placement stops choosing it, its users are held
+   * (their requests wait, within the hold budget), it freezes each once his call ends and cuts the
+   * calls still in flight {@code grace} after the order, each frozen user's hold is released (his
+   * next request wakes him on whichever worker placement picks), and its process is ended. Users
+   * whose departure failed are lost (named in the outcome). A replacement is started, as after any
+   * death, while fewer than the configured workers live. Refused, with nothing changed, when no
+   * worker of that name is running. Blocks its caller until the worker's process ended (at most the
+   * grace plus about two minutes); may be called from any thread.
+   */
+  public QuitOutcome quitWorker(String name, Duration grace) {
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("a quit's grace is not negative, got " + grace);
+    }
+    return quitter.quit(name, grace);
   }
 
   /** The run, each worker, the users placed, frozen and lost, as of now. */

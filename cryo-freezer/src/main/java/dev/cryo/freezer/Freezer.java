@@ -94,18 +94,30 @@ public final class Freezer {
 
   /**
    * A freezer at {@code root}, created (0700, with its missing parents) when missing; an existing root
-   * is used as it is.
+   * is used as it is. The root is resolved once, here, to its real path (symbolic links among its
+   * components, the root itself included, are followed this once): from then on the freezer keeps
+   * to that directory, and a wipe empties it rather than replacing a link with a directory.
    *
    * @param codec encodes every payload written and decodes every payload read
    * @throws FreezerException when the root cannot be created or is not a directory
    */
   public Freezer(Path root, ParcelCodec codec) throws FreezerException {
-    this.root = root.toAbsolutePath().normalize();
     this.codec = Objects.requireNonNull(codec, "codec");
+    this.root = root.toAbsolutePath().normalize();
     createRoot();
+this.root = realPath(this.root);
   }
 
-  /** The root's current path (it changes with {@link #renameRoot}). */
+  /** {@code path} resolved to its real path once, so that no later call follows a link again. */
+  private static Path realPath(Path path) throws FreezerException {
+    try {
+      return path.toRealPath();
+    } catch (IOException e) {
+      throw ioFailure(path, "could not resolve the freezer root " + path + " to its real path", e);
+    }
+  }
+
+  /** The root's current real path (it changes with {@link #renameRoot}). */
   public Path root() {
     return root;
   }
@@ -390,7 +402,11 @@ public final class Freezer {
       throw ioFailure(target, "could not rename the freezer root " + root + " to " + target
           + "; the root stays where it is", e);
     }
-    root = target;
+    try {
+      root = target.toRealPath();
+    } catch (IOException e) {
+      root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
+    }
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */

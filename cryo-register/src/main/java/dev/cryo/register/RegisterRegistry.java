@@ -448,8 +448,8 @@ public class RegisterRegistry {
           newUser = users.build(user, Map.of(), births(Map.of()));
         }
       }
-      if (subscribes) {
-        page.lock().lock(); // nobody else can reach it yet: never waits
+      if (subscribes && !page.lock().tryLock()) { // nobody else can reach it yet: always free
+        throw new IllegalStateException("the lock of page '" + pageId + "', not yet born, is held");
       }
       try {
         write.lock();
@@ -614,7 +614,8 @@ public class RegisterRegistry {
    * @throws RegisterException {@link Reason#GUEST_TARGET} when {@code user} carries the guest
    *     prefix, {@link Reason#UNKNOWN_KEY} when the connection is not registered,
    *     {@link Reason#BEING_DROPPED} when the connection or the target is being dropped,
-   *     {@link Reason#LOCK_ORDER} when the calling thread holds the lock of the previous user,
+   *     {@link Reason#LOCK_ORDER} when the calling thread holds the lock of the previous user, of
+   *     another connection or of any user (the login locks the connection, then the guest),
    *     {@link Reason#CHAIN_FIELD}, {@link Reason#RESERVED_FIELD}, {@link Reason#WRONG_TYPE} for the
    *     fields; nothing was changed
    */
@@ -732,7 +733,7 @@ public class RegisterRegistry {
    * @throws RegisterException {@link Reason#UNKNOWN_KEY} when the page is not registered,
    *     {@link Reason#BEING_DROPPED} when it (or a row its cascade would take) is already being
    *     dropped, {@link Reason#LOCK_ORDER} when the calling thread holds the lock of the page's
-   *     connection or user; nothing was changed
+   *     connection or user, or any row lock but the page's own; nothing was changed
    */
   public final PageRow dropPage(String pageId, boolean cascade) {
     Objects.requireNonNull(pageId, "pageId");
@@ -769,7 +770,7 @@ public class RegisterRegistry {
    * @return the dropped connection row
    * @throws RegisterException {@link Reason#UNKNOWN_KEY}, {@link Reason#BEING_DROPPED},
    *     {@link Reason#LOCK_ORDER} when the calling thread holds the lock of the connection or its
-   *     user; nothing was changed
+   *     user, or any row lock while a page of the connection is not its own; nothing was changed
    */
   public final ConnectionRow dropConnection(String connectionId, boolean cascade) {
     Objects.requireNonNull(connectionId, "connectionId");
@@ -799,7 +800,7 @@ public class RegisterRegistry {
    * @return the dropped user entry
    * @throws RegisterException {@link Reason#UNKNOWN_KEY}, {@link Reason#BEING_DROPPED},
    *     {@link Reason#LOCK_ORDER} when the calling thread holds the lock of the user or of one of its
-   *     connections; nothing was changed
+   *     connections, or any row lock while a page of the user is not its own; nothing was changed
    */
   public final UserRow dropUser(String user) {
     Objects.requireNonNull(user, "user");
@@ -897,6 +898,14 @@ public class RegisterRegistry {
       }
       if (droppedUser != null) {
         refuseIfHeld(droppedUser);
+      }
+      int held = RowLock.heldAtOrAbove(RowLock.PAGE);
+      if (held >= 0) { // a page's own call may drop its own page, never wait for another's
+        for (PageRow row : pageRows) {
+          if (!row.lock().isHeldByCurrentThread()) {
+            throw RowLock.outOfOrder(row, held);
+          }
+        }
       }
     }
 

@@ -55,6 +55,10 @@
  *       lifecycle operation, within the next rule.
  *   <li>Row locks nest only upwards along one chain: a page, then its connection, then its user.
  *       Never hold two rows of the same level (two pages, two connections, two users) at once.
+ *       The locks enforce it: a waiting {@code lock()} of a user, connection or page row by a
+ *       thread holding another row of the same level or above is refused with {@code LOCK_ORDER}
+ *       before it waits, and so is every write of a row's fields (which locks the row); a
+ *       {@code tryLock}, which never waits for ever, is not checked.
  *   <li>The registry itself locks: the row it writes ({@code update}, {@code set},
  *       {@code remove}); the new page, from before its publication until
  *       {@code subscribePageStore} has returned (so nobody reaches a page's store before its
@@ -63,7 +67,9 @@
  *       one the calling thread holds — dropping the tree of a user or connection whose lock the
  *       thread holds, or logging in a connection while holding its previous user's lock — is refused
  *       with {@code LOCK_ORDER} rather than risk a deadlock. A page's own call, holding the page's
- *       lock, may do anything to its chain.
+ *       lock, may log its connection in and drop its own page with what the cascade takes; a
+ *       thread holding a row lock that drops a tree with a page it does not hold (another tab) is
+ *       refused with {@code LOCK_ORDER}, for the drop would wait for that page.
  * </ul>
  *
  * <h2>Concurrency: what a reader can see</h2>

@@ -15,6 +15,7 @@ import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
+import dev.cryo.wire.protocol.QuitOrder;
 import dev.cryo.wire.protocol.QuitResult;
 import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
@@ -83,7 +84,8 @@ final class WireEndpoint implements WireHandler {
             new Dropped(worker.dropUser(ProtocolCodec.read(payload, UserOrder.class).user())));
         case Methods.DROP_CONNECTION -> ProtocolCodec.write(
             new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
-        case Methods.QUIT -> ProtocolCodec.write(quit());
+        case Methods.QUIT -> ProtocolCodec.write(
+            quit(ProtocolCodec.read(payload, QuitOrder.class)));
         default -> throw new WireRefusal(Codes.BAD_REQUEST, "no such call on a worker: " + method);
       };
     } catch (ProtocolException e) {
@@ -155,8 +157,10 @@ final class WireEndpoint implements WireHandler {
     return true;
   }
 
-  private QuitResult quit() {
-    QuitReport report = worker.quit().join();
+  private QuitResult quit(QuitOrder order) {
+    QuitReport report = worker.quit(worker.freezer(),
+        order.gateMillis() == null ? null : Duration.ofMillis(order.gateMillis()),
+        order.graceMillis() == null ? null : Duration.ofMillis(order.graceMillis())).join();
     // The commander closes the wire once it has the reply, and the end of the wire ends the
     // process; should it not, the process ends by itself a little later.
     Thread.ofVirtual().start(() -> {

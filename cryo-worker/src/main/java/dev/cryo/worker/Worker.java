@@ -564,7 +564,19 @@ public final class Worker implements AutoCloseable {
    * quit waits for it.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
-    return departures.quit(into);
+    return departures.quit(into, null, null);
+  }
+
+  /**
+   * Quits into {@code into} as {@link #quit(Freezer)} does, with this quit's own pacing.
+   *
+   * @param gate how long after this call the departures start, or null for the worker's gate
+   *     ({@link Builder#transferStartDelay}); zero when no new call can come (its caller holds them)
+   * @param grace how long after the gate calls in flight are waited for before they are cut, or null
+   *     for the worker's grace ({@link Builder#pendingCallGrace})
+   */
+  public CompletableFuture<QuitReport> quit(Freezer into, Duration gate, Duration grace) {
+    return departures.quit(into, gate, grace);
   }
 
   /**
