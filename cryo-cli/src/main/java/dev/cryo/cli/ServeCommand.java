@@ -112,6 +112,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
 
+  @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
+      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
+          + " (https://app.example); repeatable. Default: the page's own origin only.")
+  java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
+
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
       description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
   String application;
@@ -167,7 +172,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     running.set(commander);
     Front front = Front.builder(Upstream.of(commander)).port(port).bind(bind).maxBody(maxBody)
-        .secureCookie(secureCookie).build();
+        .secureCookie(secureCookie).allowedOrigins(allowedOrigins).build();
     serving.set(front);
     try {
       front.start();
