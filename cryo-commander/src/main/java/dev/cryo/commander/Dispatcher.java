@@ -210,6 +210,17 @@ final class Dispatcher {
       }
       return Optional.empty();
     }
+    if (Codes.UNREADABLE_PARCEL.equals(code)) {
+      routing.unbindFrozen(user, worker.name()); // still frozen, parcels kept: any worker may try
+      LOG.log(Level.WARNING, "worker " + worker.name() + " cannot read the parcels of '" + user
+          + "': " + failure.message());
+      return Optional.of(Reply.text(503, "Your saved state could not be read by the version of"
+          + " the application running now: it was written by another version (" + failure.message()
+          + "). It is kept, untouched, in the server's freezer; nothing was lost. Try again once"
+          + " the application is upgraded, or tell the operator ('cryo freezer ls' shows it as"
+          + " unreadable). Reason: unreadable_parcel.", Map.entry("Retry-After", "60"),
+          Map.entry("Cryo-Reason", Codes.UNREADABLE_PARCEL)));
+    }
     if (Codes.NO_PARCEL.equals(code)) {
       LOG.log(Level.ERROR, "worker " + worker.name() + " found no parcel for '" + user + "', whom"
           + " the maps say is frozen: " + failure.message());
