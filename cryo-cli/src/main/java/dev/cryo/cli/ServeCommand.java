@@ -210,7 +210,8 @@ final class ServeCommand implements Callable<Integer> {
         .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
     Admin admin = null;
     if (adminPort != null || token != null) {
-      admin = Admin.builder(commander::status).token(token).build();
+      admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
+          .build();
       administering.set(admin);
       commander.addListener(admin.runListener());
       frontBuilder.requestListener(admin.requestListener());
