@@ -50,6 +50,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private long names; // guarded by this
   private long orders; // guarded by this
   private boolean closing; // guarded by this
+  private boolean startsHeld; // guarded by this: a drain starts no worker
 
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;
@@ -137,10 +138,10 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   CompletableFuture<WorkerHandle> startWorker() {
     WorkerHandle handle;
     synchronized (this) {
-      if (closing) {
+      if (closing || startsHeld) {
         return CompletableFuture.failedFuture(new CommanderException(
-            CommanderException.Reason.CLOSED, "the commander is closing; no worker is started",
-            null));
+            CommanderException.Reason.CLOSED, "the commander is closing or draining; no worker is"
+                + " started", null));
       }
       handle = register();
     }
@@ -163,7 +164,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
           alive++;
         }
       }
-      if (closing || alive >= config.workers()) {
+      if (closing || startsHeld || alive >= config.workers()) {
         return;
       }
       handle = register();
@@ -226,7 +227,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
         .run(process -> {
           synchronized (this) {
-            if (closing) {
+            if (closing || startsHeld || handle.state() != WorkerState.STARTING) {
               return false;
             }
             handle.attempt(process);
@@ -373,6 +374,25 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   // ------------------------------------------------------------------------------- closing
+
+  /**
+   * Starts no worker from now on (a drain): neither a replacement nor one placement asks for; the
+   * workers still starting are killed and buried.
+   */
+  void holdStarts() {
+    List<WorkerHandle> starting = new ArrayList<>();
+    synchronized (this) {
+      startsHeld = true;
+      for (WorkerHandle handle : handles.values()) {
+        if (handle.state() == WorkerState.STARTING) {
+          starting.add(handle);
+        }
+      }
+    }
+    for (WorkerHandle handle : starting) {
+      death(handle, "the run drains: its start was abandoned");
+    }
+  }
 
   synchronized boolean isClosing() {
     return closing;
