@@ -7,6 +7,7 @@ import dev.cryo.control.SafeRoot;
 import dev.cryo.control.StopMode;
 import dev.cryo.control.StopWatcher;
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.FreezerUsage;
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.ProcessLock;
@@ -42,8 +43,9 @@ import java.util.concurrent.TimeoutException;
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
- * <p>Threads: {@link #serve}, {@link #move}, {@link #status} and {@link #knowsConnection} may be
- * called from any number of threads at once; a tick runs on a platform daemon thread of its own.
+ * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
+ * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
+ * platform daemon thread of its own.
  * {@link #close} may be called from any thread, once or more.
  */
 public final class Commander implements AutoCloseable {
@@ -58,14 +60,18 @@ public final class Commander implements AutoCloseable {
   private final RunDirectory runDirectory;
   private final RunState runState;
   private final EventLog events;
+  private final Listeners listeners;
   private final Routing routing;
   private final Supervisor supervisor;
   private final Mover mover;
   private final Dispatcher dispatcher;
+  private final Quitter quitter;
   private final PushRelay pushRelay;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
+  private final Path freezerRoot;
+  private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
   private volatile boolean running = true;
   private volatile boolean stopRequested;
   private boolean closed; // guarded by this
@@ -81,7 +87,9 @@ public final class Commander implements AutoCloseable {
     this.events = events;
     this.privateSockets = privateSockets;
     this.stopWatcher = stopWatcher;
-    this.routing = new Routing(events);
+    this.listeners = new Listeners(events);
+    this.routing = new Routing(listeners);
+    this.freezerRoot = freezer.root();
     this.supervisor = new Supervisor(config, routing, freezer, sockets,
         home.resolve("workers"));
     this.pushRelay = new PushRelay(routing);
@@ -92,7 +100,8 @@ public final class Commander implements AutoCloseable {
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
-        () -> running);
+        () -> running, listeners);
+    this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
       thread.setDaemon(true);
@@ -222,6 +231,7 @@ public final class Commander implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new CommanderException(Reason.WORKER_START_FAILED, "the start was interrupted", e);
     }
+    measureFreezer();
     publishStatus();
     long beat = config.heartbeat().toMillis();
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
@@ -282,6 +292,23 @@ public final class Commander implements AutoCloseable {
     return mover.move(user, System.nanoTime() + config.hold().toNanos());
   }
 
+  /**
+   * Quits the worker {@code name} into the freezer: placement stops choosing it, its users are held
+   * (their requests wait, within the hold budget), it freezes each once his call ends and cuts the
+   * calls still in flight {@code grace} after the order, each frozen user's hold is released (his
+   * next request wakes him on whichever worker placement picks), and its process is ended. Users
+   * whose departure failed are lost (named in the outcome). A replacement is started, as after any
+   * death, while fewer than the configured workers live. Refused, with nothing changed, when no
+   * worker of that name is running. Blocks its caller until the worker's process ended (at most the
+   * grace plus about two minutes); may be called from any thread.
+   */
+  public QuitOutcome quitWorker(String name, Duration grace) {
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("a quit's grace is not negative, got " + grace);
+    }
+    return quitter.quit(name, grace);
+  }
+
   /** The run, each worker, the users placed, frozen and lost, as of now. */
   public Status status() {
     Instant now = config.clock().instant();
@@ -300,7 +327,25 @@ public final class Commander implements AutoCloseable {
     return new Status(running ? "running" : "closed", now, runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
-        counts.pages(), counts.anomalies());
+        counts.pages(), counts.anomalies(), freezerUsage);
+  }
+
+  /**
+   * Adds a listener that sees every event and every call to a worker from now on (see
+   * {@link RunListener} for its threads). Listeners cannot be removed; they end with the run.
+   */
+  public void addListener(RunListener listener) {
+    listeners.add(listener);
+  }
+
+  /** Measures the working freezer for the status: once per tick, on the tick's thread. */
+  private void measureFreezer() {
+    try {
+      freezerUsage = FreezerUsage.measure(freezerRoot);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the freezer " + freezerRoot + " could not be measured (" + e
+          + "); the status keeps its last measure");
+    }
   }
 
   /** The run's event log file. */
@@ -311,6 +356,7 @@ public final class Commander implements AutoCloseable {
   private void tick() {
     try {
       supervisor.heartbeat();
+      measureFreezer();
       publishStatus();
       Optional<StopMode> stop = stopWatcher.tick();
       if (stop.isPresent() && !stopRequested) {

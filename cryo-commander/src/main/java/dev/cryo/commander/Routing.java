@@ -37,8 +37,8 @@ import java.util.TreeSet;
  * </ul>
  *
  * <h2>Holds</h2>
- * A user being frozen, moved or dropped is held ({@link #hold}): his requests wait
- * ({@link #awaitUnheld}) until the fold that ends the operation releases it ({@code user_frozen},
+ * A user being frozen, moved, dropped or quit with his worker is held ({@link #hold}): his requests
+ * wait ({@link #awaitUnheld}) until the fold that ends the operation releases it ({@code user_frozen},
  * {@code user_adopted}, {@code drop_user}, the death of his worker) or the operation's owner
  * {@link #release}s it after a failure. A move's hold carries its destination: the fold of
  * {@code user_frozen} records it in the {@link Frozen} location before any waiter wakes, so his next
@@ -252,13 +252,7 @@ public final class Routing {
     }
     lost += gone.size();
     workerUsers.remove(worker);
-    if (boundFor.containsKey(worker)) {
-      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
-        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
-          relocate(entry.getKey(), new Frozen(null));
-        }
-      }
-    }
+    forgetDestination(worker);
     lastSequence.remove(worker);
     lastNewConnection.keySet().removeIf(key -> key.startsWith(worker + '\0'));
     Map<String, Object> fields = new LinkedHashMap<>();
@@ -305,6 +299,18 @@ public final class Routing {
     }
     relocate(user, new Frozen(worker));
     return Optional.of(worker);
+  }
+
+  /**
+   * Forgets {@code worker} as the destination of every frozen user bound for it (it quits): their
+   * next requests are placed anew.
+   *
+   * @return how many were bound for it
+   */
+  public synchronized int unbindAllFrom(String worker) {
+    int bound = boundFor.getOrDefault(worker, 0);
+    forgetDestination(worker);
+    return bound;
   }
 
   /** Forgets the worker a frozen user's requests were bound to (its wake there failed). */
@@ -465,6 +471,16 @@ public final class Routing {
       }
     }
     releaseHold(user);
+  }
+
+  private void forgetDestination(String worker) {
+    if (boundFor.containsKey(worker)) {
+      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
+        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
+          relocate(entry.getKey(), new Frozen(null));
+        }
+      }
+    }
   }
 
   private void linkConnection(String connection, String user) {

@@ -322,7 +322,37 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     Thread.ofVirtual().name("cryo-bury-" + handle.name()).start(() -> bury(handle, reason));
   }
 
-  private void bury(WorkerHandle handle, String reason) {
+  /**
+   * Ends a worker that quit (or was told to): marks it dead with {@code reason}, closes its wire (the
+   * worker exits at the end of its wire), waits at most {@code exitWait} for its process to end, then
+   * buries it as any death: its group killed, its users not frozen lost, a replacement started while
+   * fewer than the configured workers live. Blocks its caller; thread-safe.
+   *
+   * @return the users lost with it (not frozen when it ended), sorted; empty when it was dead already
+   */
+  List<String> retire(WorkerHandle handle, String reason, Duration exitWait) {
+    if (!handle.die(reason)) {
+      return List.of();
+    }
+    Wire wire = handle.wire();
+    if (wire != null) {
+      wire.close();
+    }
+    WorkerProcess process = handle.process();
+    if (process != null) {
+      try {
+        process.onExit().get(exitWait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        LOG.log(Level.WARNING, "worker " + handle.name() + " did not exit within " + exitWait
+            + " of the end of its wire; its process group is killed");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return bury(handle, reason);
+  }
+
+  private List<String> bury(WorkerHandle handle, String reason) {
     Wire wire = handle.wire();
     if (wire != null) {
       wire.close();
@@ -342,8 +372,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       }
     }
     if (lost.isEmpty()) {
-      LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); no user was"
-          + " lost");
+      LOG.log(reason.startsWith(Quitter.REASON) ? Level.INFO : Level.WARNING, "worker "
+          + handle.name() + " died (" + reason + "); no user was lost");
     } else {
       LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); " + lost.size()
           + " users that were not frozen are lost (they must log in again): " + lost);
@@ -353,6 +383,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     }
     changed();
     keepWorkers(); // the tick does it too, should this start be abandoned
+    return lost;
   }
 
   // ------------------------------------------------------------------------------- closing

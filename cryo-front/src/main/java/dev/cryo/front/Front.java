@@ -1,9 +1,11 @@
 package dev.cryo.front;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -63,8 +65,10 @@ public final class Front implements AutoCloseable {
       container.setIdleTimeout(SOCKET_IDLE);
       container.addMapping(SocketGate.PATH, gate);
     });
-    upgrade.setHandler(new ApplicationHandler(builder.upstream,
-        new ConnectionCookie(builder.secureCookie), builder.maxBody));
+    Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
+        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener));
+    builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
+    upgrade.setHandler(handlers);
     server.setHandler(upgrade);
     this.bind = builder.bind;
   }
@@ -125,6 +129,8 @@ public final class Front implements AutoCloseable {
     private String bind = "127.0.0.1";
     private long maxBody = 1 << 20;
     private boolean secureCookie;
+    private RequestListener requestListener = RequestListener.NONE;
+    private final List<Handler> cryoHandlers = new ArrayList<>();
     private SocketLimits socketLimits = SocketLimits.DEFAULTS;
     private List<String> allowedOrigins = List.of();
 
@@ -162,9 +168,29 @@ public final class Front implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Who sees each application request answered (default {@link RequestListener#NONE});
+     * {@code @return} this builder.
+     */
+    public Builder requestListener(RequestListener value) {
+      this.requestListener = Objects.requireNonNull(value, "requestListener");
+      return this;
+    }
+
     /** The bounds of each page socket; @return this builder. */
     public Builder socketLimits(SocketLimits value) {
       this.socketLimits = Objects.requireNonNull(value, "socketLimits");
+      return this;
+    }
+
+    /**
+     * Adds a handler of cryo's own paths on this port: it is offered only requests under
+     * {@code /_cryo/} (the application's handler declines them first), in the order added, and
+     * returns false for a path it does not serve (then the next, else 404). The admin listener's
+     * paths come here when they are served on the public port. {@code @return} this builder.
+     */
+    public Builder addCryoHandler(Handler handler) {
+      cryoHandlers.add(Objects.requireNonNull(handler, "handler"));
       return this;
     }
 

@@ -372,6 +372,31 @@ public final class AppHost implements Application {
         + "; nothing was served");
   }
 
+  // ---- versions -------------------------------------------------------------------------------
+
+  /** The application's {@link CryoApplication#stateVersion()}. */
+  @Override
+  public int stateVersion() {
+    return dispatcher.stateVersion();
+  }
+
+  /**
+   * A store written by another state version, through {@link Dispatcher#upgrade} (and so
+   * {@link CryoApplication#upgrade}).
+   *
+   * @throws StateException {@link StateException.Reason#UNREADABLE} when this version cannot read
+   *     it
+   */
+  @Override
+  public Map<String, Object> readStore(String level, int version, Map<String, Object> content) {
+    Scope scope = switch (level) {
+      case "connection" -> Scope.CONNECTION;
+      case "page" -> Scope.PAGE;
+      default -> Scope.USER;
+    };
+    return dispatcher.upgrade(scope, version, content);
+  }
+
   // ---- hooks ----------------------------------------------------------------------------------
 
   @Override
