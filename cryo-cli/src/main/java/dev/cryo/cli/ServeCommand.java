@@ -219,6 +219,9 @@ final class ServeCommand implements Callable<Integer> {
     }
     Front front = frontBuilder.build();
     serving.set(front);
+    if (admin != null) {
+      admin.bindSockets(front.sockets());
+    }
     if (admin != null && adminPort != null) {
       try {
         AdminListener listener = admin.listen(adminBind, adminPort);
