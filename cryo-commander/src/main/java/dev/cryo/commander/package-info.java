@@ -61,6 +61,11 @@
  *       {@code worker}, {@code reason}.
  *   <li>{@code worker_died} — {@code worker}, {@code reason}, {@code lost} (the users lost with
  *       it, sorted). From this line on, none of them lives anywhere until a new birth names him.
+ *   <li>{@code user_expired} — a frozen user past his time to live ({@link
+ *       dev.cryo.commander.Housekeeping}): {@code user}, {@code connections} (how many were
+ *       forgotten with him), {@code message}; his folder is dropped right after.
+ *   <li>{@code sweep} — orphan folders dropped: {@code swept} (how many), {@code keys} (their
+ *       folder keys, sorted); written only when something was swept.
  * </ul>
  * Readers must ignore fields and event types they do not know: later versions may add some.
  */
