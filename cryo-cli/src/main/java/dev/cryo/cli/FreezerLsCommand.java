@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
     description = {
         "For each folder (sorted by key): its key, its parcels (user.parcel first, then the"
             + " connections) with their size in bytes, each parcel's header (writer, cause,"
-            + " group, age) and whether it is whole (lengths and checksums agree), and its"
+            + " group, age) and whether it looks whole (its header's checksum agrees, and its"
+            + " lengths add up to its size: only the first bytes of a parcel are read, so a"
+            + " payload altered in place is caught by 'cryo freezer show', not here), and its"
             + " semaphore: free, or its holder and whether that holder is alive, dead or unknown,"
             + " judged as 'cryo lock status' judges a lock. Then the commander's parcel, if any."
             + " A torn or altered parcel is listed as corrupt with the problem; its header is"
@@ -55,7 +57,7 @@ import picocli.CommandLine.Spec;
         "     \"connection\": \"c1\" | null, \"size\": 1234, \"state\": \"ok\" | \"corrupt_parcel\" | ...,",
         "     \"problem\": \"...\" | null, \"header\": null | {\"writer\": \"w1\",",
         "     \"writtenAt\": \"2026-11-29T17:04:59.547Z\", \"ageSeconds\": 12, \"cause\": \"freeze\",",
-        "     \"group\": \"g1\", \"codec\": \"cbor\"}}"
+        "     \"group\": \"g1\", \"codec\": \"smile\"}}"
     },
     parameterListHeading = "%nArguments:%n",
     optionListHeading = "%nOptions:%n",

@@ -84,6 +84,15 @@ class FreezerCommandTest {
     return JSON.readTree(result.out());
   }
 
+  private static JsonNode named(JsonNode parcels, String file) {
+    for (JsonNode parcel : parcels) {
+      if (parcel.get("file").asText().equals(file)) {
+        return parcel;
+      }
+    }
+    throw new AssertionError("no " + file + " in " + parcels);
+  }
+
   private static List<String> fieldNames(JsonNode node) {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
@@ -193,6 +202,44 @@ class FreezerCommandTest {
     Result result = cryo("freezer", "ls", root.toString());
     assertThat(result.exitCode()).as(result.out()).isZero();
     assertThat(result.out()).doesNotContain("CORRUPT");
+  }
+
+  @Test
+  void lsReadsHeadersOnlySoAHugeSparseParcelIsJudgedByItsLengths() throws Exception {
+    Path parcel = freezer.connectionParcel(ALICE, "c1");
+    long whole = Files.size(parcel);
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(parcel.toFile(), "rw")) {
+      file.setLength(3L << 29); // 1.5 GiB, sparse: reading it whole would exhaust the heap
+    }
+    Path user = freezer.folder(ALICE).resolve("user.parcel");
+    byte[] bytes = Files.readAllBytes(user);
+    bytes[bytes.length - 10] ^= 0x01; // one payload byte altered: only a whole read can see it
+    Files.write(user, bytes);
+    JsonNode node = json(cryo("freezer", "ls", root.toString(), "--json"), 1);
+    assertThat(named(node.get("folders").get(1).get("parcels"), "user.parcel").get("state")
+        .asText()).as("ls reads no payload").isEqualTo("ok");
+    JsonNode listed = named(node.get("folders").get(1).get("parcels"), "connection-c1.parcel");
+    assertThat(listed.get("file").asText()).isEqualTo("connection-c1.parcel");
+    assertThat(listed.get("state").asText()).isEqualTo("corrupt_parcel");
+    assertThat(listed.get("size").asLong()).isEqualTo(3L << 29);
+    assertThat(listed.get("problem").asText()).contains("its lengths say " + whole + " bytes");
+    assertThat(listed.get("header").get("writer").asText()).isEqualTo("worker-1");
+
+    JsonNode shown = json(cryo("freezer", "show", root.toString(), ALICE, "--json"), 1);
+    assertThat(named(shown.get("parcels"), "user.parcel").get("state").asText())
+        .as("show reads the whole parcel").isEqualTo("corrupt_parcel");
+    JsonNode refused = named(shown.get("parcels"), "connection-c1.parcel");
+    assertThat(refused.get("state").asText()).isEqualTo("parcel_too_large");
+    assertThat(refused.get("payload").isNull()).isTrue();
+  }
+
+  @Test
+  void showsHelpNamesTheCodecOfEachHeaderNotCborAsTheDefault() throws Exception {
+    Result help = cryo("freezer", "show", "--help");
+    assertThat(help.exitCode()).isZero();
+    String text = help.out().replaceAll("\\s+", " ");
+    assertThat(text).contains("the codec its header names (smile, the freezer's default, or cbor)");
+    assertThat(text).doesNotContain("default codec (cbor)");
   }
 
   @Test

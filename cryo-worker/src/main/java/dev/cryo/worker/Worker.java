@@ -158,7 +158,7 @@ public final class Worker implements AutoCloseable {
     }
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit,
         rowWait);
-    this.detaches = LockOrder.detaches(registry);
+    this.detaches = registry.seams().detaches();
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
     this.login = new Login(this, name, group, registry, announcer, tenants, trips,
