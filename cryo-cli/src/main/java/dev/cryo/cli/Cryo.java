@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
     commandListHeading = "%nCommands:%n",
     optionListHeading = "%nOptions:%n",
     subcommands = {ServeCommand.class, StatusCommand.class, LockCommand.class, StopCommand.class,
+        ReloadCommand.class,
         FreezerCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

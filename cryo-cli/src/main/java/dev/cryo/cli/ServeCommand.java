@@ -7,12 +7,14 @@ import dev.cryo.admin.AdminToken;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
+import dev.cryo.commander.Housekeeping;
 import dev.cryo.front.Front;
 import dev.cryo.front.FrontException;
 import dev.cryo.front.Upstream;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -160,9 +162,25 @@ final class ServeCommand implements Callable<Integer> {
       description = "A jar the application is loaded from (else the classpath).")
   Path appPath;
 
+  @Option(names = "--frozen-user-ttl", paramLabel = "DURATION", defaultValue = "720h",
+      converter = DurationConverter.class,
+      description = "How long a frozen user is kept after his last freeze (checked every"
+          + " minute); then his folder is dropped and his connections forgotten."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration frozenUserTtl;
+
+  @Option(names = "--frozen-guest-ttl", paramLabel = "DURATION", defaultValue = "24h",
+      converter = DurationConverter.class,
+      description = "The same for a guest (a user who never logged in). Default: ${DEFAULT-VALUE}.")
+  Duration frozenGuestTtl;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    if (frozenUserTtl.isZero() || frozenGuestTtl.isZero()) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_ttl", "--frozen-user-ttl and"
+          + " --frozen-guest-ttl must be longer than zero; nothing was started", null);
+    }
     Path directory = (home != null ? home : StopCommand.defaultHome(System.getenv()))
         .toAbsolutePath();
     if (appPath != null && !Files.isRegularFile(appPath)) {
@@ -210,6 +228,8 @@ final class ServeCommand implements Callable<Integer> {
         .maxUsersPerWorker(maxUsersPerWorker)
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
+        .housekeeping(Housekeeping.DEFAULTS.withFrozenUserTtl(frozenUserTtl)
+            .withFrozenGuestTtl(frozenGuestTtl))
         .onStopRequest(stops::requested)
         .build();
     Commander commander;

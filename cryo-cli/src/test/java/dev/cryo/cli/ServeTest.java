@@ -132,6 +132,18 @@ class ServeTest {
   }
 
   @Test
+  void aFrozenTimeToLiveOfZeroIsRefusedBeforeAnythingStarts() throws Exception {
+    ServeRun refused = ServeRun.start(scratch.resolve("zero-ttl"), "--frozen-guest-ttl", "0");
+    try {
+      assertThat(refused.exitCode()).isEqualTo(64);
+      assertThat(refused.err()).contains("bad_ttl", "--frozen-guest-ttl");
+      assertThat(scratch.resolve("zero-ttl").resolve("run.json")).doesNotExist();
+    } finally {
+      refused.close();
+    }
+  }
+
+  @Test
   void statusShowsTheRunAndItsWorkers() throws Exception {
     Poll.until("status.json is written", () -> run.home().resolve("status.json").toFile()
         .exists());

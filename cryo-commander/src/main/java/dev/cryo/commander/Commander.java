@@ -72,6 +72,12 @@ public final class Commander implements AutoCloseable {
   private final Freezer freezer;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
+  private final Expiry expiry;
+  private final Replacement replacement;
+  private final ReloadRequests reloadRequests;
+  private final Sweep sweep;
+  /** Expiry and sweep, off the tick's thread (a round reads many headers). */
+  private final ScheduledExecutorService housekeeper;
   private final StopWatcher stopWatcher;
   private final Path freezerRoot;
   private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
@@ -112,6 +118,16 @@ public final class Commander implements AutoCloseable {
     this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
+      thread.setDaemon(true);
+      return thread;
+    });
+    this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
+    this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
+    this.reloadRequests = new ReloadRequests(home, runState.invocationId(),
+        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
+    this.sweep = new Sweep(routing, freezer);
+    this.housekeeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "cryo-commander-housekeeping");
       thread.setDaemon(true);
       return thread;
     });
@@ -251,6 +267,12 @@ public final class Commander implements AutoCloseable {
     publishStatus();
     long beat = config.heartbeat().toMillis();
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
+    long expiryEvery = config.housekeeping().expiryInterval().toMillis();
+    long sweepEvery = config.housekeeping().sweepInterval().toMillis();
+    housekeeper.scheduleWithFixedDelay(() -> housekeeping("expiry", this::expireFrozen),
+        expiryEvery, expiryEvery, TimeUnit.MILLISECONDS);
+    housekeeper.scheduleWithFixedDelay(() -> housekeeping("sweep", this::sweepFreezer),
+        sweepEvery, sweepEvery, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -367,6 +389,29 @@ public final class Commander implements AutoCloseable {
     return quitter.quit(name, grace);
   }
 
+  /** How long an old worker waits for calls in flight during a reload before it cuts them. */
+  static final Duration RELOAD_GRACE = Duration.ofSeconds(5);
+
+  /**
+   * A rolling reload: the commander stays up, keeps its port and every open socket, and replaces
+   * its running workers one at a time — a new worker started first (from {@code appPath}, the new
+   * version's jar, when given), then the old one quit into the freezer with its users' requests
+   * held (not refused) and served by whichever worker wakes them. New workers and wakes avoid the
+   * workers still to be replaced. A new worker that does not start stops the reload there, the old
+   * workers running on with the former application path. Blocks its caller until it is done; one
+   * reload at a time (another is refused {@code BUSY}); may be called from any thread. Also what
+   * {@code cryo reload} reaches, through a request file read by the tick.
+   *
+   * @param appPath the new version's jar, or null to keep the current one
+   */
+  public ReloadOutcome reload(Path appPath) {
+    if (!running) {
+      return new ReloadOutcome(ReloadOutcome.Refusal.CLOSED, List.of(), 0, List.of(), null, 0,
+          "the commander is closed; nothing was reloaded");
+    }
+    return replacement.reload(appPath, RELOAD_GRACE);
+  }
+
   /** The run, each worker, the users placed, frozen and lost, as of now. */
   public Status status() {
     Instant now = config.clock().instant();
@@ -406,6 +451,41 @@ public final class Commander implements AutoCloseable {
     }
   }
 
+  /**
+   * Expires now every frozen user whose parcel is older than his time to live
+   * ({@link Housekeeping}): the maps forget him and his connections, his folder is dropped. Runs by
+   * itself every {@link Housekeeping#expiryInterval()}; may be called from any thread.
+   *
+   * @return the users expired, sorted
+   */
+  public List<String> expireFrozen() {
+    return expiry.run();
+  }
+
+  /**
+   * Sweeps the freezer now: drops every folder no identity of the maps answers for. Runs by itself
+   * every {@link Housekeeping#sweepInterval()}; may be called from any thread.
+   *
+   * @return the keys of the folders dropped, sorted
+   * @throws IOException when the freezer cannot be listed or a folder survives its removal
+   */
+  public List<String> sweepFreezer() throws IOException {
+    return sweep.run();
+  }
+
+  private interface Round {
+    List<String> run() throws IOException;
+  }
+
+  private void housekeeping(String what, Round round) {
+    try {
+      round.run();
+    } catch (IOException | RuntimeException e) { // a throw would cancel every later round
+      LOG.log(Level.WARNING, "a round of the " + what + " failed; the next one runs as usual: "
+          + e);
+    }
+  }
+
   /** The run's event log file. */
   public Path eventLog() {
     return events.file();
@@ -416,6 +496,7 @@ public final class Commander implements AutoCloseable {
       supervisor.heartbeat();
       measureFreezer();
       publishStatus();
+      reloadRequests.tick();
       Optional<StopMode> stop = stopWatcher.tick();
       if (stop.isPresent() && !stopRequested) {
         stopRequested = true;
@@ -456,6 +537,7 @@ public final class Commander implements AutoCloseable {
     }
     running = false;
     ticker.shutdownNow();
+    housekeeper.shutdownNow();
     supervisor.close();
     Journal last = journal;
     if (last != null) { // a close is a drain's end or a stop now: the next start reads no journal

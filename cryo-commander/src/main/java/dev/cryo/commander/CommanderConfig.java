@@ -34,12 +34,14 @@ import java.util.function.Supplier;
  * @param retryAfterSeconds the {@code Retry-After} of the commander's 503s
  * @param memoryAvailable the machine's free memory (default: {@code MemAvailable})
  * @param onStopRequest called once, from the tick, when a stop request for this run appears
+ * @param housekeeping the expiry of the frozen and the sweep of orphan folders
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
     Clock clock, Duration heartbeat, Duration presentation, Duration hold, Duration callTimeout,
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
-    Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest) {
+    Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
+    Housekeeping housekeeping) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -49,6 +51,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Objects.requireNonNull(clock, "clock");
     Objects.requireNonNull(memoryAvailable, "memoryAvailable");
     Objects.requireNonNull(onStopRequest, "onStopRequest");
+    Objects.requireNonNull(housekeeping, "housekeeping");
     if (workers < 1 || maxWorkers < workers || maxUsersPerWorker < 1 || workerHeapBytes < 1
         || startAttempts < 1 || retryAfterSeconds < 0) {
       throw new IllegalArgumentException("need 1 <= workers <= maxWorkers, maxUsersPerWorker >= 1,"
@@ -90,6 +93,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private long retryAfterSeconds = 5;
     private Supplier<OptionalLong> memoryAvailable = MachineMemory::available;
     private Consumer<StopMode> onStopRequest = mode -> { };
+    private Housekeeping housekeeping = Housekeeping.DEFAULTS;
 
     private Builder(Path home, String application) {
       this.home = Objects.requireNonNull(home, "home");
@@ -198,13 +202,19 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** The expiry of the frozen and the sweep (default {@link Housekeeping#DEFAULTS}). */
+    public Builder housekeeping(Housekeeping value) {
+      housekeeping = value;
+      return this;
+    }
+
     /** The configuration. */
     public CommanderConfig build() {
       int max = maxWorkers != null ? maxWorkers : Math.max(6, workers);
       return new CommanderConfig(home, workers, max, maxUsersPerWorker, workerHeapBytes,
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
-          startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest);
+          startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping);
     }
   }
 }

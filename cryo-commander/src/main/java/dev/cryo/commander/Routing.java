@@ -171,6 +171,53 @@ public final class Routing {
         Map.copyOf(pageConnection), Set.copyOf(holds.keySet()));
   }
 
+  /**
+   * The users frozen with no worker bound for their next request and no hold, sorted: those an
+   * {@link Expiry} may drop.
+   */
+  public synchronized List<String> frozenUnbound() {
+    List<String> out = new ArrayList<>();
+    users.forEach((user, location) -> {
+      if (location instanceof Frozen frozen && frozen.destination() == null
+          && !holds.containsKey(user)) {
+        out.add(user);
+      }
+    });
+    out.sort(null);
+    return out;
+  }
+
+  /** Every identity the maps answer for — placed, frozen, held — sorted: what the sweep keeps. */
+  public synchronized List<String> identities() {
+    TreeSet<String> out = new TreeSet<>(users.keySet());
+    out.addAll(holds.keySet());
+    out.addAll(userConnections.keySet());
+    return List.copyOf(out);
+  }
+
+  /**
+   * Forgets {@code user} for his expiry — he, his connections and their pages — when he is still
+   * frozen, unbound and unheld; records the {@code user_expired} event.
+   *
+   * @param why what made him expire, for the event
+   * @return whether he was forgotten (false: he was bound, held, woken or gone meanwhile)
+   */
+  public synchronized boolean forgetExpired(String user, String why) {
+    if (!(users.get(user) instanceof Frozen frozen) || frozen.destination() != null
+        || holds.containsKey(user)) {
+      return false;
+    }
+    List<String> connections = List.copyOf(userConnections.getOrDefault(user, Set.of()));
+    removeUser(user);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("user", user);
+    fields.put("connections", connections.size());
+    fields.put("message", "'" + user + "' expired (" + why + "): his folder is dropped and his "
+        + connections.size() + " connections forgotten");
+    events.record("user_expired", fields);
+    return true;
+  }
+
   // ------------------------------------------------------------------------------- folding
 
   /**

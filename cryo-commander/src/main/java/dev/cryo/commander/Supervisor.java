@@ -55,12 +55,18 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private volatile PushRelay pushRelay;
   private boolean startsHeld; // guarded by this: a drain starts no worker
 
+  /** The application path of later workers: the configuration's, until a reload changes it. */
+  private volatile Path appPath;
+  /** Workers a replacement is about to retire: shown to placement as not running. */
+  private final java.util.Set<String> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;
     this.routing = routing;
     this.freezer = freezer;
     this.sockets = sockets;
     this.logs = logs;
+    this.appPath = config.appPath();
   }
 
   /** Where the workers' pushes go from now on. */
@@ -87,15 +93,43 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     return handle != null && handle.isRunning() ? Optional.of(handle) : Optional.empty();
   }
 
-  /** What placement knows of every worker not dead. */
+  /**
+   * What placement knows of every worker not dead; a worker a replacement is about to retire is
+   * shown as not running (it serves those living on it, but nobody new is placed or woken there).
+   */
   List<WorkerView> views() {
     List<WorkerView> views = new ArrayList<>();
     for (WorkerHandle handle : workers()) {
       if (handle.state() != WorkerState.DEAD && handle.state() != WorkerState.STARTING) {
-        views.add(handle.view(routing.occupancy(handle.name())));
+        WorkerView view = handle.view(routing.occupancy(handle.name()));
+        views.add(retiring.contains(handle.name()) ? new WorkerView(view.name(), view.order(),
+            false, view.occupancy(), view.heapUsedBytes(), view.heapMaxBytes()) : view);
       }
     }
     return views;
+  }
+
+  /** The application path new workers load the application from, or null for the classpath. */
+  Path appPath() {
+    return appPath;
+  }
+
+  /** Starts every later worker with {@code value} as its application path (null: the classpath). */
+  void useAppPath(Path value) {
+    appPath = value;
+  }
+
+  /**
+   * Marks {@code names} as about to be retired by a replacement ({@code true}) — placement stops
+   * choosing them for anybody new, so a user is not woken on a worker that will quit next — or
+   * unmarks them ({@code false}).
+   */
+  void retiring(java.util.Collection<String> names, boolean value) {
+    if (value) {
+      retiring.addAll(names);
+    } else {
+      retiring.removeAll(names);
+    }
   }
 
   /** How many workers are starting. */
@@ -194,7 +228,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     Path socket = sockets.resolve(name + ".sock");
     SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
         freezer.root().toString(), config.application(),
-        config.appPath() == null ? null : config.appPath().toString(), config.workerHeapBytes());
+        appPath == null ? null : appPath.toString(), config.workerHeapBytes());
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;

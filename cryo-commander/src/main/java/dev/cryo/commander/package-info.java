@@ -76,6 +76,11 @@
  *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
  *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
  *       (counts), {@code lost} (the users that were awake when it was killed, sorted).
+ *   <li>{@code user_expired} — a frozen user past his time to live ({@link
+ *       dev.cryo.commander.Housekeeping}): {@code user}, {@code connections} (how many were
+ *       forgotten with him), {@code message}; his folder is dropped right after.
+ *   <li>{@code sweep} — orphan folders dropped: {@code swept} (how many), {@code keys} (their
+ *       folder keys, sorted); written only when something was swept.
  * </ul>
  * Readers must ignore fields and event types they do not know: later versions may add some.
  */

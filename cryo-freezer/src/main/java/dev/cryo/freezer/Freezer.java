@@ -426,6 +426,30 @@ this.root = realPath(this.root);
   }
 
   /**
+   * The sweep, with the candidates fixed beforehand: removes every folder of {@code seenKeys} (a
+   * listing taken before the claims were computed) that {@code claimedKeys} does not name, each
+   * verified gone. A folder that appeared after that listing is never a candidate, nor one whose
+   * semaphore is taken: its holder is at work in it (a stale semaphore keeps its folder until it
+   * is reclaimed).
+   *
+   * @return the keys swept, sorted
+   * @throws FreezerException as {@link #cleanupFrozen(Set)}
+   */
+  public List<String> cleanupFrozen(Set<String> claimedKeys, Set<String> seenKeys)
+      throws FreezerException {
+    Objects.requireNonNull(claimedKeys, "claimedKeys");
+    TreeSet<String> orphans = new TreeSet<>(seenKeys);
+    orphans.retainAll(folderKeys());
+    orphans.removeAll(claimedKeys);
+    orphans.removeIf(key -> Files.exists(root.resolve(key).resolve(FolderSemaphore.FILE_NAME),
+        LinkOption.NOFOLLOW_LINKS));
+    for (String key : orphans) {
+      dropFolder(key);
+    }
+    return List.copyOf(orphans);
+  }
+
+  /**
    * The keys of every folder at the root: real directories only, unopened; files and symbolic links
    * are not folders.
    *

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -29,6 +30,7 @@ public final class LoadGenerator {
 
   private static final Pattern COOKIE = Pattern.compile("cryo_connection=([^;]+)");
   private static final Pattern PAGE = Pattern.compile("\"page\"\\s*:\\s*\"([^\"]+)\"");
+  private static final Pattern COUNTER = Pattern.compile("\"counter\"\\s*:\\s*([0-9]+)");
 
   /**
    * What one load measured.
@@ -38,7 +40,13 @@ public final class LoadGenerator {
    * @param seconds the measured window's length
    * @param latency the latencies of the answered requests, in microseconds
    */
-  public record Result(long requests, long errors, double seconds, Histogram latency) {
+  public record Result(long requests, long errors, double seconds, Histogram latency,
+      long stateBreaks) {
+
+    /** A result without a state check. */
+    public Result(long requests, long errors, double seconds, Histogram latency) {
+      this(requests, errors, seconds, latency, 0);
+    }
 
     /** Requests per second. */
     public double throughput() {
@@ -76,7 +84,8 @@ public final class LoadGenerator {
       for (int i = 0; i < users; i++) {
         Histogram histogram = new Histogram(60_000_000L, 3);
         histograms.add(histogram);
-        futures.add(threads.submit(() -> user(client, base, histogram, measureFrom, measureTo)));
+        futures.add(threads.submit(() -> user(client, base, histogram, measureFrom,
+            () -> measureTo, null)));
       }
       long requests = 0;
       long errors = 0;
@@ -91,7 +100,55 @@ public final class LoadGenerator {
     }
   }
 
-  private static long[] user(HttpClient client, URI base, Histogram histogram, long from, long to)
+  /**
+   * Runs {@code users} virtual users against {@code base}: {@code warmUp}, then {@code during} on
+   * the calling thread while they go on, measured from its start to its end. Every answer's
+   * {@code counter} is checked to be one more than the user's last (his state kept): a break is
+   * counted in {@link Result#stateBreaks()}.
+   */
+  public static Result runDuring(URI base, int users, Duration warmUp, Callable<?> during)
+      throws Exception {
+    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+        HttpClient client = HttpClient.newBuilder().executor(threads)
+            .version(HttpClient.Version.HTTP_1_1).build()) {
+      long measureFrom = System.nanoTime() + warmUp.toNanos();
+      java.util.concurrent.atomic.AtomicLong measureTo = new java.util.concurrent.atomic
+          .AtomicLong(Long.MAX_VALUE);
+      java.util.concurrent.atomic.AtomicLong breaks = new java.util.concurrent.atomic
+          .AtomicLong();
+      List<Future<long[]>> futures = new ArrayList<>();
+      List<Histogram> histograms = new ArrayList<>();
+      for (int i = 0; i < users; i++) {
+        Histogram histogram = new Histogram(600_000_000L, 3);
+        histograms.add(histogram);
+        futures.add(threads.submit(() -> user(client, base, histogram, measureFrom,
+            measureTo::get, breaks)));
+      }
+      long wait = measureFrom - System.nanoTime();
+      if (wait > 0) {
+        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait); // the warm-up's length
+      }
+      long started = System.nanoTime();
+      try {
+        during.call();
+      } finally {
+        measureTo.set(System.nanoTime());
+      }
+      long requests = 0;
+      long errors = 0;
+      for (Future<long[]> future : futures) {
+        long[] counts = future.get();
+        requests += counts[0];
+        errors += counts[1];
+      }
+      Histogram all = new Histogram(600_000_000L, 3);
+      histograms.forEach(all::add);
+      return new Result(requests, errors, (measureTo.get() - started) / 1e9, all, breaks.get());
+    }
+  }
+
+  private static long[] user(HttpClient client, URI base, Histogram histogram, long from,
+      java.util.function.LongSupplier until, java.util.concurrent.atomic.AtomicLong breaks)
       throws IOException, InterruptedException {
     HttpResponse<String> opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
         .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
@@ -108,19 +165,35 @@ public final class LoadGenerator {
         .POST(BodyPublishers.ofString("{\"page\":\"" + page.group(1) + "\"}")).build();
     long requests = 0;
     long errors = 0;
+    long last = -1;
     while (true) {
       long sent = System.nanoTime();
+      long to = until.getAsLong();
       if (sent >= to) {
         return new long[] {requests, errors};
       }
       int status;
+      String body = "";
       try {
-        status = client.send(counter, BodyHandlers.ofByteArray()).statusCode();
+        HttpResponse<String> answer = client.send(counter, BodyHandlers.ofString());
+        status = answer.statusCode();
+        body = answer.body();
       } catch (IOException e) {
         status = -1;
       }
       long answered = System.nanoTime();
-      if (sent >= from && answered <= to) {
+      to = until.getAsLong();
+      if (breaks != null && status == 200) {
+        Matcher value = COUNTER.matcher(body);
+        long now = value.find() ? Long.parseLong(value.group(1)) : -2;
+        if (last >= 0 && now != last + 1) {
+          breaks.incrementAndGet();
+        }
+        last = now;
+      }
+      if (breaks != null && status != 200) {
+        errors++; // with a state check, every failure counts, warm-up included
+      } else if (sent >= from && answered <= to) {
         if (status == 200) {
           requests++;
           histogram.recordValue(Math.max(1, (answered - sent) / 1000));

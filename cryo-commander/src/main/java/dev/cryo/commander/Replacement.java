@@ -1,0 +1,177 @@
+package dev.cryo.commander;
+
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+
+/**
+ * The replacement of workers, one at a time, without losing a user: for each old worker a new one
+ * is started first (and must present itself), then the old one is quit into the freezer — placement
+ * stops choosing it, its users are held (their requests wait and are not refused), each is frozen
+ * once his call ends, and his held requests are served by whichever worker wakes him. A rolling
+ * reload ({@link #reload}) replaces every running worker, with a new application path when one is
+ * given; {@link #replace} replaces one (a worker whose heap stays too full).
+ *
+ * <p>A new worker that does not start stops the reload there: the old worker runs on, as do those
+ * after it, and the application path goes back to what it was. The commander keeps its port and
+ * every open socket throughout: nothing here touches the front.
+ *
+ * <p>Events: {@code reload_begun} ({@code workers}, {@code app_path}), one {@code replaced}
+ * ({@code old}, {@code new}, {@code frozen}, {@code lost}) per worker, {@code reload_ended}
+ * ({@code refusal}, {@code message}).
+ *
+ * <p>Thread-safety: one replacement at a time (the others are refused {@code BUSY}); a call blocks
+ * its caller until it is done.
+ */
+final class Replacement {
+
+  private static final System.Logger LOG = System.getLogger(Replacement.class.getName());
+
+  private final CommanderConfig config;
+  private final Routing routing;
+  private final Supervisor supervisor;
+  private final BiFunction<String, Duration, QuitOutcome> quit;
+  private final Object busy = new Object();
+  private boolean running; // guarded by busy
+
+  Replacement(CommanderConfig config, Routing routing, Supervisor supervisor,
+      BiFunction<String, Duration, QuitOutcome> quit) {
+    this.config = config;
+    this.routing = routing;
+    this.supervisor = supervisor;
+    this.quit = quit;
+  }
+
+  /**
+   * Replaces every worker running now, one at a time.
+   *
+   * @param appPath the jar the new workers load the application from; null keeps the current one
+   * @param grace how long an old worker waits for calls in flight before it cuts them
+   */
+  ReloadOutcome reload(Path appPath, Duration grace) {
+    if (appPath != null && (!Files.isRegularFile(appPath) || !Files.isReadable(appPath))) {
+      return refused(ReloadOutcome.Refusal.BAD_APP_PATH, "the application path " + appPath
+          + " is not a readable file; nothing was changed: give the jar of the new version");
+    }
+    List<String> old = new ArrayList<>();
+    supervisor.workers().stream().filter(w -> w.state() == WorkerState.RUNNING)
+        .sorted(Comparator.comparingLong(WorkerHandle::order))
+        .forEach(w -> old.add(w.name()));
+    return run(old, appPath == null ? null : appPath.toAbsolutePath().normalize(), grace,
+        "reload");
+  }
+
+  /** Replaces the one worker {@code name} (same application path), as a reload would. */
+  ReloadOutcome replace(String name, Duration grace, String why) {
+    return run(List.of(name), null, grace, why);
+  }
+
+  private ReloadOutcome run(List<String> old, Path appPath, Duration grace, String why) {
+    synchronized (busy) {
+      if (running) {
+        return refused(ReloadOutcome.Refusal.BUSY, "a replacement of workers is running already;"
+            + " nothing was changed: wait for it to end");
+      }
+      running = true;
+    }
+    long started = System.nanoTime();
+    Path before = supervisor.appPath();
+    try {
+      if (appPath != null) {
+        supervisor.useAppPath(appPath);
+      }
+      Path now = supervisor.appPath();
+      note("reload_begun", "why", why, "workers", old, "app_path", now == null ? null
+          : now.toString());
+      List<String> replaced = new ArrayList<>();
+      TreeSet<String> lost = new TreeSet<>();
+      int frozen = 0;
+      try {
+        for (String name : old) {
+          WorkerHandle next;
+          try {
+            next = start();
+          } catch (RuntimeException | ExecutionException | TimeoutException e) {
+            supervisor.useAppPath(before);
+            String cause = e instanceof ExecutionException ? String.valueOf(e.getCause()) : e
+                .toString();
+            return ended(ReloadOutcome.Refusal.START_FAILED, replaced, frozen, lost, started,
+                "the new worker meant to replace " + name + " did not start (" + cause + "); "
+                + name + " and the workers after it run on as they were"
+                + (appPath == null ? "" : ", with the application path " + before)
+                + ": check the new version's jar and the workers' logs, then reload again");
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ended(ReloadOutcome.Refusal.CLOSED, replaced, frozen, lost, started,
+                "the reload was interrupted before " + name + " was replaced");
+          }
+          // Once a new worker serves, nobody new is placed or woken on a worker that quits next.
+        supervisor.retiring(old.subList(old.indexOf(name), old.size()), true);
+        QuitOutcome outcome = quit.apply(name, grace);
+          lost.addAll(outcome.lost());
+          frozen += outcome.frozen();
+          if (!outcome.quit()) {
+            return ended(ReloadOutcome.Refusal.QUIT_FAILED, replaced, frozen, lost, started,
+                "worker " + name + " was not quit (" + outcome.message() + "); the reload stopped"
+                + " there, and new worker " + next.name() + " runs beside it");
+          }
+          replaced.add(name + " -> " + next.name());
+            note("replaced", "old", name, "new", next.name(), "frozen", outcome.frozen(), "lost",
+              outcome.lost());
+        }
+      } finally {
+        supervisor.retiring(old, false); // the ones not replaced serve on as before
+      }
+      return ended(null, replaced, frozen, lost, started, "replaced " + replaced.size()
+          + " workers (" + String.join(", ", replaced) + "); " + frozen + " users frozen and"
+          + " woken on demand, " + lost.size() + " lost" + (lost.isEmpty() ? "" : ": " + lost));
+    } finally {
+      synchronized (busy) {
+        running = false;
+      }
+    }
+  }
+
+  /** Starts one worker and waits until it presented itself. */
+  private WorkerHandle start() throws InterruptedException, ExecutionException, TimeoutException {
+    long bound = config.presentation().plus(config.startBackoff().multipliedBy(2))
+        .multipliedBy(config.startAttempts() + 1L).toMillis();
+    return supervisor.startWorker().get(bound, TimeUnit.MILLISECONDS);
+  }
+
+  private ReloadOutcome ended(ReloadOutcome.Refusal refusal, List<String> replaced, int frozen,
+      TreeSet<String> lost, long started, String message) {
+    Path appPath = supervisor.appPath();
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    note("reload_ended", "refusal", refusal == null ? null : refusal.code(), "millis", millis,
+        "message", message);
+    LOG.log(refusal == null && lost.isEmpty() ? Level.INFO : Level.WARNING, message);
+    return new ReloadOutcome(refusal, replaced, frozen, List.copyOf(lost),
+        appPath == null ? null : appPath.toString(), millis, message);
+  }
+
+  private ReloadOutcome refused(ReloadOutcome.Refusal refusal, String message) {
+    Path appPath = supervisor.appPath();
+    return new ReloadOutcome(refusal, List.of(), 0, List.of(),
+        appPath == null ? null : appPath.toString(), 0, message);
+  }
+
+  private void note(String event, Object... pairs) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < pairs.length; i += 2) {
+      fields.put((String) pairs[i], pairs[i + 1]);
+    }
+    routing.note(event, fields);
+  }
+}
