@@ -228,6 +228,23 @@ final class FreezerView {
     return parcels;
   }
 
+  /**
+   * The header of the {@link Freezer#UNREADABLE_NOTE} in {@code folder}, read alone, or null when
+   * there is none or it does not read (a note is a diagnosis, never a reason to stop).
+   */
+  static Header unreadableNote(Path folder, Instant now) {
+    Path note = folder.resolve(Freezer.UNREADABLE_NOTE);
+    if (!Files.isRegularFile(note, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    try (InputStream in = Files.newInputStream(note, LinkOption.NOFOLLOW_LINKS)) {
+      return Header.of(ParcelFormat.decodeHeader(note,
+          in.readNBytes(ParcelFormat.HEADER_PREFIX_LENGTH)), now);
+    } catch (IOException e) {
+      return null; // FreezerException included: a torn note says nothing
+    }
+  }
+
   /** The semaphore of {@code folder}, judged like {@code cryo lock status} judges a lock. */
   static LockStatusReport semaphore(Path folder, Instant now) {
     Path lock = folder.resolve(FolderSemaphore.FILE_NAME);

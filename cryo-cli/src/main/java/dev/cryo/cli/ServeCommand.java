@@ -1,5 +1,9 @@
 package dev.cryo.cli;
 
+import dev.cryo.admin.Admin;
+import dev.cryo.admin.AdminException;
+import dev.cryo.admin.AdminListener;
+import dev.cryo.admin.AdminToken;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
@@ -38,9 +42,18 @@ import picocli.CommandLine.Spec;
             + " worker's memory; a user a worker lets go is frozen into DIR/freezer and woken by"
             + " whichever worker serves his next request.",
         "",
-        "Ctrl-C, SIGTERM or 'cryo stop --home DIR' (either mode) stops at once: the workers are"
-            + " killed, nothing is frozen, and users that were awake lose their state (a draining"
-            + " stop comes with a later release).",
+        "Ctrl-C, SIGTERM or 'cryo stop --home DIR' drains: nothing new is admitted (503 with"
+            + " Retry-After), every worker freezes its users into DIR/freezer as their calls end"
+            + " (calls still running after --drain-grace are cut, answered 503), the commander"
+            + " writes its maps beside them and renames the freezer to DIR/reboot, then exits 0."
+            + " Progress lines go to stderr; the last says how many users were carried and how"
+            + " long it took. The next cryo serve on DIR adopts DIR/reboot: every user comes back"
+            + " frozen, his cookie resolves, and he wakes on his next request.",
+        "",
+        "A second Ctrl-C or SIGTERM during a drain, or 'cryo stop --mode now', stops at once:"
+            + " nothing is frozen and the next start wipes the freezer (users lose their state)."
+            + " A serve killed with SIGKILL leaves its journal: the next start brings back the users"
+            + " that were frozen and names those that were awake (lost).",
         "",
         "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
             + " 'cryo status --home DIR' shows the run."
@@ -112,9 +125,36 @@ final class ServeCommand implements Callable<Integer> {
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
 
+  @Option(names = "--admin-port", paramLabel = "PORT",
+      description = "Serve the status page, status.json and metrics on this port (0: any free"
+          + " port); none by default.")
+  Integer adminPort;
+
+  @Option(names = "--admin-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+      description = "The address of the admin port; other than loopback only with --admin-token."
+          + " Default: ${DEFAULT-VALUE}.")
+  String adminBind;
+
+  @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:CRYO_ADMIN_TOKEN}",
+      description = "Require this token (Authorization: Bearer TOKEN) on the admin paths, and serve"
+          + " them on the public port too. Default: $CRYO_ADMIN_TOKEN (safer than the command"
+          + " line, which other users can see).")
+  String adminToken;
+
+  @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
+      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
+          + " (https://app.example); repeatable. Default: the page's own origin only.")
+  java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
+
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
       description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
   String application;
+
+  @Option(names = "--drain-grace", paramLabel = "DURATION", defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How long a drain waits for calls in flight before it cuts them (503)."
+          + " Default: ${DEFAULT-VALUE}.")
+  java.time.Duration drainGrace;
 
   @Option(names = "--app-path", paramLabel = "JAR",
       description = "A jar the application is loaded from (else the classpath).")
@@ -129,11 +169,26 @@ final class ServeCommand implements Callable<Integer> {
       throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
+    AdminToken token = adminToken();
+    if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_admin_port", "--admin-port " + adminPort
+          + " is not a port (0 to 65535); nothing was started", null);
+    }
+    if (adminPort != null && token == null && !Admin.isLoopbackAddress(adminBind)) {
+      throw new CommandFailure(ExitCodes.USAGE, "admin_not_loopback", "--admin-bind " + adminBind
+          + " is not a loopback address and no --admin-token is set; nothing was started: the"
+          + " status and metrics go to the network only behind a token", null);
+    }
     Files.createDirectories(directory);
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicReference<Commander> running = new AtomicReference<>();
     AtomicReference<Front> serving = new AtomicReference<>();
+    AtomicReference<Admin> administering = new AtomicReference<>();
     Runnable stop = () -> {
+      Admin admin = administering.getAndSet(null);
+      if (admin != null) {
+        admin.close();
+      }
       Front front = serving.getAndSet(null);
       if (front != null) {
         front.close();
@@ -144,20 +199,18 @@ final class ServeCommand implements Callable<Integer> {
       }
       stopped.countDown();
     };
+    PrintWriter err = spec.commandLine().getErr();
+    ServeStop stops = new ServeStop(running, serving, stop, stopped, drainGrace, err);
     // Registered before the start: a Ctrl-C while the workers come up still stops them cleanly.
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "cryo-serve-stop"));
+    stops.installSignals();
     CommanderConfig config = CommanderConfig.builder(directory, application)
         .workers(workers)
         .maxWorkers(maxWorkers != null ? maxWorkers : Math.max(4, 2 * workers))
         .maxUsersPerWorker(maxUsersPerWorker)
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
-        .onStopRequest(mode -> { // cryo stop: until drains exist, both modes stop at once
-          spec.commandLine().getErr().println("cryo: a stop (" + mode.code() + ") was requested"
-              + " with cryo stop; stopping now (users that were awake lose their state)");
-          spec.commandLine().getErr().flush();
-          Thread.ofVirtual().start(stop);
-        })
+        .onStopRequest(stops::requested)
         .build();
     Commander commander;
     try {
@@ -166,20 +219,79 @@ final class ServeCommand implements Callable<Integer> {
       throw failure(e);
     }
     running.set(commander);
-    Front front = Front.builder(Upstream.of(commander)).port(port).bind(bind).maxBody(maxBody)
-        .secureCookie(secureCookie).build();
+    Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
+        .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
+    Admin admin = null;
+    if (adminPort != null || token != null) {
+      admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
+          .sockets(socketStatistics(serving)).build();
+      administering.set(admin);
+      commander.addListener(admin.runListener());
+      frontBuilder.requestListener(admin.requestListener());
+      admin.publicHandler().ifPresent(frontBuilder::addCryoHandler);
+    }
+    Front front = frontBuilder.build();
     serving.set(front);
+    if (admin != null && adminPort != null) {
+      try {
+        AdminListener listener = admin.listen(adminBind, adminPort);
+        out.println("cryo admin: http://" + hostForUrl(adminBind) + ":" + listener.port()
+            + "/_cryo/status" + (token == null ? "" : " (token required)"));
+      } catch (AdminException e) {
+        stop.run();
+        throw new CommandFailure(ExitCodes.UNAVAILABLE, e.reason(), e.getMessage(), e);
+      }
+    }
     try {
       front.start();
     } catch (FrontException e) {
       stop.run();
       throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
     }
+    if (commander.startLine() != null) {
+      err.println("cryo: " + commander.startLine());
+      err.flush();
+    }
     out.println("cryo serves http://" + hostForUrl(bind) + ":" + front.port() + "/ (run "
-        + directory + ", " + workers + " workers; Ctrl-C stops)");
+        + directory + ", " + workers + " workers; Ctrl-C drains)");
     out.flush();
     stopped.await();
     return ExitCodes.OK;
+  }
+
+  /** The front's page sockets as the admin reads them; zero before the front is built. */
+  private static dev.cryo.admin.SocketStatistics socketStatistics(AtomicReference<Front> front) {
+    return new dev.cryo.admin.SocketStatistics() {
+      @Override
+      public long socketsOpen() {
+        Front current = front.get();
+        return current == null ? 0 : current.sockets().open();
+      }
+
+      @Override
+      public long pushesDelivered() {
+        Front current = front.get();
+        return current == null ? 0 : current.sockets().pushesDelivered();
+      }
+
+      @Override
+      public long pushesUndelivered() {
+        Front current = front.get();
+        return current == null ? 0 : current.sockets().pushesUndelivered();
+      }
+    };
+  }
+
+  private AdminToken adminToken() {
+    if (adminToken == null || adminToken.isEmpty()) {
+      return null;
+    }
+    try {
+      return AdminToken.of(adminToken);
+    } catch (IllegalArgumentException e) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_admin_token", "--admin-token: "
+          + e.getMessage() + "; nothing was started", e);
+    }
   }
 
   private static String hostForUrl(String bind) {

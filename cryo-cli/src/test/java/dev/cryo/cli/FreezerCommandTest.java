@@ -111,7 +111,9 @@ class FreezerCommandTest {
     JsonNode alice = folders.get(1);
     assertThat(bob.get("key").asText()).isEqualTo(FolderKeys.key(BOB)).isEqualTo("%2E%2E%2Fbob");
     assertThat(alice.get("key").asText()).isEqualTo(FolderKeys.key(ALICE));
-    assertThat(fieldNames(alice)).containsExactly("key", "folder", "parcels", "semaphore");
+    assertThat(fieldNames(alice)).containsExactly("key", "folder", "parcels", "semaphore",
+        "unreadable");
+    assertThat(alice.get("unreadable").isNull()).isTrue();
 
     JsonNode aliceParcels = alice.get("parcels");
     assertThat(aliceParcels).hasSize(3);
@@ -175,6 +177,23 @@ class FreezerCommandTest {
     assertThat(out).contains("written by \"worker-1\", cause \"freeze\", group \"group-a\", ");
     assertThat(out).contains("connection-c9.parcel  ", " bytes  CORRUPT_PARCEL\n", "is corrupt");
     assertThat(out).contains("\ncommander\n  commander.parcel  ");
+  }
+
+  @Test
+  void lsMarksAFolderTheRunningVersionCouldNotReadAndKeepsListingItsParcels() throws Exception {
+    freezer.writeUnreadableNote(ALICE, java.util.Map.of("state_version", 3), "main_0002",
+        "unreadable: written by state version 3, which the running application (state version 2)"
+            + " cannot read", "main");
+
+    JsonNode alice = json(cryo("freezer", "ls", root.toString(), "--json"), 1).get("folders")
+        .get(1);
+    assertThat(alice.get("unreadable").get("writer").asText()).isEqualTo("main_0002");
+    assertThat(alice.get("unreadable").get("cause").asText()).contains("state version 3");
+    assertThat(alice.get("parcels").get(0).get("file").asText()).isEqualTo("user.parcel");
+    String out = cryo("freezer", "ls", root.toString()).out();
+    assertThat(out).contains("UNREADABLE by the running version, parcels kept: unreadable:"
+        + " written by state version 3");
+    assertThat(out).doesNotContain("unreadable.note"); // a note, not a parcel
   }
 
   @Test

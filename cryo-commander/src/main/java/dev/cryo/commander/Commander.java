@@ -7,6 +7,7 @@ import dev.cryo.control.SafeRoot;
 import dev.cryo.control.StopMode;
 import dev.cryo.control.StopWatcher;
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.FreezerUsage;
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.ProcessLock;
@@ -37,13 +38,16 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The run directory ({@link CommanderConfig#home()}) holds: {@code .lock} (the run lock),
  * {@code run.json}, {@code status.json} ({@link Status}, rewritten atomically each tick),
- * {@code events.jsonl} (the event log, see the package description), {@code freezer/} (the
- * working freezer, wiped at start), {@code workers/NAME.log} (each worker's output) and
+ * {@code events.jsonl} (the event log, see the package description), {@code journal} (its maps,
+ * for a start after a crash), {@code freezer/} (the working freezer: at start, the reboot data
+ * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
+ * {@code workers/NAME.log} (each worker's output) and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
- * <p>Threads: {@link #serve}, {@link #move}, {@link #status} and {@link #knowsConnection} may be
- * called from any number of threads at once; a tick runs on a platform daemon thread of its own.
+ * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
+ * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
+ * platform daemon thread of its own.
  * {@link #close} may be called from any thread, once or more.
  */
 public final class Commander implements AutoCloseable {
@@ -58,16 +62,26 @@ public final class Commander implements AutoCloseable {
   private final RunDirectory runDirectory;
   private final RunState runState;
   private final EventLog events;
+  private final Listeners listeners;
   private final Routing routing;
   private final Supervisor supervisor;
   private final Mover mover;
   private final Dispatcher dispatcher;
+  private final Quitter quitter;
+  private final PushRelay pushRelay;
+  private final Freezer freezer;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
+  private final Path freezerRoot;
+  private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
   private volatile boolean running = true;
+  private volatile boolean admitting = true;
+  private boolean draining; // guarded by this
   private volatile boolean stopRequested;
   private boolean closed; // guarded by this
+  private volatile String startLine;
+  private volatile Journal journal; // set once by start, before any worker
 
   private Commander(CommanderConfig config, ProcessLock lock, RunDirectory runDirectory,
       RunState runState, EventLog events, Freezer freezer, Path sockets, Path privateSockets,
@@ -80,16 +94,22 @@ public final class Commander implements AutoCloseable {
     this.events = events;
     this.privateSockets = privateSockets;
     this.stopWatcher = stopWatcher;
-    this.routing = new Routing(events);
+    this.freezer = freezer;
+    this.listeners = new Listeners(events);
+    this.routing = new Routing(listeners);
+    this.freezerRoot = freezer.root();
     this.supervisor = new Supervisor(config, routing, freezer, sockets,
         home.resolve("workers"));
+    this.pushRelay = new PushRelay(routing);
+    supervisor.pushRelay(pushRelay);
     Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
-        () -> running);
+        this::admits, listeners);
+    this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
       thread.setDaemon(true);
@@ -133,7 +153,7 @@ public final class Commander implements AutoCloseable {
       runDirectory.writeRunState(state);
       StopWatcher watcher = runDirectory.watch(state.invocationId());
       Freezer freezer = new Freezer(home.resolve("freezer"));
-      freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
+      Adoption.Found taken = Adoption.at(home, freezer, config.clock().instant());
       Path sockets = home.resolve("sockets");
       Path privateSockets = null;
       if (sockets.resolve(String.format("%s_%04d.sock", Supervisor.GROUP, 9999)).toString()
@@ -145,6 +165,14 @@ public final class Commander implements AutoCloseable {
       EventLog events = EventLog.open(home, config.clock());
       commander = new Commander(config, lock, runDirectory, state, events, freezer, sockets,
           privateSockets, watcher);
+      if (taken.line() != null) {
+        LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
+        commander.startLine = taken.line();
+      }
+      if (taken.item().isPresent()) {
+        commander.routing.adopt(taken.item().get(), taken.lost());
+      }
+      commander.journal = Journal.start(home, commander.routing);
       commander.startWorkers();
       return commander;
     } catch (IOException | RuntimeException e) {
@@ -219,9 +247,60 @@ public final class Commander implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new CommanderException(Reason.WORKER_START_FAILED, "the start was interrupted", e);
     }
+    measureFreezer();
     publishStatus();
     long beat = config.heartbeat().toMillis();
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * What the start found of an earlier run, in one line (reboot data adopted, moved aside because
+   * it did not read), or null when it found nothing.
+   */
+  public String startLine() {
+    return startLine;
+  }
+
+  /**
+   * Whether the run admits requests and socket handshakes: false once a drain began or the run
+   * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
+   */
+  public boolean admits() {
+    return running && admitting;
+  }
+
+  /**
+   * Drains the run and closes it: admits nothing new (requests get 503 with {@code Retry-After}),
+   * starts no worker, quits every worker into the freezer at once (each user frozen once his call
+   * ends; calls still in flight {@code grace} after the order are cut, their callers answered 503),
+   * writes the commander's item into the freezer root and renames the root to the reboot data
+   * ({@code DIR/reboot}), which the next start adopts: every user comes back frozen. Then closes as
+   * {@link #close} does ({@code run.json} marked ended, the lock released).
+   *
+   * @param progress receives a line about every second (users left, per worker); called on this
+   *     thread
+   * @return what the drain did; its {@link DrainReport#summary()} is the last line to print
+   * @throws IllegalStateException when a drain already began or the run is closed
+   */
+  public DrainReport drain(Duration grace, java.util.function.Consumer<String> progress)
+      throws InterruptedException {
+    synchronized (this) {
+      if (closed || draining) {
+        throw new IllegalStateException("the run is " + (closed ? "closed" : "draining already")
+            + "; it is not drained again");
+      }
+      draining = true;
+    }
+    admitting = false;
+    DrainReport report;
+    try {
+      report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
+          () -> journal.flush(), () -> !running)
+          .run(grace, progress);
+    } finally {
+      close();
+    }
+    return report;
   }
 
   /** Whether {@code connectionId} is a connection the maps know (the front mints a new one otherwise). */
@@ -240,6 +319,27 @@ public final class Commander implements AutoCloseable {
     return dispatcher.serve(request);
   }
 
+  /** The connection of {@code page}, when the maps know it (frozen users' pages included). */
+  public Optional<String> connectionOfPage(String page) {
+    return routing.connectionOfPage(page);
+  }
+
+  /**
+   * Sends the workers' pushes to {@code sink} from now on (the front's sockets); until it is
+   * called, a push reaches no socket. Thread-safe.
+   */
+  public void pushSink(PushSink sink) {
+    pushRelay.sink(sink);
+  }
+
+  /**
+   * Pushes {@code message} as a worker's push would (the application's side is the worker's
+   * wire call {@code push}); for tests and benchmarks of the front's sockets.
+   */
+  public dev.cryo.wire.protocol.PushResult push(dev.cryo.wire.protocol.PushMessage message) {
+    return pushRelay.push(message);
+  }
+
   /**
    * Moves {@code user}: another worker that admits him is chosen (or started), he is held, frozen
    * on his worker, and his next request wakes him on the chosen one. Refused, with nothing changed,
@@ -248,6 +348,23 @@ public final class Commander implements AutoCloseable {
    */
   public MoveOutcome move(String user) {
     return mover.move(user, System.nanoTime() + config.hold().toNanos());
+  }
+
+  /**
+   * Quits the worker {@code name} into the freezer: placement stops choosing it, its users are held
+   * (their requests wait, within the hold budget), it freezes each once his call ends and cuts the
+   * calls still in flight {@code grace} after the order, each frozen user's hold is released (his
+   * next request wakes him on whichever worker placement picks), and its process is ended. Users
+   * whose departure failed are lost (named in the outcome). A replacement is started, as after any
+   * death, while fewer than the configured workers live. Refused, with nothing changed, when no
+   * worker of that name is running. Blocks its caller until the worker's process ended (at most the
+   * grace plus about two minutes); may be called from any thread.
+   */
+  public QuitOutcome quitWorker(String name, Duration grace) {
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("a quit's grace is not negative, got " + grace);
+    }
+    return quitter.quit(name, grace);
   }
 
   /** The run, each worker, the users placed, frozen and lost, as of now. */
@@ -265,10 +382,28 @@ public final class Commander implements AutoCloseable {
           reception.isPresent() && reception.get() == handle));
     }
     Routing.Counts counts = routing.counts();
-    return new Status(running ? "running" : "closed", now, runState.invocationId(),
+    return new Status(!running ? "closed" : admitting ? "running" : "draining", now, runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
-        counts.pages(), counts.anomalies());
+        counts.pages(), counts.anomalies(), freezerUsage);
+  }
+
+  /**
+   * Adds a listener that sees every event and every call to a worker from now on (see
+   * {@link RunListener} for its threads). Listeners cannot be removed; they end with the run.
+   */
+  public void addListener(RunListener listener) {
+    listeners.add(listener);
+  }
+
+  /** Measures the working freezer for the status: once per tick, on the tick's thread. */
+  private void measureFreezer() {
+    try {
+      freezerUsage = FreezerUsage.measure(freezerRoot);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the freezer " + freezerRoot + " could not be measured (" + e
+          + "); the status keeps its last measure");
+    }
   }
 
   /** The run's event log file. */
@@ -279,6 +414,7 @@ public final class Commander implements AutoCloseable {
   private void tick() {
     try {
       supervisor.heartbeat();
+      measureFreezer();
       publishStatus();
       Optional<StopMode> stop = stopWatcher.tick();
       if (stop.isPresent() && !stopRequested) {
@@ -306,8 +442,9 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
-   * Stops now: kills every worker's process group (nothing is frozen), writes the run's end into
-   * {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
+   * Stops now: kills every worker's process group (nothing is frozen), removes the journal (the
+   * next start wipes the freezer, unless a drain committed its reboot data), writes the run's end
+   * into {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
    */
   @Override
   public void close() {
@@ -320,6 +457,10 @@ public final class Commander implements AutoCloseable {
     running = false;
     ticker.shutdownNow();
     supervisor.close();
+    Journal last = journal;
+    if (last != null) { // a close is a drain's end or a stop now: the next start reads no journal
+      last.close(true);
+    }
     publishStatus();
     try {
       runDirectory.writeRunState(runState.endedAt(java.time.OffsetDateTime.now(ZoneOffset.UTC)));

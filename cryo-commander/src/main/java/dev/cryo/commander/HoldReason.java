@@ -9,7 +9,9 @@ public enum HoldReason {
   /** He is being moved: frozen on his worker, to be woken on another. */
   MOVING,
   /** He is being dropped. */
-  DROPPING;
+  DROPPING,
+  /** His worker is quitting into the freezer: he is frozen there and woken elsewhere. */
+  QUITTING;
 
   /** The reason in {@code snake_case}, as the event log and status spell it. */
   public String code() {

@@ -37,8 +37,8 @@ import java.util.TreeSet;
  * </ul>
  *
  * <h2>Holds</h2>
- * A user being frozen, moved or dropped is held ({@link #hold}): his requests wait
- * ({@link #awaitUnheld}) until the fold that ends the operation releases it ({@code user_frozen},
+ * A user being frozen, moved, dropped or quit with his worker is held ({@link #hold}): his requests
+ * wait ({@link #awaitUnheld}) until the fold that ends the operation releases it ({@code user_frozen},
  * {@code user_adopted}, {@code drop_user}, the death of his worker) or the operation's owner
  * {@link #release}s it after a failure. A move's hold carries its destination: the fold of
  * {@code user_frozen} records it in the {@link Frozen} location before any waiter wakes, so his next
@@ -53,6 +53,7 @@ public final class Routing {
   private static final System.Logger LOG = System.getLogger(Routing.class.getName());
 
   private final EventSink events;
+  private MapChanges changes = MapChanges.NONE;
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, Set<String>> userConnections = new HashMap<>();
   private final Map<String, Location> users = new HashMap<>();
@@ -71,6 +72,19 @@ public final class Routing {
   /** Empty maps whose events go to {@code events}. */
   public Routing(EventSink events) {
     this.events = Objects.requireNonNull(events, "events");
+  }
+
+  /** Tells {@code listener} of every change of the maps from now on, under the maps' lock. */
+  synchronized void tell(MapChanges listener) {
+    this.changes = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Runs {@code action} under the maps' lock with a copy of them: no change happens between the
+   * copy and the end of the action (the journal's compaction swaps its files there).
+   */
+  synchronized void withSnapshot(java.util.function.Consumer<Snapshot> action) {
+    action.accept(snapshot());
   }
 
   /** The counts the status shows. */
@@ -97,6 +111,11 @@ public final class Routing {
   /** The connection of {@code page}, when the maps know it. */
   public synchronized Optional<String> connectionOfPage(String page) {
     return Optional.ofNullable(pageConnection.get(page));
+  }
+
+  /** The pages of {@code connection}, in the order they were opened. */
+  public synchronized List<String> pagesOf(String connection) {
+    return List.copyOf(connectionPages.getOrDefault(connection, Set.of()));
   }
 
   /** The connections of {@code user}, sorted. */
@@ -193,7 +212,14 @@ public final class Routing {
           }
         }
       }
-      case DROP_PAGE, DROP_PAGES -> announcement.keys().forEach(this::unlinkPage);
+      case DROP_PAGE, DROP_PAGES -> {
+        // A freeze drops the rows of a user's pages, not the pages: their browsers' sockets stay
+        // open in the front, so a frozen user's pages stay mapped (pushes reach them) until he
+        // wakes (his pages are announced anew) or is dropped.
+        if (!(users.get(user) instanceof Frozen)) {
+          announcement.keys().forEach(this::unlinkPage);
+        }
+      }
       case DROP_CONNECTION, DROP_CONNECTIONS -> {
         for (String connection : announcement.keys()) {
           if (user.equals(connectionUser.get(connection))) { // else relabelled meanwhile: kept
@@ -240,13 +266,7 @@ public final class Routing {
     }
     lost += gone.size();
     workerUsers.remove(worker);
-    if (boundFor.containsKey(worker)) {
-      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
-        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
-          relocate(entry.getKey(), new Frozen(null));
-        }
-      }
-    }
+    forgetDestination(worker);
     lastSequence.remove(worker);
     lastNewConnection.keySet().removeIf(key -> key.startsWith(worker + '\0'));
     Map<String, Object> fields = new LinkedHashMap<>();
@@ -255,6 +275,34 @@ public final class Routing {
     fields.put("lost", gone);
     events.record("worker_died", fields);
     return gone;
+  }
+
+  /**
+   * Loads the maps of an earlier run, every user frozen with no destination: his cookie resolves and
+   * his next request wakes him where placement picks. {@code lostAtStart} users of that run that
+   * were awake when it ended are counted as lost (they are named by the caller). Called once, on
+   * empty maps, before any worker presented itself; records an {@code adopted} event.
+   *
+   * @throws IllegalStateException when the maps are not empty
+   */
+  public synchronized void adopt(CommanderItem item, List<String> lostAtStart) {
+    if (!users.isEmpty() || !connectionUser.isEmpty()) {
+      throw new IllegalStateException("the maps hold users already; an earlier run's are adopted"
+          + " only by a new commander");
+    }
+    for (String user : item.frozen()) {
+      relocate(user, new Frozen(null));
+    }
+    item.connectionUser().forEach((connection, user) -> linkConnection(connection, user));
+    item.pageConnection().forEach(this::linkPage);
+    lost += lostAtStart.size();
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("cause", item.cause());
+    fields.put("frozen", item.frozen().size());
+    fields.put("connections", item.connectionUser().size());
+    fields.put("pages", item.pageConnection().size());
+    fields.put("lost", List.copyOf(lostAtStart));
+    events.record("adopted", fields);
   }
 
   /**
@@ -293,6 +341,18 @@ public final class Routing {
     }
     relocate(user, new Frozen(worker));
     return Optional.of(worker);
+  }
+
+  /**
+   * Forgets {@code worker} as the destination of every frozen user bound for it (it quits): their
+   * next requests are placed anew.
+   *
+   * @return how many were bound for it
+   */
+  public synchronized int unbindAllFrom(String worker) {
+    int bound = boundFor.getOrDefault(worker, 0);
+    forgetDestination(worker);
+    return bound;
   }
 
   /** Forgets the worker a frozen user's requests were bound to (its wake there failed). */
@@ -384,11 +444,16 @@ public final class Routing {
           + " of his the maps know; it is not mapped");
       return;
     }
+    linkPage(page, connection);
+  }
+
+  private void linkPage(String page, String connection) {
     String before = pageConnection.put(page, connection);
     if (before != null && !before.equals(connection)) {
       connectionPages.get(before).remove(page);
     }
     connectionPages.computeIfAbsent(connection, c -> new LinkedHashSet<>()).add(page);
+    changes.paged(page, connection);
   }
 
   private void login(String worker, String user, Announcement announcement) {
@@ -455,12 +520,23 @@ public final class Routing {
     releaseHold(user);
   }
 
+  private void forgetDestination(String worker) {
+    if (boundFor.containsKey(worker)) {
+      for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
+        if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
+          relocate(entry.getKey(), new Frozen(null));
+        }
+      }
+    }
+  }
+
   private void linkConnection(String connection, String user) {
     String before = connectionUser.put(connection, user);
     if (before != null && !before.equals(user)) {
       userConnections.get(before).remove(connection);
     }
     userConnections.computeIfAbsent(user, u -> new LinkedHashSet<>()).add(connection);
+    changes.linked(connection, user);
   }
 
   private void unlinkConnection(String connection) {
@@ -476,6 +552,7 @@ public final class Routing {
     if (pages != null) {
       pages.forEach(pageConnection::remove);
     }
+    changes.unlinked(connection);
   }
 
   private void unlinkPage(String page) {
@@ -486,6 +563,7 @@ public final class Routing {
       if (pages.isEmpty()) {
         connectionPages.remove(connection);
       }
+      changes.unpaged(page);
     }
   }
 
@@ -516,6 +594,13 @@ public final class Routing {
       if (frozen.destination() != null) {
         boundFor.merge(frozen.destination(), 1, Integer::sum);
       }
+    }
+    if (next == null) {
+      if (before != null) {
+        changes.forgotten(user);
+      }
+    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null) {
+      changes.located(user, next instanceof Frozen);
     }
   }
 

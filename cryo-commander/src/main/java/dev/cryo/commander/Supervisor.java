@@ -5,6 +5,8 @@ import dev.cryo.wire.Wire;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.PushResult;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -50,6 +52,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private long names; // guarded by this
   private long orders; // guarded by this
   private boolean closing; // guarded by this
+  private volatile PushRelay pushRelay;
+  private boolean startsHeld; // guarded by this: a drain starts no worker
 
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;
@@ -57,6 +61,17 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     this.freezer = freezer;
     this.sockets = sockets;
     this.logs = logs;
+  }
+
+  /** Where the workers' pushes go from now on. */
+  void pushRelay(PushRelay relay) {
+    this.pushRelay = relay;
+  }
+
+  @Override
+  public PushResult push(PushMessage message) {
+    PushRelay relay = pushRelay;
+    return relay == null ? new PushResult(0, 0) : relay.push(message);
   }
 
   // ------------------------------------------------------------------------------- reading
@@ -137,10 +152,10 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   CompletableFuture<WorkerHandle> startWorker() {
     WorkerHandle handle;
     synchronized (this) {
-      if (closing) {
+      if (closing || startsHeld) {
         return CompletableFuture.failedFuture(new CommanderException(
-            CommanderException.Reason.CLOSED, "the commander is closing; no worker is started",
-            null));
+            CommanderException.Reason.CLOSED, "the commander is closing or draining; no worker is"
+                + " started", null));
       }
       handle = register();
     }
@@ -163,7 +178,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
           alive++;
         }
       }
-      if (closing || alive >= config.workers()) {
+      if (closing || startsHeld || alive >= config.workers()) {
         return;
       }
       handle = register();
@@ -226,7 +241,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
         .run(process -> {
           synchronized (this) {
-            if (closing) {
+            if (closing || startsHeld || handle.state() != WorkerState.STARTING) {
               return false;
             }
             handle.attempt(process);
@@ -308,7 +323,37 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     Thread.ofVirtual().name("cryo-bury-" + handle.name()).start(() -> bury(handle, reason));
   }
 
-  private void bury(WorkerHandle handle, String reason) {
+  /**
+   * Ends a worker that quit (or was told to): marks it dead with {@code reason}, closes its wire (the
+   * worker exits at the end of its wire), waits at most {@code exitWait} for its process to end, then
+   * buries it as any death: its group killed, its users not frozen lost, a replacement started while
+   * fewer than the configured workers live. Blocks its caller; thread-safe.
+   *
+   * @return the users lost with it (not frozen when it ended), sorted; empty when it was dead already
+   */
+  List<String> retire(WorkerHandle handle, String reason, Duration exitWait) {
+    if (!handle.die(reason)) {
+      return List.of();
+    }
+    Wire wire = handle.wire();
+    if (wire != null) {
+      wire.close();
+    }
+    WorkerProcess process = handle.process();
+    if (process != null) {
+      try {
+        process.onExit().get(exitWait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        LOG.log(Level.WARNING, "worker " + handle.name() + " did not exit within " + exitWait
+            + " of the end of its wire; its process group is killed");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return bury(handle, reason);
+  }
+
+  private List<String> bury(WorkerHandle handle, String reason) {
     Wire wire = handle.wire();
     if (wire != null) {
       wire.close();
@@ -328,8 +373,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       }
     }
     if (lost.isEmpty()) {
-      LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); no user was"
-          + " lost");
+      LOG.log(reason.startsWith(Quitter.REASON) ? Level.INFO : Level.WARNING, "worker "
+          + handle.name() + " died (" + reason + "); no user was lost");
     } else {
       LOG.log(Level.WARNING, "worker " + handle.name() + " died (" + reason + "); " + lost.size()
           + " users that were not frozen are lost (they must log in again): " + lost);
@@ -339,9 +384,29 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     }
     changed();
     keepWorkers(); // the tick does it too, should this start be abandoned
+    return lost;
   }
 
   // ------------------------------------------------------------------------------- closing
+
+  /**
+   * Starts no worker from now on (a drain): neither a replacement nor one placement asks for; the
+   * workers still starting are killed and buried.
+   */
+  void holdStarts() {
+    List<WorkerHandle> starting = new ArrayList<>();
+    synchronized (this) {
+      startsHeld = true;
+      for (WorkerHandle handle : handles.values()) {
+        if (handle.state() == WorkerState.STARTING) {
+          starting.add(handle);
+        }
+      }
+    }
+    for (WorkerHandle handle : starting) {
+      death(handle, "the run drains: its start was abandoned");
+    }
+  }
 
   synchronized boolean isClosing() {
     return closing;

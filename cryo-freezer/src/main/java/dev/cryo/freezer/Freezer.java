@@ -91,6 +91,13 @@ public final class Freezer {
   public static final String COMMANDER_PARCEL = "commander.parcel";
 
   /**
+   * A note in a user's folder saying that the running application could not read his parcels (a
+   * newer state version, a failed upgrade): written, with the parcels left as they are, by the
+   * worker that tried; its header's cause says why; dropped by the wake that reads them.
+   */
+  public static final String UNREADABLE_NOTE = "unreadable.note";
+
+  /**
    * The default cap on a parcel's length, envelope included (64 MiB): far above any user's state,
    * far below a heap. A file found bigger is refused without being read (a planted sparse file
    * cannot exhaust the heap); a payload that would make a bigger parcel is refused before anything
@@ -362,6 +369,29 @@ this.root = realPath(this.root);
   /** Makes sure the commander's parcel is gone; the same contract as {@link #dropUserParcel}. */
   public void dropCommanderParcel() throws FreezerException {
     drop(null, COMMANDER_PARCEL);
+  }
+
+  /**
+   * Writes the {@value #UNREADABLE_NOTE} of {@code user}: his parcels could not be read by the
+   * running application, {@code cause} says why (kept to the header's length). The caller holds
+   * the semaphore; the same contract as {@link #writeUserParcel}, the parcels untouched.
+   */
+  public void writeUnreadableNote(String user, Object payload, String writer, String cause,
+      String group) throws FreezerException {
+    write(FolderKeys.key(user), UNREADABLE_NOTE, payload, writer, cause, group);
+  }
+
+  /**
+   * The header of the {@value #UNREADABLE_NOTE} of {@code user}, whose cause says why his parcels
+   * were not read; the same contract as {@link #userParcelHeader}.
+   */
+  public Optional<ParcelHeader> unreadableNoteHeader(String user) throws FreezerException {
+    return readHeader(FolderKeys.key(user), UNREADABLE_NOTE);
+  }
+
+  /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
+  public void dropUnreadableNote(String user) throws FreezerException {
+    drop(FolderKeys.key(user), UNREADABLE_NOTE);
   }
 
   // ---------------------------------------------------------------- folders and the root

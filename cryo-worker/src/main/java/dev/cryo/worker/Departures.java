@@ -45,6 +45,9 @@ final class Departures {
   private final Duration gate;
   private final Duration grace;
 
+  /** The shortest pause between two cuts of one quit (a zero grace must not spin). */
+  private static final Duration MIN_CUT_REPEAT = Duration.ofMillis(50);
+
   private final AtomicBoolean departing = new AtomicBoolean();
   private final Object planLock = new Object();
   private volatile Instant gateOpensAt = Instant.MAX;
@@ -256,8 +259,10 @@ final class Departures {
   }
 
   /** Quits into {@code into}; the contract is {@link Worker#quit(Freezer)}'s. */
-  CompletableFuture<QuitReport> quit(Freezer into) {
+  CompletableFuture<QuitReport> quit(Freezer into, Duration quitGate, Duration quitGrace) {
     Objects.requireNonNull(into, "into");
+    Duration gate = quitGate == null ? this.gate : quitGate;
+    Duration grace = quitGrace == null ? this.grace : quitGrace;
     synchronized (planLock) {
       if (quit != null) {
         return quit.report;
@@ -284,12 +289,12 @@ final class Departures {
     schedule.schedule(gate, () -> {
       kickDepartures();
       checkQuitFinished();
-      scheduleCut();
+      scheduleCut(grace);
     });
     return quit.report;
   }
 
-  private void scheduleCut() {
+  private void scheduleCut(Duration grace) {
     schedule.schedule(grace, () -> {
       if (finished) {
         return;
@@ -311,7 +316,7 @@ final class Departures {
           worker.depart(tenant.user, false, "quit", true);
         }
       }
-      scheduleCut();
+      scheduleCut(grace.compareTo(MIN_CUT_REPEAT) < 0 ? MIN_CUT_REPEAT : grace); // never a spin
     });
   }
 

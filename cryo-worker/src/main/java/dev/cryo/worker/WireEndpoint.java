@@ -15,6 +15,7 @@ import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
+import dev.cryo.wire.protocol.QuitOrder;
 import dev.cryo.wire.protocol.QuitResult;
 import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
@@ -83,7 +84,8 @@ final class WireEndpoint implements WireHandler {
             new Dropped(worker.dropUser(ProtocolCodec.read(payload, UserOrder.class).user())));
         case Methods.DROP_CONNECTION -> ProtocolCodec.write(
             new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
-        case Methods.QUIT -> ProtocolCodec.write(quit());
+        case Methods.QUIT -> ProtocolCodec.write(
+            quit(ProtocolCodec.read(payload, QuitOrder.class)));
         default -> throw new WireRefusal(Codes.BAD_REQUEST, "no such call on a worker: " + method);
       };
     } catch (ProtocolException e) {
@@ -155,8 +157,10 @@ final class WireEndpoint implements WireHandler {
     return true;
   }
 
-  private QuitResult quit() {
-    QuitReport report = worker.quit().join();
+  private QuitResult quit(QuitOrder order) {
+    QuitReport report = worker.quit(worker.freezer(),
+        order.gateMillis() == null ? null : Duration.ofMillis(order.gateMillis()),
+        order.graceMillis() == null ? null : Duration.ofMillis(order.graceMillis())).join();
     // The commander closes the wire once it has the reply, and the end of the wire ends the
     // process; should it not, the process ends by itself a little later.
     Thread.ofVirtual().start(() -> {
@@ -195,6 +199,7 @@ final class WireEndpoint implements WireHandler {
       case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
           : Codes.USER_LEFT_MOVING;
       case NO_PARCEL -> Codes.NO_PARCEL;
+      case UNREADABLE_PARCEL -> Codes.UNREADABLE_PARCEL;
       case LOCATE_FAILED -> Codes.LOCATE_FAILED;
       case ROW_BUSY -> Codes.ROW_BUSY;
       case IN_TRANSITION -> Codes.IN_TRANSITION;
