@@ -6,7 +6,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -18,7 +20,8 @@ import java.util.Optional;
  * it. It is tried once and never waited for: whoever finds it taken retries on its own schedule,
  * without holding a thread that the disk work needs.
  *
- * <p>{@link #tryTake} creates the folder (0700) when needed and publishes the same record as
+ * <p>{@link #tryTake} creates the folder (0700) when needed (and removes it again, when empty,
+ * should the take then fail: a full disk never leaves a folder without a lock) and publishes the same record as
  * {@link ProcessLock}, with the same publication (never half a record) and the same proof of death
  * (a provably dead holder is reclaimed within the single try). {@link #release} refuses a holder that
  * is not the one on disk, and removes the folder when the lock was all it had left: the folder lives
@@ -54,7 +57,7 @@ public final class FolderSemaphore {
     Path lockPath = folder.resolve(FILE_NAME);
     LockFile file = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      createFolder(folder, lockPath);
+      boolean created = createFolder(folder, lockPath);
       if (file == null) {
         file = LockFile.at(lockPath); // once the folder exists, so that it resolves to one spelling
       }
@@ -65,12 +68,131 @@ public final class FolderSemaphore {
         return false;
       } catch (LockValidationException e) {
         if (e.reason() != LockException.Reason.DIRECTORY_DISAPPEARED) {
+          if (created) {
+            removeIfEmpty(folder);
+          }
           throw e;
         }
         // A release removed the empty folder between our mkdir and our link: make it again.
       }
     }
     return false;
+  }
+
+  /**
+   * Tries once to take the semaphore of {@code folder} for {@code holder}, as {@link #tryTake}
+   * does, and answers the hold: the folder's descriptor, to work in the folder taken whatever is
+   * later put at its name, and the lockfile's, for a release without resolving a path again
+   * ({@link SemaphoreHold#release}).
+   *
+   * <p>The usual take is one pass: the folder is opened (created, 0700, when missing) and checked
+   * to be a real directory ({@link NoFollowDirectory}); the record is written whole into a fresh
+   * temporary relative to it, hard-linked to {@value #FILE_NAME} (an existing lockfile is never
+   * replaced: a reader sees the whole record or none), checked to have landed in the folder held,
+   * and the temporary's name removed, its descriptor kept. Only when a lockfile is already there
+   * does the take fall back to the claim of {@link #tryTake}, which judges the holder and reclaims
+   * a provably dead one.
+   *
+   * @param folder the folder, whose parent is a real path (the caller resolved it once): the
+   *     folder's lockfile then shares its JVM guard with every other spelling's
+   * @return the hold, or {@code null} when a live (or unprovably dead) holder has the semaphore
+   * @throws LockValidationException as {@link #tryTake}, and {@link LockException.Reason#NOT_A_DIRECTORY}
+   *     when the folder is a link or changes under the take (nothing of the take is left)
+   */
+  public static SemaphoreHold take(Path folder, String holder) throws LockException {
+    Objects.requireNonNull(holder, "holder");
+    Path canonical = folder.toAbsolutePath().normalize();
+    Path lockPath = canonical.resolve(FILE_NAME);
+    LockRecord mine = null;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      boolean created = false;
+      SecureDirectoryStream<Path> directory;
+      try {
+        try {
+          directory = NoFollowDirectory.open(canonical);
+        } catch (NoSuchFileException e) {
+          created = createFolder(canonical, lockPath);
+          directory = NoFollowDirectory.open(canonical);
+        }
+      } catch (NoSuchFileException e) {
+        continue; // made and removed again by a release meanwhile: make it again
+      } catch (NotDirectoryException e) {
+        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
+            "the semaphore folder " + canonical + " cannot be taken: " + e.getMessage()
+                + "; nothing was changed: remove what is there if nobody should be, then retry", e);
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+            "could not open the semaphore folder " + canonical + ": " + LockFile.describe(e), e);
+      }
+      if (mine == null) {
+        mine = LockRecord.fresh(ProcessTable.system().current(), holder);
+      }
+      SemaphoreHold hold = null;
+      try {
+        hold = SemaphoreHold.publish(canonical, directory, mine);
+        if (hold == null) {
+          hold = claimTaken(canonical, directory, holder);
+        }
+        return hold;
+      } catch (LockBusyException e) {
+        return null;
+      } catch (LockValidationException e) {
+        if (e.reason() == LockException.Reason.DIRECTORY_DISAPPEARED) {
+          continue; // a release removed the empty folder between our open and our link
+        }
+        if (created) {
+          removeIfEmpty(canonical);
+        }
+        throw e;
+      } finally {
+        if (hold == null) {
+          closeQuietly(directory);
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The take when a lockfile was already there: the claim of {@link #tryTake} (judge the holder,
+   * reclaim a dead one, publish again by path), then the published file opened relative to the
+   * folder held and checked to be the claim's record.
+   *
+   * @return the hold; never null
+   * @throws LockBusyException when a live holder has it
+   */
+  private static SemaphoreHold claimTaken(Path folder, SecureDirectoryStream<Path> directory,
+      String holder) throws LockException {
+    LockFile file = LockFile.ofCanonical(folder.resolve(FILE_NAME));
+    LockRecord record = Claim.run(file, holder, System.nanoTime());
+    try {
+      return SemaphoreHold.adopt(folder, directory, record);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "took " + file.path() + " but could not open it in the folder held: "
+              + LockFile.describe(e) + "; it stays until its holder is proven dead", e);
+    }
+  }
+
+  private static void closeQuietly(SecureDirectoryStream<Path> directory) {
+    try {
+      directory.close();
+    } catch (IOException e) {
+      // nothing was done through it
+    }
+  }
+
+  /**
+   * Removes the folder a failed take created (a full disk refuses the record after the mkdir
+   * succeeded): nobody answers for an empty folder without a lock. A folder somebody else has put
+   * something into meanwhile stays.
+   */
+  static void removeIfEmpty(Path folder) {
+    try {
+      Files.delete(folder);
+    } catch (IOException e) {
+      // Not empty (another taker's lock, parcels), already gone, or refused: it stays.
+    }
   }
 
   /**
@@ -132,7 +254,7 @@ public final class FolderSemaphore {
    * common paths this is one call: the folder is empty (the end of an adoption), or parcels remain
    * (the end of a freeze) and the listing finds nothing to clean.
    */
-  private static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
+  static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
     try {
       try {
         Files.delete(folder);
@@ -173,12 +295,13 @@ public final class FolderSemaphore {
     };
   }
 
-  private static void createFolder(Path folder, Path lockPath) throws LockValidationException {
+  /** Makes sure the folder is there; whether this call created it. */
+  private static boolean createFolder(Path folder, Path lockPath) throws LockValidationException {
     if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
       // The folder of a frozen user: one look, which (unlike a refused creation) throws nothing.
       // Should a release remove it before the record is linked, the claim says so and the take
       // comes back here.
-      return;
+      return false;
     }
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
@@ -191,7 +314,7 @@ public final class FolderSemaphore {
             Files.createDirectories(folder.getParent());
             Files.createDirectory(folder, PRIVATE_FOLDER);
           }
-          return;
+          return true;
         } catch (FileAlreadyExistsException e) {
           // One look, never following a link: a link planted in the folder's place would carry
           // the semaphore and every parcel written after it somewhere else.
@@ -203,7 +326,7 @@ public final class FolderSemaphore {
                     + ", not a directory; nothing was changed and it was not followed: remove it"
                     + " if nobody should be there, then retry", e);
           }
-          return;
+          return false;
         }
       } catch (NoSuchFileException e) {
         // It was there, and a release removed it before we looked: make it again.
@@ -215,5 +338,6 @@ public final class FolderSemaphore {
       }
     }
     // It keeps coming and going: the claim finds out, and the take is retried.
+    return false;
   }
 }

@@ -182,6 +182,16 @@ public final class LockFile {
   }
 
   /**
+   * Runs a removal that holds its own descriptor of this lockfile ({@link SemaphoreHold}) with the
+   * same guard and patience as {@link #removeOwn}: {@code attempt} runs under this file's JVM guard,
+   * is repeated while it answers {@link Removal#CONTENDED} until {@code patience} has passed, and
+   * pauses between attempts without the guard.
+   */
+  Removal removeHeld(Duration patience, Uninterruptible.Work<Removal> attempt) throws IOException {
+    return patiently(patience, attempt);
+  }
+
+  /**
    * Runs {@code attempt} under this file's JVM guard until it is not {@link Removal#CONTENDED} or
    * {@code patience} has passed, pausing between attempts without the guard: a wait for another
    * process (a reclaimer holding the file's record lock) never holds up the other lockfiles of the

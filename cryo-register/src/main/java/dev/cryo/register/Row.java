@@ -189,8 +189,8 @@ public class Row {
    * is indexed. Takes {@link #lock()} for the duration of the write, so a thread holding a row of
    * the chain may write only its own row and the rows above it: see {@link #lock()}.
    *
-   * @throws RegisterException when the write is refused, {@link RegisterException.Reason#LOCK_ORDER}
-   *     when taking the row's lock would break the lock order; the row is then unchanged
+   * @throws RegisterException when the write is refused,
+   *     {@link RegisterException.Reason#LOCK_ORDER} when taking the row's lock would break the lock order; the row is then unchanged
    */
   public final void set(String field, Object value) {
     write(field, value);
