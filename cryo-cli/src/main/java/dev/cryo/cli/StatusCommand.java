@@ -138,7 +138,9 @@ final class StatusCommand implements Callable<Integer> {
   private static String text(JsonNode status, boolean alive) {
     StringBuilder text = new StringBuilder();
     JsonNode run = status.path("run");
-    text.append(alive ? "running" : "not running (the last status it wrote follows)")
+    text.append(!alive ? "not running (the last status it wrote follows)"
+        : "draining".equals(status.path("state").asText())
+            ? "draining (admitting nothing; its workers quit into the freezer)" : "running")
         .append(": run ").append(run.path("invocation_id").asText()).append(", pid ")
         .append(run.path("pid").asLong()).append(", since ").append(run.path("since").asText())
         .append(", status of ").append(status.path("taken_at").asText()).append('\n');
