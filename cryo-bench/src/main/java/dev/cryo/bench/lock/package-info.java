@@ -13,6 +13,8 @@
  *   <li>{@link dev.cryo.bench.lock.HandOffBench}: hand-off latency between contending child JVMs,
  *       beside {@link dev.cryo.bench.lock.SeedPollingLock}, a model of the seed's 100 ms polling
  *       lock.
+ *   <li>{@link dev.cryo.bench.lock.RefusedObtainRatio}: the cost of a refused try against a
+ *       live holder in another JVM, beside Lucene's two factories refused the same way.
  *   <li>{@link dev.cryo.bench.lock.CryoLockFactory}, a Lucene lock factory over
  *       {@code ProcessLock}, and {@link dev.cryo.bench.lock.LockStressRun}, which runs Lucene's
  *       {@code LockVerifyServer} and {@code LockStressTest} client JVMs against it.
