@@ -56,6 +56,9 @@ public final class Admin implements AutoCloseable {
     this.status = builder.status;
     this.token = builder.token;
     this.events = new EventBoard(builder.eventsKept, builder.clock);
+    if (builder.eventLog != null) {
+      events.seed(EventLogTail.read(builder.eventLog, EventLogTail.MAX_BYTES));
+    }
     this.history = new UsersHistory(builder.samplesKept);
     this.metrics = new RunMetrics(status, builder.sockets);
     this.view = new StatusView(status, events, history);
@@ -171,6 +174,7 @@ public final class Admin implements AutoCloseable {
     private int samplesKept = 300;
     private int eventsKept = 200;
     private int maxStreams = 8;
+    private java.nio.file.Path eventLog;
 
     private Builder(Supplier<Status> status) {
       this.status = Objects.requireNonNull(status, "status");
@@ -203,6 +207,15 @@ public final class Admin implements AutoCloseable {
     /** How often users per worker are sampled for the chart (default 2 s); @return this. */
     public Builder sampleInterval(Duration value) {
       this.sampleInterval = positive(value, "sampleInterval");
+      return this;
+    }
+
+    /**
+     * The run's event log, whose last lines the latest events start with (default none: they
+     * start empty); @return this builder.
+     */
+    public Builder eventLog(java.nio.file.Path value) {
+      this.eventLog = value;
       return this;
     }
 

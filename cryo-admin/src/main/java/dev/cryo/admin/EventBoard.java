@@ -31,6 +31,9 @@ public final class EventBoard implements RunListener {
   private static final Set<String> WORKER_EVENTS = Set.of("worker_spawned", "worker_presented",
       "worker_start_failed", "worker_start_abandoned");
 
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
   private final int capacity;
   private final Clock clock;
   private final ArrayDeque<Map<String, Object>> ring; // guarded by this
@@ -48,12 +51,41 @@ public final class EventBoard implements RunListener {
 
   @Override
   public void event(String event, Map<String, Object> fields) {
+    keep(clock.instant().toString(), event, fields);
+  }
+
+  /**
+   * Keeps the events of an event log's lines ({@code events.jsonl}), oldest first, as if they had
+   * just happened but with their own {@code at}: how a board made after the run started shows
+   * what came before it (the workers' births). A line that is not a JSON object with an
+   * {@code event} is skipped.
+   */
+  public void seed(List<String> lines) {
+    for (String text : lines) {
+      try {
+        if (!(JSON.readTree(text) instanceof com.fasterxml.jackson.databind.node.ObjectNode
+            object) || !object.path("event").isTextual()) {
+          continue;
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> fields = JSON.convertValue(object, LinkedHashMap.class);
+        String event = (String) fields.remove("event");
+        Object at = fields.remove("at");
+        fields.remove("n");
+        keep(at == null ? clock.instant().toString() : at.toString(), event, fields);
+      } catch (java.io.IOException | IllegalArgumentException e) {
+        // a torn or foreign line: skipped, the rest is kept
+      }
+    }
+  }
+
+  private void keep(String at, String event, Map<String, Object> fields) {
     String kind = labelOf(event, fields);
     if (kind == null) {
       return;
     }
     Map<String, Object> line = new LinkedHashMap<>();
-    line.put("at", clock.instant().toString());
+    line.put("at", at);
     line.put("label", kind);
     line.put("event", event);
     fields.forEach(line::putIfAbsent); // a field of the event never takes the place of these

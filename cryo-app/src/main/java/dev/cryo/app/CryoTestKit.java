@@ -66,6 +66,21 @@ public final class CryoTestKit {
   private final Map<String, KitUser> users = new LinkedHashMap<>();
   private final Map<String, KitConnection> connections = new LinkedHashMap<>();
   private final Map<String, KitPage> pages = new LinkedHashMap<>();
+  private final List<KitPush> pushes = new ArrayList<>();
+
+  /**
+   * One push the application made, as the kit recorded it (the kit has no sockets, so a push is
+   * named, never {@linkplain Pushed#written() written}).
+   *
+   * @param page the page it was for
+   * @param json the message, as JSON text
+   */
+  public record KitPush(String page, String json) {}
+
+  /** Every push made so far, one entry per page it named, oldest first. */
+  public synchronized List<KitPush> pushes() {
+    return List.copyOf(pushes);
+  }
 
   private CryoTestKit(Supplier<? extends CryoApplication> factory) {
     this.factory = factory;
@@ -530,6 +545,42 @@ public final class CryoTestKit {
 
     KitCallHost(KitUser user, KitConnection connection) {
       super(user, connection);
+    }
+
+    @Override
+    public Pushed pushToPage(String pageId, byte[] json) {
+      synchronized (CryoTestKit.this) {
+        return record(pages.containsKey(pageId) ? List.of(pageId) : List.of(), json);
+      }
+    }
+
+    @Override
+    public Pushed pushToConnection(byte[] json) {
+      synchronized (CryoTestKit.this) {
+        return record(List.copyOf(connection.pages), json);
+      }
+    }
+
+    @Override
+    public Pushed pushToUser(byte[] json) {
+      synchronized (CryoTestKit.this) {
+        List<String> all = new ArrayList<>();
+        for (String id : user.connections) {
+          KitConnection owned = connections.get(id);
+          if (owned != null) {
+            all.addAll(owned.pages);
+          }
+        }
+        return record(all, json);
+      }
+    }
+
+    private Pushed record(List<String> targets, byte[] json) {
+      String text = new String(json, java.nio.charset.StandardCharsets.UTF_8);
+      for (String page : targets) {
+        pushes.add(new KitPush(page, text));
+      }
+      return new Pushed(targets.size(), 0); // the kit has no sockets: named, never written
     }
 
     @Override

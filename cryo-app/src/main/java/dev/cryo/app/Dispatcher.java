@@ -436,6 +436,35 @@ public final class Dispatcher {
     }
 
     @Override
+    public Pushed pushToPage(String pageId, Object message) {
+      if (pageId == null || pageId.isBlank()) {
+        throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
+            + "'; nothing was sent");
+      }
+      return host.pushToPage(pageId, pushed(message));
+    }
+
+    @Override
+    public Pushed pushToConnection(Object message) {
+      return host.pushToConnection(pushed(message));
+    }
+
+    @Override
+    public Pushed pushToUser(Object message) {
+      return host.pushToUser(pushed(message));
+    }
+
+    private static byte[] pushed(Object message) {
+      try {
+        return Json.MAPPER.writeValueAsBytes(message);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("the push could not be written as JSON: "
+            + e.getMessage() + "; nothing was sent: push records, maps, lists, strings, numbers"
+            + " and booleans", e);
+      }
+    }
+
+    @Override
     public LoginResult login(String user) {
       if (user == null || user.isBlank()) {
         throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"

@@ -132,6 +132,11 @@ final class ServeCommand implements Callable<Integer> {
           + " line, which other users can see).")
   String adminToken;
 
+  @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
+      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
+          + " (https://app.example); repeatable. Default: the page's own origin only.")
+  java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
+
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
       description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
   String application;
@@ -202,10 +207,11 @@ final class ServeCommand implements Callable<Integer> {
     }
     running.set(commander);
     Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
-        .maxBody(maxBody).secureCookie(secureCookie);
+        .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
     Admin admin = null;
     if (adminPort != null || token != null) {
-      admin = Admin.builder(commander::status).token(token).build();
+      admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
+          .build();
       administering.set(admin);
       commander.addListener(admin.runListener());
       frontBuilder.requestListener(admin.requestListener());

@@ -66,6 +66,7 @@ public final class Commander implements AutoCloseable {
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
+  private final PushRelay pushRelay;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
@@ -91,6 +92,8 @@ public final class Commander implements AutoCloseable {
     this.freezerRoot = freezer.root();
     this.supervisor = new Supervisor(config, routing, freezer, sockets,
         home.resolve("workers"));
+    this.pushRelay = new PushRelay(routing);
+    supervisor.pushRelay(pushRelay);
     Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
@@ -248,6 +251,35 @@ public final class Commander implements AutoCloseable {
    */
   public Reply serve(Request request) {
     return dispatcher.serve(request);
+  }
+
+  /**
+   * Whether the run admits new work (a new socket, a new request): it runs and no stop was
+   * requested. False once {@link #close} began or a stop request was read.
+   */
+  public boolean admits() {
+    return running && !stopRequested;
+  }
+
+  /** The connection of {@code page}, when the maps know it (frozen users' pages included). */
+  public Optional<String> connectionOfPage(String page) {
+    return routing.connectionOfPage(page);
+  }
+
+  /**
+   * Sends the workers' pushes to {@code sink} from now on (the front's sockets); until it is
+   * called, a push reaches no socket. Thread-safe.
+   */
+  public void pushSink(PushSink sink) {
+    pushRelay.sink(sink);
+  }
+
+  /**
+   * Pushes {@code message} as a worker's push would (the application's side is the worker's
+   * wire call {@code push}); for tests and benchmarks of the front's sockets.
+   */
+  public dev.cryo.wire.protocol.PushResult push(dev.cryo.wire.protocol.PushMessage message) {
+    return pushRelay.push(message);
   }
 
   /**

@@ -107,12 +107,13 @@ final class ApplicationHandler extends Handler.Abstract {
     }
   }
 
-  private static List<Map.Entry<String, String>> headersOf(
+  /** The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie. */
+  static List<Map.Entry<String, String>> headersOf(
       org.eclipse.jetty.server.Request request) {
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (HttpField field : request.getHeaders()) {
       String name = field.getLowerCaseName();
-      if (HOP_BY_HOP.contains(name)) {
+      if (HOP_BY_HOP.contains(name) || name.startsWith("sec-websocket-")) {
         continue;
       }
       String value = field.getValue();

@@ -127,6 +127,16 @@ public final class LockFile {
     return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);
   }
 
+  /**
+   * Whether nothing is at the lockfile's name: one {@code access(2)}, which opens nothing and
+   * throws nothing. A shortcut for a claimer that looks before it writes, never a judgement: a
+   * dangling symbolic link, or a name this process may not look up, also reads as vacant, and the
+   * publication that follows meets what is there.
+   */
+  boolean isVacant() {
+    return !Files.exists(path);
+  }
+
   /** Reads what is at the lockfile's path; see {@link LockReading} for the shapes. */
   public LockReading read() {
     ReentrantLock guard = guard();
@@ -169,6 +179,16 @@ public final class LockFile {
    */
   public Removal removeOwn(Predicate<byte[]> ours, Duration patience) throws IOException {
     return patiently(patience, () -> removeOwnGuarded(ours));
+  }
+
+  /**
+   * Runs a removal that holds its own descriptor of this lockfile ({@link SemaphoreHold}) with the
+   * same guard and patience as {@link #removeOwn}: {@code attempt} runs under this file's JVM guard,
+   * is repeated while it answers {@link Removal#CONTENDED} until {@code patience} has passed, and
+   * pauses between attempts without the guard.
+   */
+  Removal removeHeld(Duration patience, Uninterruptible.Work<Removal> attempt) throws IOException {
+    return patiently(patience, attempt);
   }
 
   /**
@@ -363,10 +383,31 @@ public final class LockFile {
           "the file is larger than " + LockRecord.MAX_BYTES + " bytes", bytes, modified);
     }
     try {
-      return new LockReading.Present(LockRecord.parse(bytes), bytes, modified);
+      return new LockReading.Present(parseRemembered(bytes), bytes, modified);
     } catch (MalformedRecordException e) {
       return new LockReading.Malformed(e.getMessage(), bytes, modified);
     }
+  }
+
+  /** The last record parsed by {@link #parseRemembered}, with the exact bytes it came from. */
+  private record Parsed(byte[] bytes, LockRecord record) {}
+
+  private static volatile Parsed lastParsed;
+
+  /**
+   * {@link LockRecord#parse}, remembering the last record parsed: a contender that tries again and
+   * again while one holder keeps the lock reads the same bytes each time, and parsing them (UTF-8,
+   * fields, validation) is most of a refused try's own work. Sound because a record is a pure,
+   * immutable function of its bytes, compared whole.
+   */
+  private static LockRecord parseRemembered(byte[] bytes) throws MalformedRecordException {
+    Parsed last = lastParsed;
+    if (last != null && Arrays.equals(last.bytes(), bytes)) {
+      return last.record();
+    }
+    LockRecord record = LockRecord.parse(bytes);
+    lastParsed = new Parsed(bytes.clone(), record);
+    return record;
   }
 
   /**

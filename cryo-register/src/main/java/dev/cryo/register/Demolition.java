@@ -246,7 +246,7 @@ abstract class Demolition {
     }.run().droppedUser;
   }
 
-  /** Claims, detaches and removes, as the package documentation says; returns this  */
+  /** Claims, detaches and removes, as the package documentation says; returns this drop. */
   final Demolition run() {
     write.lock();
     try {

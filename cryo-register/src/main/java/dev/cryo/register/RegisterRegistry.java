@@ -363,7 +363,7 @@ public class RegisterRegistry {
    * {@value PageRow#PARENT_PAGE_ID}, {@value PageRow#AVATAR_KEY} (default
    * {@value PageRow#ROOT_AVATAR_KEY}), {@value PageRow#DATA} (default null), {@value ChainRow#STORE}
    * (default: a new store), {@value ChainRow#LAST_REFRESH_TS} (default: now); every other field
-   * passes through verbatim. After the birth, {@link #subscribePageStore} runs.
+   * passes through verbatim. After the birth, the subscribe seam runs ({@link #seams()}).
    *
    * @throws RegisterException {@link Reason#DUPLICATE_KEY} when the page exists,
    *     {@link Reason#CHILD_WITHOUT_ROOT}, {@link Reason#USER_MISMATCH} when the connection exists
@@ -459,7 +459,7 @@ public class RegisterRegistry {
   /**
    * Drops a page row; its id leaves its connection's pages in the same step. With {@code cascade},
    * when it was its connection's last page, the connection goes too — and with it the user, when
-   * that was the user's last connection. {@link #detachPage} runs first. Without {@code cascade}, a
+   * that was the user's last connection. The detach seam runs first. Without {@code cascade}, a
    * connection may be left with no pages.
    *
    * @return the dropped page row
@@ -478,7 +478,7 @@ public class RegisterRegistry {
   }
 
   /**
-   * Drops a connection row and every page of it (each through {@link #detachPage}); its id leaves
+   * Drops a connection row and every page of it (each through the detach seam); its id leaves
    * its user's connections in the same step. With {@code cascade}, when it was the user's last
    * connection, the user goes too.
    *
@@ -493,7 +493,7 @@ public class RegisterRegistry {
 
   /**
    * Drops a user entry with every connection of it and every page of those (each through
-   * {@link #detachPage}), in one step.
+   * the detach seam), in one step.
    *
    * @return the dropped user entry
    * @throws RegisterException {@link Reason#UNKNOWN_KEY}, {@link Reason#BEING_DROPPED},
