@@ -42,9 +42,18 @@ import picocli.CommandLine.Spec;
             + " worker's memory; a user a worker lets go is frozen into DIR/freezer and woken by"
             + " whichever worker serves his next request.",
         "",
-        "Ctrl-C, SIGTERM or 'cryo stop --home DIR' (either mode) stops at once: the workers are"
-            + " killed, nothing is frozen, and users that were awake lose their state (a draining"
-            + " stop comes with a later release).",
+        "Ctrl-C, SIGTERM or 'cryo stop --home DIR' drains: nothing new is admitted (503 with"
+            + " Retry-After), every worker freezes its users into DIR/freezer as their calls end"
+            + " (calls still running after --drain-grace are cut, answered 503), the commander"
+            + " writes its maps beside them and renames the freezer to DIR/reboot, then exits 0."
+            + " Progress lines go to stderr; the last says how many users were carried and how"
+            + " long it took. The next cryo serve on DIR adopts DIR/reboot: every user comes back"
+            + " frozen, his cookie resolves, and he wakes on his next request.",
+        "",
+        "A second Ctrl-C or SIGTERM during a drain, or 'cryo stop --mode now', stops at once:"
+            + " nothing is frozen and the next start wipes the freezer (users lose their state)."
+            + " A serve killed with SIGKILL leaves its journal: the next start brings back the users"
+            + " that were frozen and names those that were awake (lost).",
         "",
         "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
             + " 'cryo status --home DIR' shows the run."
@@ -141,6 +150,12 @@ final class ServeCommand implements Callable<Integer> {
       description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
   String application;
 
+  @Option(names = "--drain-grace", paramLabel = "DURATION", defaultValue = "5s",
+      converter = DurationConverter.class,
+      description = "How long a drain waits for calls in flight before it cuts them (503)."
+          + " Default: ${DEFAULT-VALUE}.")
+  java.time.Duration drainGrace;
+
   @Option(names = "--app-path", paramLabel = "JAR",
       description = "A jar the application is loaded from (else the classpath).")
   Path appPath;
@@ -184,20 +199,18 @@ final class ServeCommand implements Callable<Integer> {
       }
       stopped.countDown();
     };
+    PrintWriter err = spec.commandLine().getErr();
+    ServeStop stops = new ServeStop(running, serving, stop, stopped, drainGrace, err);
     // Registered before the start: a Ctrl-C while the workers come up still stops them cleanly.
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "cryo-serve-stop"));
+    stops.installSignals();
     CommanderConfig config = CommanderConfig.builder(directory, application)
         .workers(workers)
         .maxWorkers(maxWorkers != null ? maxWorkers : Math.max(4, 2 * workers))
         .maxUsersPerWorker(maxUsersPerWorker)
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
-        .onStopRequest(mode -> { // cryo stop: until drains exist, both modes stop at once
-          spec.commandLine().getErr().println("cryo: a stop (" + mode.code() + ") was requested"
-              + " with cryo stop; stopping now (users that were awake lose their state)");
-          spec.commandLine().getErr().flush();
-          Thread.ofVirtual().start(stop);
-        })
+        .onStopRequest(stops::requested)
         .build();
     Commander commander;
     try {
@@ -219,6 +232,9 @@ final class ServeCommand implements Callable<Integer> {
     }
     Front front = frontBuilder.build();
     serving.set(front);
+    if (admin != null) {
+      admin.bindSockets(front.sockets());
+    }
     if (admin != null && adminPort != null) {
       try {
         AdminListener listener = admin.listen(adminBind, adminPort);
@@ -235,8 +251,12 @@ final class ServeCommand implements Callable<Integer> {
       stop.run();
       throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
     }
+    if (commander.startLine() != null) {
+      err.println("cryo: " + commander.startLine());
+      err.flush();
+    }
     out.println("cryo serves http://" + hostForUrl(bind) + ":" + front.port() + "/ (run "
-        + directory + ", " + workers + " workers; Ctrl-C stops)");
+        + directory + ", " + workers + " workers; Ctrl-C drains)");
     out.flush();
     stopped.await();
     return ExitCodes.OK;

@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         "Reads DIR/status.json (written by the run's commander on every tick, 5 s) and DIR/.lock"
             + " (whether the commander lives), changing nothing. Prints the run (invocation, pid,"
             + " since), each worker (name, pid, state, users, heap used / ceiling, age) and the"
-            + " users placed, frozen, held and lost.",
+            + " users placed, frozen, held and lost, and the freezer's size and free space.",
         "",
         "With --json, one JSON object: status.json's own (schema cryo.status/1, documented in"
             + " docs/cli.md) with one field added, \"alive\": true when the commander holding the"
@@ -138,7 +138,9 @@ final class StatusCommand implements Callable<Integer> {
   private static String text(JsonNode status, boolean alive) {
     StringBuilder text = new StringBuilder();
     JsonNode run = status.path("run");
-    text.append(alive ? "running" : "not running (the last status it wrote follows)")
+    text.append(!alive ? "not running (the last status it wrote follows)"
+        : "draining".equals(status.path("state").asText())
+            ? "draining (admitting nothing; its workers quit into the freezer)" : "running")
         .append(": run ").append(run.path("invocation_id").asText()).append(", pid ")
         .append(run.path("pid").asLong()).append(", since ").append(run.path("since").asText())
         .append(", status of ").append(status.path("taken_at").asText()).append('\n');

@@ -34,12 +34,18 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts {@code cryo serve --home HOME --port 0 args...}; does not wait for it. */
   static ServeRun start(Path home, String... args) throws IOException {
+    return start(home, List.of(), args);
+  }
+
+  /** Starts {@code cryo serve} as {@link #start(Path, String...)} with {@code jvm} options. */
+  static ServeRun start(Path home, List<String> jvm, String... args) throws IOException {
     Files.createDirectories(home);
     Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
     Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
     List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), Cryo.class.getName(),
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(jvm);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cryo.class.getName(),
         "serve", "--home", home.toString(), "--port", "0"));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command)
@@ -50,7 +56,12 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts a run and waits for its URL line. */
   static ServeRun serving(Path home, String... args) throws Exception {
-    ServeRun run = start(home, args);
+    return serving(home, List.of(), args);
+  }
+
+  /** Starts a run with {@code jvm} options and waits for its URL line. */
+  static ServeRun serving(Path home, List<String> jvm, String... args) throws Exception {
+    ServeRun run = start(home, jvm, args);
     try {
       run.awaitUrl();
       return run;

@@ -38,8 +38,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The run directory ({@link CommanderConfig#home()}) holds: {@code .lock} (the run lock),
  * {@code run.json}, {@code status.json} ({@link Status}, rewritten atomically each tick),
- * {@code events.jsonl} (the event log, see the package description), {@code freezer/} (the
- * working freezer, wiped at start), {@code workers/NAME.log} (each worker's output) and
+ * {@code events.jsonl} (the event log, see the package description), {@code journal} (its maps,
+ * for a start after a crash), {@code freezer/} (the working freezer: at start, the reboot data
+ * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
+ * {@code workers/NAME.log} (each worker's output) and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
@@ -67,14 +69,19 @@ public final class Commander implements AutoCloseable {
   private final Dispatcher dispatcher;
   private final Quitter quitter;
   private final PushRelay pushRelay;
+  private final Freezer freezer;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
   private final Path freezerRoot;
   private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
   private volatile boolean running = true;
+  private volatile boolean admitting = true;
+  private boolean draining; // guarded by this
   private volatile boolean stopRequested;
   private boolean closed; // guarded by this
+  private volatile String startLine;
+  private volatile Journal journal; // set once by start, before any worker
 
   private Commander(CommanderConfig config, ProcessLock lock, RunDirectory runDirectory,
       RunState runState, EventLog events, Freezer freezer, Path sockets, Path privateSockets,
@@ -87,6 +94,7 @@ public final class Commander implements AutoCloseable {
     this.events = events;
     this.privateSockets = privateSockets;
     this.stopWatcher = stopWatcher;
+    this.freezer = freezer;
     this.listeners = new Listeners(events);
     this.routing = new Routing(listeners);
     this.freezerRoot = freezer.root();
@@ -100,7 +108,7 @@ public final class Commander implements AutoCloseable {
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
-        () -> running, listeners);
+        this::admits, listeners);
     this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
@@ -145,7 +153,7 @@ public final class Commander implements AutoCloseable {
       runDirectory.writeRunState(state);
       StopWatcher watcher = runDirectory.watch(state.invocationId());
       Freezer freezer = new Freezer(home.resolve("freezer"));
-      freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
+      Adoption.Found taken = Adoption.at(home, freezer, config.clock().instant());
       Path sockets = home.resolve("sockets");
       Path privateSockets = null;
       if (sockets.resolve(String.format("%s_%04d.sock", Supervisor.GROUP, 9999)).toString()
@@ -157,6 +165,14 @@ public final class Commander implements AutoCloseable {
       EventLog events = EventLog.open(home, config.clock());
       commander = new Commander(config, lock, runDirectory, state, events, freezer, sockets,
           privateSockets, watcher);
+      if (taken.line() != null) {
+        LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
+        commander.startLine = taken.line();
+      }
+      if (taken.item().isPresent()) {
+        commander.routing.adopt(taken.item().get(), taken.lost());
+      }
+      commander.journal = Journal.start(home, commander.routing);
       commander.startWorkers();
       return commander;
     } catch (IOException | RuntimeException e) {
@@ -237,6 +253,56 @@ public final class Commander implements AutoCloseable {
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * What the start found of an earlier run, in one line (reboot data adopted, moved aside because
+   * it did not read), or null when it found nothing.
+   */
+  public String startLine() {
+    return startLine;
+  }
+
+  /**
+   * Whether the run admits requests and socket handshakes: false once a drain began or the run
+   * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
+   */
+  public boolean admits() {
+    return running && admitting;
+  }
+
+  /**
+   * Drains the run and closes it: admits nothing new (requests get 503 with {@code Retry-After}),
+   * starts no worker, quits every worker into the freezer at once (each user frozen once his call
+   * ends; calls still in flight {@code grace} after the order are cut, their callers answered 503),
+   * writes the commander's item into the freezer root and renames the root to the reboot data
+   * ({@code DIR/reboot}), which the next start adopts: every user comes back frozen. Then closes as
+   * {@link #close} does ({@code run.json} marked ended, the lock released).
+   *
+   * @param progress receives a line about every second (users left, per worker); called on this
+   *     thread
+   * @return what the drain did; its {@link DrainReport#summary()} is the last line to print
+   * @throws IllegalStateException when a drain already began or the run is closed
+   */
+  public DrainReport drain(Duration grace, java.util.function.Consumer<String> progress)
+      throws InterruptedException {
+    synchronized (this) {
+      if (closed || draining) {
+        throw new IllegalStateException("the run is " + (closed ? "closed" : "draining already")
+            + "; it is not drained again");
+      }
+      draining = true;
+    }
+    admitting = false;
+    DrainReport report;
+    try {
+      report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
+          () -> journal.flush(), () -> !running)
+          .run(grace, progress);
+    } finally {
+      close();
+    }
+    return report;
+  }
+
   /** Whether {@code connectionId} is a connection the maps know (the front mints a new one otherwise). */
   public boolean knowsConnection(String connectionId) {
     return routing.knowsConnection(connectionId);
@@ -251,14 +317,6 @@ public final class Commander implements AutoCloseable {
    */
   public Reply serve(Request request) {
     return dispatcher.serve(request);
-  }
-
-  /**
-   * Whether the run admits new work (a new socket, a new request): it runs and no stop was
-   * requested. False once {@link #close} began or a stop request was read.
-   */
-  public boolean admits() {
-    return running && !stopRequested;
   }
 
   /** The connection of {@code page}, when the maps know it (frozen users' pages included). */
@@ -324,7 +382,7 @@ public final class Commander implements AutoCloseable {
           reception.isPresent() && reception.get() == handle));
     }
     Routing.Counts counts = routing.counts();
-    return new Status(running ? "running" : "closed", now, runState.invocationId(),
+    return new Status(!running ? "closed" : admitting ? "running" : "draining", now, runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
         counts.pages(), counts.anomalies(), freezerUsage);
@@ -384,8 +442,9 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
-   * Stops now: kills every worker's process group (nothing is frozen), writes the run's end into
-   * {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
+   * Stops now: kills every worker's process group (nothing is frozen), removes the journal (the
+   * next start wipes the freezer, unless a drain committed its reboot data), writes the run's end
+   * into {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
    */
   @Override
   public void close() {
@@ -398,6 +457,10 @@ public final class Commander implements AutoCloseable {
     running = false;
     ticker.shutdownNow();
     supervisor.close();
+    Journal last = journal;
+    if (last != null) { // a close is a drain's end or a stop now: the next start reads no journal
+      last.close(true);
+    }
     publishStatus();
     try {
       runDirectory.writeRunState(runState.endedAt(java.time.OffsetDateTime.now(ZoneOffset.UTC)));

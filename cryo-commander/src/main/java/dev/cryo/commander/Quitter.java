@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  * before it reported, is lost (named in the outcome and the {@code worker_died} event).
  *
  * <p>Events: {@code quit_begun} (worker, users held, grace), then the folds, then
- * {@code quit_report} (the counts, or why there was none), then {@code worker_died} with the
+ * {@code quit_ended} (the counts, or why there were none), then {@code worker_died} with the
  * reason "it quit into the freezer".
  *
  * <p>Thread-safe: quits of different workers may run at once; a quit blocks its caller until the
@@ -75,7 +75,7 @@ final class Quitter {
     String failure = null;
     try {
       report = order(handle, grace);
-      note("quit_report", name, "frozen", report.frozen(), "dropped", report.dropped(),
+      note("quit_ended", name, "frozen", report.frozen(), "dropped", report.dropped(),
           "failed", report.failed(), "cut", report.cut());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -86,7 +86,7 @@ final class Quitter {
           : cause instanceof WireTimeoutException || cause instanceof TimeoutException
               ? "the worker did not report within " + grace.plus(REPORT_MARGIN)
               : String.valueOf(cause.getMessage());
-      note("quit_report", name, "failure", failure);
+      note("quit_ended", name, "failure", failure);
     }
     List<String> lost;
     try {

@@ -53,6 +53,7 @@ public final class Routing {
   private static final System.Logger LOG = System.getLogger(Routing.class.getName());
 
   private final EventSink events;
+  private MapChanges changes = MapChanges.NONE;
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, Set<String>> userConnections = new HashMap<>();
   private final Map<String, Location> users = new HashMap<>();
@@ -71,6 +72,19 @@ public final class Routing {
   /** Empty maps whose events go to {@code events}. */
   public Routing(EventSink events) {
     this.events = Objects.requireNonNull(events, "events");
+  }
+
+  /** Tells {@code listener} of every change of the maps from now on, under the maps' lock. */
+  synchronized void tell(MapChanges listener) {
+    this.changes = Objects.requireNonNull(listener, "listener");
+  }
+
+  /**
+   * Runs {@code action} under the maps' lock with a copy of them: no change happens between the
+   * copy and the end of the action (the journal's compaction swaps its files there).
+   */
+  synchronized void withSnapshot(java.util.function.Consumer<Snapshot> action) {
+    action.accept(snapshot());
   }
 
   /** The counts the status shows. */
@@ -264,6 +278,34 @@ public final class Routing {
   }
 
   /**
+   * Loads the maps of an earlier run, every user frozen with no destination: his cookie resolves and
+   * his next request wakes him where placement picks. {@code lostAtStart} users of that run that
+   * were awake when it ended are counted as lost (they are named by the caller). Called once, on
+   * empty maps, before any worker presented itself; records an {@code adopted} event.
+   *
+   * @throws IllegalStateException when the maps are not empty
+   */
+  public synchronized void adopt(CommanderItem item, List<String> lostAtStart) {
+    if (!users.isEmpty() || !connectionUser.isEmpty()) {
+      throw new IllegalStateException("the maps hold users already; an earlier run's are adopted"
+          + " only by a new commander");
+    }
+    for (String user : item.frozen()) {
+      relocate(user, new Frozen(null));
+    }
+    item.connectionUser().forEach((connection, user) -> linkConnection(connection, user));
+    item.pageConnection().forEach(this::linkPage);
+    lost += lostAtStart.size();
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("cause", item.cause());
+    fields.put("frozen", item.frozen().size());
+    fields.put("connections", item.connectionUser().size());
+    fields.put("pages", item.pageConnection().size());
+    fields.put("lost", List.copyOf(lostAtStart));
+    events.record("adopted", fields);
+  }
+
+  /**
    * Records and counts an anomaly found outside a fold (a reply ahead of its announcements): logged,
    * and recorded as an {@code anomaly} event in fold order.
    */
@@ -402,11 +444,16 @@ public final class Routing {
           + " of his the maps know; it is not mapped");
       return;
     }
+    linkPage(page, connection);
+  }
+
+  private void linkPage(String page, String connection) {
     String before = pageConnection.put(page, connection);
     if (before != null && !before.equals(connection)) {
       connectionPages.get(before).remove(page);
     }
     connectionPages.computeIfAbsent(connection, c -> new LinkedHashSet<>()).add(page);
+    changes.paged(page, connection);
   }
 
   private void login(String worker, String user, Announcement announcement) {
@@ -489,6 +536,7 @@ public final class Routing {
       userConnections.get(before).remove(connection);
     }
     userConnections.computeIfAbsent(user, u -> new LinkedHashSet<>()).add(connection);
+    changes.linked(connection, user);
   }
 
   private void unlinkConnection(String connection) {
@@ -504,6 +552,7 @@ public final class Routing {
     if (pages != null) {
       pages.forEach(pageConnection::remove);
     }
+    changes.unlinked(connection);
   }
 
   private void unlinkPage(String page) {
@@ -514,6 +563,7 @@ public final class Routing {
       if (pages.isEmpty()) {
         connectionPages.remove(connection);
       }
+      changes.unpaged(page);
     }
   }
 
@@ -544,6 +594,13 @@ public final class Routing {
       if (frozen.destination() != null) {
         boundFor.merge(frozen.destination(), 1, Integer::sum);
       }
+    }
+    if (next == null) {
+      if (before != null) {
+        changes.forgotten(user);
+      }
+    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null) {
+      changes.located(user, next instanceof Frozen);
     }
   }
 

@@ -18,7 +18,7 @@ import java.util.Map;
  * <pre>{@code
  * {
  *   "schema": "cryo.status/1",
- *   "state": "running" | "closed",
+ *   "state": "running" | "draining" | "closed",
  *   "taken_at": ISO-8601 instant,
  *   "run": {"invocation_id": 32 hex digits, "pid": N, "since": ISO-8601 instant, "home": PATH},
  *   "workers": [
@@ -32,7 +32,8 @@ import java.util.Map;
  * }
  * }</pre>
  *
- * @param state {@code running} or {@code closed}
+ * @param state {@code running}, {@code draining} (admitting nothing, its workers quitting) or
+ *     {@code closed}
  * @param takenAt when this status was taken
  * @param invocationId the run's invocation id (run.json's)
  * @param pid the commander's pid

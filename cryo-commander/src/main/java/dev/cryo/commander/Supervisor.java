@@ -53,6 +53,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private long orders; // guarded by this
   private boolean closing; // guarded by this
   private volatile PushRelay pushRelay;
+  private boolean startsHeld; // guarded by this: a drain starts no worker
 
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;
@@ -151,10 +152,10 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   CompletableFuture<WorkerHandle> startWorker() {
     WorkerHandle handle;
     synchronized (this) {
-      if (closing) {
+      if (closing || startsHeld) {
         return CompletableFuture.failedFuture(new CommanderException(
-            CommanderException.Reason.CLOSED, "the commander is closing; no worker is started",
-            null));
+            CommanderException.Reason.CLOSED, "the commander is closing or draining; no worker is"
+                + " started", null));
       }
       handle = register();
     }
@@ -177,7 +178,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
           alive++;
         }
       }
-      if (closing || alive >= config.workers()) {
+      if (closing || startsHeld || alive >= config.workers()) {
         return;
       }
       handle = register();
@@ -240,7 +241,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
         .run(process -> {
           synchronized (this) {
-            if (closing) {
+            if (closing || startsHeld || handle.state() != WorkerState.STARTING) {
               return false;
             }
             handle.attempt(process);
@@ -387,6 +388,25 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   // ------------------------------------------------------------------------------- closing
+
+  /**
+   * Starts no worker from now on (a drain): neither a replacement nor one placement asks for; the
+   * workers still starting are killed and buried.
+   */
+  void holdStarts() {
+    List<WorkerHandle> starting = new ArrayList<>();
+    synchronized (this) {
+      startsHeld = true;
+      for (WorkerHandle handle : handles.values()) {
+        if (handle.state() == WorkerState.STARTING) {
+          starting.add(handle);
+        }
+      }
+    }
+    for (WorkerHandle handle : starting) {
+      death(handle, "the run drains: its start was abandoned");
+    }
+  }
 
   synchronized boolean isClosing() {
     return closing;

@@ -2,7 +2,12 @@
  * The commander of one run of cryo: the run lock and {@code run.json}, the routing maps, holds,
  * placement, the worker processes (spawn, presentation, heartbeat, death) and moves. It has no HTTP
  * in it: the front drives it through {@link dev.cryo.commander.Commander} ({@code start},
- * {@code serve}, {@code move}, {@code status}, {@code close}).
+ * {@code serve}, {@code move}, {@code quitWorker}, {@code admits}, {@code drain}, {@code status},
+ * {@code close}). Its lifecycle beyond one run: a drain's reboot data
+ * ({@code RebootData}, {@code CommanderItem}), adopted by the next start ({@code Adoption}), and the
+ * journal of its maps ({@code Journal}, {@code JournalRecord},
+ * {@link dev.cryo.commander.JournalReplay}) that a start after a crash adopts instead; the
+ * operator's view is docs/operations.md.
  *
  * <h2>Rules of the package</h2>
  * <ul>
@@ -61,6 +66,16 @@
  *       {@code worker}, {@code reason}.
  *   <li>{@code worker_died} — {@code worker}, {@code reason}, {@code lost} (the users lost with
  *       it, sorted). From this line on, none of them lives anywhere until a new birth names him.
+ *   <li>{@code quit_begun} — a worker told to quit into the freezer: {@code worker}, {@code held}
+ *       (users held), {@code grace_ms}; {@code quit_ended} — {@code worker} and its report's
+ *       {@code frozen}, {@code dropped}, {@code failed}, {@code cut} (counts), or {@code failure};
+ *       its {@code worker_died} follows, with the reason "it quit into the freezer".
+ *   <li>{@code drain_begun} — {@code workers}, {@code placed}, {@code frozen}, {@code grace_ms};
+ *       {@code drain_committed} or {@code drain_failed} — {@code carried}, {@code lost},
+ *       {@code reboot} (the reboot data's path, or null), {@code failure}, {@code took_ms}.
+ *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
+ *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
+ *       (counts), {@code lost} (the users that were awake when it was killed, sorted).
  * </ul>
  * Readers must ignore fields and event types they do not know: later versions may add some.
  */

@@ -127,7 +127,7 @@ class QuitWorkerTest {
       assertThat(c1.path("worker").asText()).isNotEqualTo(first);
 
       assertThat(events(commander, "quit_begun")).hasSize(1);
-      JsonNode report = events(commander, "quit_report").get(0);
+      JsonNode report = events(commander, "quit_ended").get(0);
       assertThat(report.path("frozen").asInt()).isEqualTo(4);
       JsonNode death = events(commander, "worker_died").stream()
           .filter(e -> e.path("worker").asText().equals(first)).findFirst().orElseThrow();

@@ -378,7 +378,7 @@ this.root = realPath(this.root);
    */
   public void writeUnreadableNote(String user, Object payload, String writer, String cause,
       String group) throws FreezerException {
-    write(folder(user).resolve(UNREADABLE_NOTE), payload, writer, cause, group);
+    write(FolderKeys.key(user), UNREADABLE_NOTE, payload, writer, cause, group);
   }
 
   /**
@@ -386,12 +386,12 @@ this.root = realPath(this.root);
    * were not read; the same contract as {@link #userParcelHeader}.
    */
   public Optional<ParcelHeader> unreadableNoteHeader(String user) throws FreezerException {
-    return readHeader(folder(user).resolve(UNREADABLE_NOTE));
+    return readHeader(FolderKeys.key(user), UNREADABLE_NOTE);
   }
 
   /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
   public void dropUnreadableNote(String user) throws FreezerException {
-    drop(folder(user).resolve(UNREADABLE_NOTE));
+    drop(FolderKeys.key(user), UNREADABLE_NOTE);
   }
 
   // ---------------------------------------------------------------- folders and the root

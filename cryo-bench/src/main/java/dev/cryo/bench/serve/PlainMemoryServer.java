@@ -217,8 +217,17 @@ public final class PlainMemoryServer implements AutoCloseable {
     }
 
     @Override
+    public String openPage() {
+      byte[] bits = new byte[16];
+      random.nextBytes(bits);
+      String pageId = "p" + HexFormat.of().formatHex(bits);
+      connection.pages.put(pageId, new ConcurrentHashMap<>());
+      return pageId;
+    }
+
+    @Override
     public dev.cryo.app.Pushed pushToPage(String pageId, byte[] json) {
-      return dev.cryo.app.Pushed.NOTHING; // the anchor serves HTTP only: no page has a socket
+      return dev.cryo.app.Pushed.NOTHING; // the anchor has no sockets
     }
 
     @Override
@@ -229,15 +238,6 @@ public final class PlainMemoryServer implements AutoCloseable {
     @Override
     public dev.cryo.app.Pushed pushToUser(byte[] json) {
       return dev.cryo.app.Pushed.NOTHING;
-    }
-
-    @Override
-    public String openPage() {
-      byte[] bits = new byte[16];
-      random.nextBytes(bits);
-      String pageId = "p" + HexFormat.of().formatHex(bits);
-      connection.pages.put(pageId, new ConcurrentHashMap<>());
-      return pageId;
     }
 
     @Override

@@ -1,0 +1,146 @@
+package dev.cryo.bench.serve;
+
+import dev.cryo.bench.Scratch;
+import dev.cryo.commander.Commander;
+import dev.cryo.commander.CommanderConfig;
+import dev.cryo.commander.DrainReport;
+import dev.cryo.commander.Reply;
+import dev.cryo.commander.Request;
+import dev.cryo.demo.DemoApplication;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The drain of a run and its restart, through the commander (no HTTP front: the figures are the
+ * commander's and its workers'): {@code USERS} demo users with realistic state — each logged in on
+ * two connections with five pages each, counted once each — are drained ({@link Commander#drain}:
+ * every worker quits into the freezer, the item written, the root renamed); then a new commander
+ * starts on the same run directory, adopts the reboot data, and serves its first request (a wake);
+ * then {@code WAKES} more users wake one after another, each timed.
+ *
+ * <pre>
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.DrainBench [USERS] [WAKES]
+ * </pre>
+ *
+ * Defaults: 10,000 users, 500 wakes. Prints the drain's time to exit (the call's return, which
+ * includes the close), the restart to the first request served, and the wakes' latencies.
+ */
+public final class DrainBench {
+
+  private static final Pattern PAGE = Pattern.compile("\"page\"\\s*:\\s*\"([^\"]+)\"");
+  private static final int PAGES_PER_CONNECTION = 5;
+  private static final int MAKERS = 8;
+
+  private DrainBench() {}
+
+  /** Runs the benchmark; see the class documentation. */
+  public static void main(String[] args) throws Exception {
+    int users = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
+    int wakes = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+    Path home = Files.createTempDirectory("cryo-drain-bench");
+    try {
+      CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
+          .workers(2).maxWorkers(2).hold(Duration.ofSeconds(60)).build();
+      List<String[]> tabs = new ArrayList<>(); // {connection, page}
+      DrainReport report;
+      long drained;
+      try (Commander commander = Commander.start(config)) {
+        long making = System.nanoTime();
+        try (ExecutorService pool = Executors.newFixedThreadPool(MAKERS)) {
+          List<Future<String[]>> made = new ArrayList<>();
+          for (int i = 0; i < users; i++) {
+            int n = i;
+            made.add(pool.submit(() -> user(commander, n)));
+          }
+          for (Future<String[]> tab : made) {
+            tabs.add(tab.get());
+          }
+        }
+        System.out.printf("%,d users made (2 connections, %d pages each) in %.1f s: %s%n", users,
+            PAGES_PER_CONNECTION, (System.nanoTime() - making) / 1e9, commander.status()
+                .workers().stream().map(w -> w.name() + " " + w.users()).toList());
+        long begun = System.nanoTime();
+        report = commander.drain(Duration.ofSeconds(5), line -> System.out.println("  " + line));
+        drained = System.nanoTime() - begun;
+      }
+      System.out.printf("drain of %,d users: %.2f s to exit (%s)%n", users, drained / 1e9,
+          report.summary());
+      long starting = System.nanoTime();
+      try (Commander next = Commander.start(config)) {
+        long started = System.nanoTime() - starting;
+        Reply first = state(next, tabs.get(0));
+        long served = System.nanoTime() - starting;
+        check(first);
+        System.out.printf("restart: %.2f s to the reception, %.2f s to the first request served"
+            + " (%s)%n", started / 1e9, served / 1e9, next.startLine());
+        Histogram histogram = new Histogram(3);
+        for (int i = 1; i <= wakes && i < tabs.size(); i++) {
+          long t = System.nanoTime();
+          check(state(next, tabs.get(i * (tabs.size() / (wakes + 1)))));
+          histogram.recordValue((System.nanoTime() - t) / 1000);
+        }
+        System.out.printf("the first %d wakes, one at a time: p50 %,d us, p99 %,d us, max %,d us"
+            + "%n", histogram.getTotalCount(), histogram.getValueAtPercentile(50),
+            histogram.getValueAtPercentile(99), histogram.getMaxValue());
+      }
+    } finally {
+      Scratch.delete(home);
+    }
+  }
+
+  /** User {@code n}: two connections, each logged in as him, with five counted pages each. */
+  private static String[] user(Commander commander, int n) {
+    String name = "user" + n;
+    String[] first = null;
+    for (int c = 0; c < 2; c++) {
+      String connection = "b" + n + "-" + c;
+      String page = null;
+      for (int p = 0; p < PAGES_PER_CONNECTION; p++) {
+        Matcher matcher = PAGE.matcher(text(check(post(commander, connection, "/api/pages",
+            "{}"))));
+        if (!matcher.find()) {
+          throw new IllegalStateException("no page in the reply");
+        }
+        page = matcher.group(1);
+        check(post(commander, connection, "/api/counter", "{\"page\":\"" + page + "\"}"));
+      }
+      check(post(commander, connection, "/api/login", "{\"user\":\"" + name + "\"}"));
+      if (first == null) {
+        first = new String[] {connection, page};
+      }
+    }
+    return first;
+  }
+
+  private static Reply state(Commander commander, String[] tab) {
+    return commander.serve(new Request(tab[0], "GET", "/api/state", "page=" + tab[1], List.of(),
+        new byte[0]));
+  }
+
+  private static Reply post(Commander commander, String connection, String path, String body) {
+    return commander.serve(new Request(connection, "POST", path, "", List.of(Map.entry(
+        "Content-Type", "application/json")), body.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static Reply check(Reply reply) {
+    if (reply.status() != 200 && reply.status() != 303) {
+      throw new IllegalStateException("answered " + reply.status() + ": " + reply.bodyText());
+    }
+    return reply;
+  }
+
+  private static String text(Reply reply) {
+    return new String(reply.body(), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,76 @@
+package dev.cryo.commander;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.FreezerException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a start takes over from the run before it, in this order: its reboot data (a drain's,
+ * {@link RebootData}); else its journal ({@link JournalReplay}: the run was killed): its frozen
+ * users come back, the users that were awake are lost (named, their folders dropped with every
+ * other folder nobody answers for); else nothing, and the working freezer is wiped. A journal
+ * damaged before its last record is adopted not at all: it is moved aside under a dated name
+ * ({@code DIR/journal-corrupt-…}), reported, and the freezer is wiped. A journal left beside reboot
+ * data is older than it and removed.
+ *
+ * <p>Runs once per start, under the run lock, before any worker; not thread-safe.
+ */
+final class Adoption {
+
+  /** The prefix of a damaged journal moved aside. */
+  static final String CORRUPT_JOURNAL_PREFIX = "journal-corrupt-";
+
+  private Adoption() {}
+
+  /**
+   * What the start found.
+   *
+   * @param item the maps to adopt, if any
+   * @param lost the users of the run before that were awake when it was killed: lost, sorted
+   * @param line the start's line about it, or null when there was nothing
+   */
+  record Found(Optional<CommanderItem> item, List<String> lost, String line) {}
+
+  /** Takes over what {@code home} holds; leaves {@code freezer}'s root ready for the new run. */
+  static Found at(Path home, Freezer freezer, Instant now) throws IOException, FreezerException {
+    Path journal = home.resolve(Journal.FILE_NAME);
+    RebootData.Taken taken = RebootData.take(home, freezer, now);
+    if (taken.item().isPresent() || taken.line() != null) {
+      Files.deleteIfExists(journal); // the reboot data (or what was moved aside) is newer
+      return new Found(taken.item(), List.of(), taken.line());
+    }
+    if (!Files.isRegularFile(journal, LinkOption.NOFOLLOW_LINKS)) {
+      freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
+      return new Found(Optional.empty(), List.of(), null);
+    }
+    JournalReplay replay = JournalReplay.read(journal);
+    if (replay.corruption().isPresent()) {
+      Path aside = RebootData.moveAside(home, journal, now, CORRUPT_JOURNAL_PREFIX);
+      freezer.wipeRoot();
+      return new Found(Optional.empty(), List.of(), "the journal of the run before was not adopted:"
+          + " " + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
+          + " starts with no user (its frozen users' state is lost)");
+    }
+    CommanderItem item = replay.item(now);
+    Set<String> claimed = new HashSet<>();
+    for (String user : item.frozen()) {
+      claimed.add(Freezer.key(user));
+    }
+    List<String> swept = freezer.cleanupFrozen(claimed);
+    List<String> lost = replay.awake();
+    Files.delete(journal);
+    return new Found(Optional.of(item), lost, "the run before ended without a drain (killed):"
+        + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
+        + ": " + item.frozen().size() + " frozen users come back; " + lost.size() + " users that"
+        + " were awake are lost" + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
+        + "; " + swept.size() + " folders nobody answers for were dropped");
+  }
+}

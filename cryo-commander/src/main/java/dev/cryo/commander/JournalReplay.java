@@ -1,0 +1,153 @@
+package dev.cryo.commander;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The commander's journal read back: its records replayed from empty maps into who was frozen, who
+ * was awake, and the connections and pages. A torn last record (a frame cut short, or a checksum
+ * that fails on the file's last frame: what a kill during a write leaves) is dropped and said
+ * ({@link #tornTail()}); damage before the last frame is {@link #corruption()}: nothing after it is
+ * trusted, and the caller adopts nothing rather than guess. Immutable once read; thread-safe.
+ */
+public final class JournalReplay {
+
+  private final Map<String, Boolean> users = new HashMap<>(); // user → frozen
+  private final Map<String, String> connectionUser = new HashMap<>();
+  private final Map<String, String> pageConnection = new HashMap<>();
+  private int records;
+  private boolean tornTail;
+  private String corruption;
+
+  private JournalReplay() {}
+
+  /**
+   * Reads and replays {@code file}.
+   *
+   * @throws IOException when the file cannot be read
+   */
+  public static JournalReplay read(Path file) throws IOException {
+    byte[] bytes = Files.readAllBytes(file);
+    JournalReplay replay = new JournalReplay();
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    while (in.hasRemaining()) {
+      int at = in.position();
+      if (in.remaining() < JournalRecord.FRAME) {
+        replay.tornTail = true;
+        break;
+      }
+      int length = in.getInt();
+      int checksum = in.getInt();
+      if (length < 1 || length > JournalRecord.MAX_BODY) {
+        replay.damage(file, at, "a record of length " + length, true);
+        break;
+      }
+      if (length > in.remaining()) {
+        replay.tornTail = true; // the frame runs past the end: a write cut short
+        break;
+      }
+      boolean last = in.position() + length == bytes.length;
+      if (JournalRecord.checksum(bytes, in.position(), length) != checksum) {
+        replay.damage(file, at, "a record whose checksum fails", !last);
+        break;
+      }
+      JournalRecord record;
+      try {
+        record = JournalRecord.read(in.slice(in.position(), length));
+      } catch (IllegalArgumentException e) {
+        replay.damage(file, at, "a record that does not read (" + e.getMessage() + ")", true);
+        break;
+      }
+      in.position(in.position() + length);
+      replay.apply(record);
+      replay.records++;
+    }
+    return replay;
+  }
+
+  private void damage(Path file, int offset, String what, boolean corrupt) {
+    if (corrupt) {
+      corruption = file + " holds " + what + " at byte " + offset + ", before its last record";
+    } else {
+      tornTail = true;
+    }
+  }
+
+  private void apply(JournalRecord record) {
+    switch (record.kind()) {
+      case LINK -> connectionUser.put(record.key(), record.value());
+      case UNLINK -> {
+        connectionUser.remove(record.key());
+        pageConnection.values().removeIf(record.key()::equals);
+      }
+      case PAGE -> pageConnection.put(record.key(), record.value());
+      case UNPAGE -> pageConnection.remove(record.key());
+      case FROZEN -> users.put(record.key(), true);
+      case AWAKE -> users.put(record.key(), false);
+      case GONE -> users.remove(record.key());
+    }
+  }
+
+  /** How many records were replayed. */
+  public int records() {
+    return records;
+  }
+
+  /** Whether a torn last record was dropped. */
+  public boolean tornTail() {
+    return tornTail;
+  }
+
+  /** What damage stopped the replay before the last record, if any: nothing is to be adopted. */
+  public Optional<String> corruption() {
+    return Optional.ofNullable(corruption);
+  }
+
+  /** The users frozen at the end of the journal, sorted. */
+  public List<String> frozen() {
+    return users(true);
+  }
+
+  /** The users awake (on a worker) at the end of the journal, sorted: lost with a crash. */
+  public List<String> awake() {
+    return users(false);
+  }
+
+  private List<String> users(boolean frozen) {
+    TreeSet<String> chosen = new TreeSet<>();
+    users.forEach((user, isFrozen) -> {
+      if (isFrozen == frozen) {
+        chosen.add(user);
+      }
+    });
+    return List.copyOf(chosen);
+  }
+
+  /** The frozen users with their connections and pages, as an item to adopt. */
+  CommanderItem item(Instant now) {
+    List<String> frozen = frozen();
+    TreeSet<String> kept = new TreeSet<>(frozen);
+    Map<String, String> connections = new HashMap<>();
+    connectionUser.forEach((connection, user) -> {
+      if (kept.contains(user)) {
+        connections.put(connection, user);
+      }
+    });
+    Map<String, String> pages = new HashMap<>();
+    pageConnection.forEach((page, connection) -> {
+      if (connections.containsKey(connection)) {
+        pages.put(page, connection);
+      }
+    });
+    return new CommanderItem(new ArrayList<>(frozen), connections, pages, now, "journal");
+  }
+}
