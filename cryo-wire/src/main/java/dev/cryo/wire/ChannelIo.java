@@ -111,8 +111,17 @@ final class ChannelIo {
     }
   }
 
-  /** Closes the channel and both selectors (a thread waiting in one of them returns). */
+  /**
+   * Closes the channel and both selectors (a thread waiting in one of them returns). The output
+   * is shut down first: the JDK closes the socket of a channel registered with selectors only
+   * once both have let it go, and the peer must see the end of stream at once whatever holds them.
+   */
   void close() throws IOException {
+    try {
+      channel.shutdownOutput();
+    } catch (IOException | RuntimeException e) {
+      // Not connected any more, or closed already: nothing to tell the peer.
+    }
     try {
       channel.close();
     } finally {

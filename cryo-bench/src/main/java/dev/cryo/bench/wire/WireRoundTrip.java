@@ -1,5 +1,6 @@
 package dev.cryo.bench.wire;
 
+import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.Scratch;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -69,7 +70,7 @@ public final class WireRoundTrip {
   /** Warms up, then measures for the given time; prints and returns the histograms. */
   static Result run(Duration measure, Duration warmup, int block, int payload, PrintStream out)
       throws Exception {
-    String loadBefore = loadAverage();
+    String loadBefore = LoadAverage.now();
     Path scratch = Files.createTempDirectory("cryo-bench-wire-");
     Map<String, Histogram> histograms = new LinkedHashMap<>();
     try (SocketPingPong floor = new SocketPingPong(scratch.resolve("f.sock"),
@@ -89,7 +90,7 @@ public final class WireRoundTrip {
       rounds(steps, null, new long[steps.length], block, warmup);
       int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), cpu, block,
           measure);
-      String loadAfter = loadAverage();
+      String loadAfter = LoadAverage.now();
       out.printf("cryo-wire round trip, %d-byte payload each way (floor: %d bytes each way), %d"
           + " blocks of %d per contender, interleaved; load average %s -> %s%n", payload,
           payload + FRAME_OVERHEAD, blocks, block, loadBefore, loadAfter);
@@ -175,14 +176,5 @@ public final class WireRoundTrip {
       rounds++;
     } while (System.nanoTime() < deadline);
     return rounds;
-  }
-
-  private static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).split(" ");
-      return fields[0] + " " + fields[1] + " " + fields[2];
-    } catch (Exception e) {
-      return "unknown";
-    }
   }
 }

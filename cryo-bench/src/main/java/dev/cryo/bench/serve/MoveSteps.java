@@ -1,0 +1,157 @@
+package dev.cryo.bench.serve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.bench.LoadAverage;
+import dev.cryo.bench.Scratch;
+import dev.cryo.commander.Commander;
+import dev.cryo.commander.CommanderConfig;
+import dev.cryo.commander.Reply;
+import dev.cryo.commander.Request;
+import dev.cryo.demo.DemoApplication;
+import dev.cryo.front.Front;
+import dev.cryo.front.Upstream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Where a move's time goes: one logged-in user of the demo moved again and again, each move
+ * handed straight to {@link Commander#serve} (no HTTP) and cut into steps by the timestamps of
+ * the commander's event log ({@code events.jsonl}, a line as each announcement is folded): from
+ * the request to the fold of his {@code user_frozen} (hold, {@code freeze_user} over the wire,
+ * the freeze on worker A), from there to the fold of his {@code user_adopted} on worker B (the
+ * request placed and sent to B, the wake), and from there to the reply (the handler on B, the reply over the wire).
+ * Beside it, in the same run, the same moves through the HTTP front ({@link HttpBench#moves}),
+ * blocks alternating.
+ *
+ * <pre>
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.MoveSteps [MOVES [BLOCKS]]
+ * </pre>
+ */
+public final class MoveSteps {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private MoveSteps() {}
+
+  /** Runs {@code BLOCKS} (default 4) blocks of {@code MOVES} (default 200) moves each way. */
+  public static void main(String[] args) throws Exception {
+    int moves = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    int blocks = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+    Path home = Files.createTempDirectory("cryo-move-steps");
+    CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
+        .workers(2).maxWorkers(2).build();
+    Map<String, Histogram> steps = new LinkedHashMap<>();
+    for (String step : List.of("direct: whole move", "direct: request -> user_frozen folded",
+        "direct: user_frozen -> woken on B folded", "direct: woken -> reply",
+        "http: whole move")) {
+      steps.put(step, new Histogram(60_000_000L, 3));
+    }
+    String load = LoadAverage.now();
+    try (Commander commander = Commander.start(config);
+        Front front = Front.builder(Upstream.of(commander)).port(0).build()) {
+      front.start();
+      URI base = URI.create("http://127.0.0.1:" + front.port() + "/");
+      String connection = "0123456789abcdef0123456789abcdef";
+      Reply page = commander.serve(post(connection, "/api/pages", "{}"));
+      check(page, "open a page");
+      check(commander.serve(post(connection, "/api/login", "{\"user\":\"stepper\"}")), "login");
+      List<long[]> timed = new ArrayList<>();
+      for (int block = 0; block < blocks; block++) {
+        for (int i = 0; i < moves + (block == 0 ? 50 : 0); i++) {
+          Instant start = Instant.now();
+          Reply moved = commander.serve(post(connection, "/api/move", "{}"));
+          Instant end = Instant.now();
+          check(moved, "move");
+          if (block > 0 || i >= 50) {
+            timed.add(new long[] {nanos(start), nanos(end)});
+          }
+        }
+        Histogram http = HttpBench.moves(base, moves);
+        steps.get("http: whole move").add(http);
+      }
+      cut(home.resolve("events.jsonl"), timed, steps);
+    } finally {
+      Scratch.delete(home);
+    }
+    System.out.printf("moves, %d blocks of %d each way; load average %s -> %s%n", blocks, moves,
+        load, LoadAverage.now());
+    System.out.printf("%-42s %8s %8s %8s %8s %8s%n", "step", "count", "p50 us", "p90 us",
+        "p99 us", "max us");
+    for (Map.Entry<String, Histogram> step : steps.entrySet()) {
+      Histogram h = step.getValue();
+      System.out.printf("%-42s %8d %8d %8d %8d %8d%n", step.getKey(), h.getTotalCount(),
+          h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
+          h.getMaxValue());
+    }
+  }
+
+  /** Cuts each timed move by the event log's timestamps of the stepper's frozen and woken folds. */
+  private static void cut(Path log, List<long[]> timed, Map<String, Histogram> steps)
+      throws IOException {
+    List<long[]> frozen = new ArrayList<>();
+    List<long[]> woken = new ArrayList<>();
+    for (String line : Files.readAllLines(log)) {
+      JsonNode event = JSON.readTree(line);
+      if (!"stepper".equals(event.path("user").asText())) {
+        continue;
+      }
+      if (!"fold".equals(event.path("event").asText())) {
+        continue;
+      }
+      String kind = event.path("kind").asText();
+      long at = nanos(Instant.parse(event.path("at").asText()));
+      if (kind.equals("user_frozen")) {
+        frozen.add(new long[] {at});
+      } else if (kind.equals("user_adopted")) {
+        woken.add(new long[] {at});
+      }
+    }
+    int f = 0;
+    int w = 0;
+    for (long[] move : timed) {
+      while (f < frozen.size() && frozen.get(f)[0] < move[0]) {
+        f++;
+      }
+      while (w < woken.size() && woken.get(w)[0] < move[0]) {
+        w++;
+      }
+      steps.get("direct: whole move").recordValue(Math.max(1, (move[1] - move[0]) / 1000));
+      if (f < frozen.size() && w < woken.size() && frozen.get(f)[0] <= move[1]
+          && woken.get(w)[0] <= move[1]) {
+        long fz = frozen.get(f)[0];
+        long wk = woken.get(w)[0];
+        steps.get("direct: request -> user_frozen folded").recordValue(Math.max(1,
+            (fz - move[0]) / 1000));
+        steps.get("direct: user_frozen -> woken on B folded").recordValue(Math.max(1,
+            (wk - fz) / 1000));
+        steps.get("direct: woken -> reply").recordValue(Math.max(1, (move[1] - wk) / 1000));
+      }
+    }
+  }
+
+  private static Request post(String connection, String path, String body) {
+    return new Request(connection, "POST", path, "", List.of(Map.entry("Content-Type",
+        "application/json")), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void check(Reply reply, String what) {
+    if (reply.status() != 200) {
+      throw new IllegalStateException(what + " answered " + reply.status() + ": "
+          + reply.bodyText());
+    }
+  }
+
+  private static long nanos(Instant at) {
+    return at.getEpochSecond() * 1_000_000_000L + at.getNano();
+  }
+}
