@@ -69,6 +69,27 @@ public interface Call {
   String openPage();
 
   /**
+   * Pushes {@code message} (written as JSON, like a reply) to the browser sockets bound to page
+   * {@code pageId} — any page of the run, this connection's or another's (a frozen user's page
+   * too: its socket is in the front). The page's script receives {@code {"type": "push", "page":
+   * pageId, "data": message}} (docs/socket.md). Blocks for one round trip to the commander, never
+   * for a browser.
+   *
+   * @return whether it was written to a socket ({@link Pushed#delivered()})
+   * @throws IllegalArgumentException when {@code message} cannot be written as JSON; nothing sent
+   */
+  Pushed pushToPage(String pageId, Object message);
+
+  /** Pushes {@code message} to every page of this call's connection; as {@link #pushToPage}. */
+  Pushed pushToConnection(Object message);
+
+  /**
+   * Pushes {@code message} to every page of every connection of this call's user (all his tabs,
+   * on all his browsers); as {@link #pushToPage}.
+   */
+  Pushed pushToUser(Object message);
+
+  /**
    * Logs this call's connection into {@code user}. Where that identity lives is the runtime's
    * business: here ({@link LoginResult#HERE}: the call goes on as the identity) or elsewhere
    * ({@link LoginResult#ELSEWHERE}: the connection goes to it when this call ends). A guest's user

@@ -15,6 +15,15 @@ public interface CallHost extends StateHost {
   /** See {@link Call#openPage}. */
   String openPage();
 
+  /** See {@link Call#pushToPage}; {@code json} is the message written as JSON. */
+  Pushed pushToPage(String pageId, byte[] json);
+
+  /** See {@link Call#pushToConnection}. */
+  Pushed pushToConnection(byte[] json);
+
+  /** See {@link Call#pushToUser}. */
+  Pushed pushToUser(byte[] json);
+
   /** See {@link Call#login}; after {@link LoginResult#HERE}, {@link #user()} is the identity. */
   LoginResult login(String user);
 }

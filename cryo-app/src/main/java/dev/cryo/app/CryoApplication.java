@@ -84,4 +84,48 @@ public interface CryoApplication {
    * @throws Exception anything; logged
    */
   default void onPageClosed(Stay stay, String pageId) throws Exception {}
+
+  /**
+   * The version of the state this application writes, stamped on every parcel its users are frozen
+   * into; at least 1. The default, 1, is what a parcel without a stamp was written by.
+   *
+   * <p>Most changes need no new version: what a state class no longer has is ignored when read,
+   * what it gained is defaulted. Raise the version when the stored form changes in a way those
+   * rules do not cover (a field renamed, split, or given another meaning); {@link #upgrade} then
+   * brings what older versions wrote up to this one. A parcel stamped with a newer version than
+   * this one (an older application deployed over a newer one's users) is not read: it stays in
+   * the freezer untouched, and the user is answered {@code 503} with reason
+   * {@code unreadable_parcel} until a version that reads it runs.
+   *
+   * <p>Called once, when the application is loaded; must return the same value every time.
+   *
+   * @return the state version, {@code >= 1}
+   */
+  default int stateVersion() {
+    return 1;
+  }
+
+  /**
+   * Brings one piece of state written under an older {@link #stateVersion()} up to this one. Called
+   * when a user frozen by an older version wakes here, before his rows are rebuilt and before
+   * {@link #onWake}: once per state key of his user, of each of his connections and of each of
+   * their pages, with the version that wrote it (not stepwise: a version-1 value reaches a
+   * version-3 application once, with {@code version() == 1}). Runs on a worker's disk thread
+   * while the user's semaphore is held; it must be quick and must not reach other users.
+   *
+   * <p>The return value is stored under the same key: a state object (a record of the running
+   * version's, checked as {@link State#set} checks it), plain data (a {@code Map}), or null to drop
+   * that state. A throw — or a value that cannot be frozen — means this version cannot read the
+   * user: nothing of his is changed or dropped, his parcels stay in the freezer as they were
+   * (shown as unreadable by {@code cryo freezer ls}), and his request is answered {@code 503} with
+   * reason {@code unreadable_parcel}. The default keeps every value as stored, which the rules of
+   * {@link State} then read.
+   *
+   * @param stored the state as stored, with the version that wrote it
+   * @return the value to store under {@link StoredState#key()}, or null to drop it
+   * @throws Exception when this version cannot read it; see above
+   */
+  default Object upgrade(StoredState stored) throws Exception {
+    return stored.value();
+  }
 }

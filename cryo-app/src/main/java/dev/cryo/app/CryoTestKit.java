@@ -52,9 +52,9 @@ public final class CryoTestKit {
   /** The prefix of guests' names, as the runtime spells them. */
   public static final String GUEST_PREFIX = "guest_";
 
-  private final Supplier<? extends CryoApplication> factory;
-  private final Dispatcher probe;
-  private final Instance home;
+  private Supplier<? extends CryoApplication> factory;
+  private Dispatcher probe;
+  private Instance home;
   private boolean freezeBetweenCalls;
   private boolean failOnApplicationError = true;
   private String moveRefusal;
@@ -66,6 +66,21 @@ public final class CryoTestKit {
   private final Map<String, KitUser> users = new LinkedHashMap<>();
   private final Map<String, KitConnection> connections = new LinkedHashMap<>();
   private final Map<String, KitPage> pages = new LinkedHashMap<>();
+  private final List<KitPush> pushes = new ArrayList<>();
+
+  /**
+   * One push the application made, as the kit recorded it (the kit has no sockets, so a push is
+   * named, never {@linkplain Pushed#written() written}).
+   *
+   * @param page the page it was for
+   * @param json the message, as JSON text
+   */
+  public record KitPush(String page, String json) {}
+
+  /** Every push made so far, one entry per page it named, oldest first. */
+  public synchronized List<KitPush> pushes() {
+    return List.copyOf(pushes);
+  }
 
   private CryoTestKit(Supplier<? extends CryoApplication> factory) {
     this.factory = factory;
@@ -98,6 +113,31 @@ public final class CryoTestKit {
   /** Refuses every move from now on with {@code reason} (as when no other worker can take him); null allows them again. */
   public synchronized CryoTestKit refuseMoves(String reason) {
     this.moveRefusal = reason;
+    return this;
+  }
+
+  /**
+   * Deploys a new version of the application, as a rolling reload would: every awake user is
+   * frozen ({@link FreezeReason#QUIT}) by the version he is in, and from now on every instance —
+   * for new users and for wakes — is made by {@code next}. A user frozen by an older
+   * {@link CryoApplication#stateVersion()} wakes through {@link CryoApplication#upgrade} first; one
+   * the new version cannot read is answered {@code 503} with {@code unreadable_parcel}, his state
+   * kept as it was (and an {@link AssertionError} thrown while {@link #failOnApplicationError}).
+   *
+   * @throws IllegalArgumentException when the new version fails to declare its routes
+   */
+  public synchronized CryoTestKit upgradeTo(Supplier<? extends CryoApplication> next) {
+    Objects.requireNonNull(next, "next");
+    Instance nextHome = new Instance("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(
+        next.get(), "the factory made no application")));
+    for (KitUser user : users.values()) {
+      if (user.instance != null) {
+        freeze(user, FreezeReason.QUIT);
+      }
+    }
+    this.factory = next;
+    this.home = nextHome;
+    this.probe = nextHome.dispatcher;
     return this;
   }
 
@@ -243,7 +283,12 @@ public final class CryoTestKit {
       }
     }
     if (user.instance == null) {
-      user.instance = user.born ? newInstance() : home;
+      Instance next = user.born ? newInstance() : home;
+      Response unreadable = upgrade(user, next.dispatcher);
+      if (unreadable != null) {
+        return unreadable;
+      }
+      user.instance = next;
     }
     user.born = true;
     List<Throwable> failures = new ArrayList<>();
@@ -279,6 +324,42 @@ public final class CryoTestKit {
     return served.response();
   }
 
+  /**
+   * Brings a frozen user's state up to {@code into}'s version, all or nothing: the reply that
+   * refuses him when it cannot read him (his state left as it was), else null.
+   */
+  private Response upgrade(KitUser user, Dispatcher into) {
+    int version = user.stateVersion;
+    if (version == 0 || version == into.stateVersion()) {
+      return null; // born here, or frozen by the same version
+    }
+    Map<Map<String, Object>, Map<String, Object>> upgraded = new java.util.IdentityHashMap<>();
+    try {
+      upgraded.put(user.state, into.upgrade(Scope.USER, version, user.state));
+      for (String connectionId : user.connections) {
+        KitConnection connection = connections.get(connectionId);
+        upgraded.put(connection.state, into.upgrade(Scope.CONNECTION, version, connection.state));
+        for (String pageId : connection.pages) {
+          Map<String, Object> page = pages.get(pageId).state;
+          upgraded.put(page, into.upgrade(Scope.PAGE, version, page));
+        }
+      }
+    } catch (StateException e) {
+      fail("the wake of '" + user.name + "' by state version " + into.stateVersion(), e);
+      return Dispatcher.error(503, "unreadable_parcel", "your saved state cannot be read by"
+          + " the version of the application running now (" + e.getMessage() + "); it is kept"
+          + " as it was, nothing was lost: try again once a version that reads it runs");
+    }
+    upgraded.forEach((store, content) -> {
+      Map<String, Object> copy = new LinkedHashMap<>(content);
+      store.clear();
+      store.putAll(copy);
+      thawAll(store);
+    });
+    user.stateVersion = into.stateVersion();
+    return null;
+  }
+
   private Instance newInstance() {
     return new Instance("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(factory.get(),
         "the factory made no application")));
@@ -301,6 +382,7 @@ public final class CryoTestKit {
         thawAll(pages.get(pageId).state);
       }
     }
+    user.stateVersion = user.instance.dispatcher.stateVersion();
     user.instance = null;
     user.welcomed = false;
     freezes++;
@@ -361,6 +443,8 @@ public final class CryoTestKit {
     Instance instance;
     boolean born;
     boolean welcomed;
+    /** The state version that froze him last; 0 while he was never frozen. */
+    int stateVersion;
 
     KitUser(String name) {
       this.name = name;
@@ -461,6 +545,42 @@ public final class CryoTestKit {
 
     KitCallHost(KitUser user, KitConnection connection) {
       super(user, connection);
+    }
+
+    @Override
+    public Pushed pushToPage(String pageId, byte[] json) {
+      synchronized (CryoTestKit.this) {
+        return record(pages.containsKey(pageId) ? List.of(pageId) : List.of(), json);
+      }
+    }
+
+    @Override
+    public Pushed pushToConnection(byte[] json) {
+      synchronized (CryoTestKit.this) {
+        return record(List.copyOf(connection.pages), json);
+      }
+    }
+
+    @Override
+    public Pushed pushToUser(byte[] json) {
+      synchronized (CryoTestKit.this) {
+        List<String> all = new ArrayList<>();
+        for (String id : user.connections) {
+          KitConnection owned = connections.get(id);
+          if (owned != null) {
+            all.addAll(owned.pages);
+          }
+        }
+        return record(all, json);
+      }
+    }
+
+    private Pushed record(List<String> targets, byte[] json) {
+      String text = new String(json, java.nio.charset.StandardCharsets.UTF_8);
+      for (String page : targets) {
+        pushes.add(new KitPush(page, text));
+      }
+      return new Pushed(targets.size(), 0); // the kit has no sockets: named, never written
     }
 
     @Override

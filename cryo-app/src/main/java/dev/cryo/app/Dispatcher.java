@@ -35,11 +35,13 @@ public final class Dispatcher {
 
   private final CryoApplication application;
   private final Routes routes;
+  private final int stateVersion;
   private final ConcurrentHashMap<String, Class<?>> keys = new ConcurrentHashMap<>();
 
-  private Dispatcher(CryoApplication application, Routes routes) {
+  private Dispatcher(CryoApplication application, Routes routes, int stateVersion) {
     this.application = application;
     this.routes = routes;
+    this.stateVersion = stateVersion;
   }
 
   /**
@@ -57,7 +59,83 @@ public final class Dispatcher {
           + " failed to declare its routes: " + e.getMessage(), e);
     }
     routes.seal();
-    return new Dispatcher(application, routes);
+    int stateVersion;
+    try {
+      stateVersion = application.stateVersion();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("application " + application.getClass().getName()
+          + " failed to say its state version: " + e, e);
+    }
+    if (stateVersion < 1) {
+      throw new IllegalArgumentException("application " + application.getClass().getName()
+          + " declares state version " + stateVersion + "; a state version is 1 or more");
+    }
+    return new Dispatcher(application, routes, stateVersion);
+  }
+
+  /** The application's {@link CryoApplication#stateVersion()}, read once. */
+  public int stateVersion() {
+    return stateVersion;
+  }
+
+  /**
+   * The content of one store (a user's, a connection's or a page's: state keys to plain data)
+   * written by state version {@code version}, as this application reads it: unchanged for its own
+   * version, each value passed through {@link CryoApplication#upgrade} for an older one. Nothing is
+   * changed in {@code store}. Runs on the caller's thread; for a host waking a user, before his
+   * rows exist.
+   *
+   * @param scope whose store it is
+   * @param version the state version stamped on the parcel it came from ({@code 1} when none)
+   * @param store the store's content, plain data as the host keeps it
+   * @return the content to rebuild the store with: plain data, fresh containers
+   * @throws StateException {@link StateException.Reason#UNREADABLE} when this version cannot read
+   *     it — a version newer than this application's or below 1, an upgrade that threw or returned
+   *     what cannot be frozen — naming the key; the message says what happened, that nothing was
+   *     changed, and what to do
+   */
+  public Map<String, Object> upgrade(Scope scope, int version, Map<String, Object> store) {
+    Objects.requireNonNull(scope, "scope");
+    Objects.requireNonNull(store, "store");
+    if (version == stateVersion) {
+      return store;
+    }
+    String running = application.getClass().getName() + " (state version " + stateVersion + ")";
+    if (version > stateVersion || version < 1) {
+      throw new StateException(StateException.Reason.UNREADABLE, null, "this state was written"
+          + " by state version " + version + (version > stateVersion ? ", newer than the running "
+          + running : ", which no application writes (the running one is " + running + ")")
+          + "; nothing was read or changed: run a version that reads state version " + version);
+    }
+    Map<String, Object> upgraded = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, Object> entry : store.entrySet()) {
+      String key = entry.getKey();
+      Object result;
+      try {
+        result = application.upgrade(new StoredState(scope, key, version,
+            PlainData.unescaped(entry.getValue())));
+      } catch (Exception e) {
+        throw new StateException(StateException.Reason.UNREADABLE, key, "the upgrade of "
+            + scope.name().toLowerCase(java.util.Locale.ROOT) + " state " + key + " from state"
+            + " version " + version + " to " + running + " failed: " + e + "; nothing was read or"
+            + " changed: fix the application's upgrade, or run a version that reads it", e);
+      }
+      if (result == null) {
+        continue;
+      }
+      try {
+        upgraded.put(key, PlainData.thaw(result instanceof Map<?, ?>
+            || result instanceof java.util.List<?> ? PlainData.toPlain(result, key)
+            : PlainData.write(result, result.getClass())));
+      } catch (StateException e) {
+        throw new StateException(StateException.Reason.UNREADABLE, e.field(), "the upgrade of "
+            + scope.name().toLowerCase(java.util.Locale.ROOT) + " state " + key + " from state"
+            + " version " + version + " returned what cannot be frozen (" + e.getMessage()
+            + "); nothing was read or changed: return a record of the running version, or plain"
+            + " data", e);
+      }
+    }
+    return upgraded;
   }
 
   /** The application served. */
@@ -355,6 +433,35 @@ public final class Dispatcher {
     @Override
     public String openPage() {
       return host.openPage();
+    }
+
+    @Override
+    public Pushed pushToPage(String pageId, Object message) {
+      if (pageId == null || pageId.isBlank()) {
+        throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
+            + "'; nothing was sent");
+      }
+      return host.pushToPage(pageId, pushed(message));
+    }
+
+    @Override
+    public Pushed pushToConnection(Object message) {
+      return host.pushToConnection(pushed(message));
+    }
+
+    @Override
+    public Pushed pushToUser(Object message) {
+      return host.pushToUser(pushed(message));
+    }
+
+    private static byte[] pushed(Object message) {
+      try {
+        return Json.MAPPER.writeValueAsBytes(message);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("the push could not be written as JSON: "
+            + e.getMessage() + "; nothing was sent: push records, maps, lists, strings, numbers"
+            + " and booleans", e);
+      }
     }
 
     @Override

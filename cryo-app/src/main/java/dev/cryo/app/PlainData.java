@@ -330,9 +330,17 @@ final class PlainData {
    * @throws StateException {@link StateException.Reason#UNREADABLE}, naming the field
    */
   static <T> T read(Object plain, Class<T> type) {
+    return readUnescaped(unescape(plain), type);
+  }
+
+  /**
+   * As {@link #read}, for a value whose map keys are already unescaped (an application's own form,
+   * as {@link StoredState#value()} holds it).
+   */
+  static <T> T readUnescaped(Object value, Class<T> type) {
     String root = type.getSimpleName();
     try {
-      return MAPPER.convertValue(unescape(plain), type);
+      return MAPPER.convertValue(value, type);
     } catch (IllegalArgumentException e) {
       String field = e.getCause() instanceof JsonMappingException mapping
           ? path(root, mapping.getPath()) : root;
@@ -534,6 +542,11 @@ final class PlainData {
       }
     }
     return out.toString();
+  }
+
+  /** A deep copy of plain data as a freeze brings it back, its map keys unescaped. */
+  static Object unescaped(Object plain) {
+    return unescape(thaw(plain));
   }
 
   private static Object unescape(Object plain) {

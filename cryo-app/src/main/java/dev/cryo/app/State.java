@@ -22,9 +22,13 @@ import java.util.function.UnaryOperator;
  * <p>What one version of the application wrote, the next reads: fields it does not know are
  * ignored, fields it misses take their defaults (null, zero, false; an empty list, set or map).
  * Jackson's annotations ({@code @JsonAlias}, {@code @JsonCreator}, {@code @JsonIgnoreProperties})
- * say the rest; {@link StateKey} keeps the storage name of a renamed class. The upgrade hook is a
- * static factory annotated {@code @JsonCreator(mode = DELEGATING)} taking a
- * {@code Map<String, Object>}: it receives what was stored, whatever version wrote it.
+ * say the rest; {@link StateKey} keeps the storage name of a renamed class. For a change those
+ * rules do not cover, the application raises its {@link CryoApplication#stateVersion()} and brings
+ * older state up in {@link CryoApplication#upgrade}, once per value when a user frozen by an older
+ * version wakes; a user frozen by a newer version is not read (his parcels stay in the freezer).
+ * A static factory annotated {@code @JsonCreator(mode = DELEGATING)} taking a
+ * {@code Map<String, Object>} also works, per class: it receives what was stored, whatever
+ * version wrote it.
  *
  * <h2>Concurrency</h2>
  *

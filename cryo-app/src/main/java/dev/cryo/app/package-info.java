@@ -13,7 +13,11 @@
  *       API never asks an application for a lock.
  *   <li>State is plain data. What cannot be frozen is refused when it is written, with the field's
  *       name ({@link dev.cryo.app.StateException.Reason#NOT_FREEZABLE}), never dropped at a freeze.
- *       What one version wrote, the next reads: unknown fields are ignored, missing ones defaulted.
+ *       What one version wrote, the next reads: unknown fields are ignored, missing ones defaulted,
+ *       and an application that declares a new {@link dev.cryo.app.CryoApplication#stateVersion()}
+ *       upgrades older values in {@link dev.cryo.app.CryoApplication#upgrade}; what the running
+ *       version cannot read is refused ({@link dev.cryo.app.StateException.Reason#UNREADABLE}) and
+ *       left as stored, never dropped.
  *   <li>A handler's own failure is a {@code 500} with a generic body, logged through
  *       {@link java.lang.System.Logger}; a {@link dev.cryo.app.Refusal} is an answer, not a
  *       failure.

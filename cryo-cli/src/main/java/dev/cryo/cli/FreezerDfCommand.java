@@ -1,15 +1,10 @@
 package dev.cryo.cli;
 
 import dev.cryo.freezer.FreezerException;
+import dev.cryo.freezer.FreezerUsage;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.FileStore;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -61,52 +56,20 @@ public final class FreezerDfCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Path rootPath = FreezerView.existingRoot(root);
-    long total;
-    long usable;
+    FreezerUsage usage;
     try {
-      FileStore store = Files.getFileStore(rootPath);
-      total = store.getTotalSpace();
-      usable = store.getUsableSpace();
+      usage = FreezerUsage.measure(rootPath);
     } catch (IOException e) {
       throw new CommandFailure(ExitCodes.IO, FreezerException.Reason.IO_FAILURE.code(),
-          "could not ask the file system of " + rootPath + " for its free space: " + e, e);
+          "could not measure the freezer root " + rootPath + " (its file system's free space,"
+              + " then its files): " + e, e);
     }
-    long[] size = new long[3]; // bytes, files, folders
-    try {
-      Files.walkFileTree(rootPath, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-          if (!dir.equals(rootPath)) {
-            size[2]++;
-          }
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-          size[0] += attributes.size();
-          size[1]++;
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-          if (e instanceof NoSuchFileException) {
-            return FileVisitResult.CONTINUE; // released or dropped meanwhile
-          }
-          throw e;
-        }
-      });
-    } catch (IOException e) {
-      throw new CommandFailure(ExitCodes.IO, FreezerException.Reason.IO_FAILURE.code(),
-          "could not walk the freezer root " + rootPath + ": " + e, e);
-    }
-    double percent = total == 0 ? 0.0 : 100.0 * usable / total;
     PrintWriter out = spec.commandLine().getOut();
-    out.printf(Locale.ROOT, "%s: %.1f%% free (%d of %d bytes usable)%n", rootPath, percent,
-        usable, total);
-    out.printf(Locale.ROOT, "freezer: %d bytes in %d %s, %d %s%n", size[0], size[1],
-        size[1] == 1 ? "file" : "files", size[2], size[2] == 1 ? "folder" : "folders");
+    out.printf(Locale.ROOT, "%s: %.1f%% free (%d of %d bytes usable)%n", rootPath,
+        usage.freePercent(), usage.usableBytes(), usage.totalBytes());
+    out.printf(Locale.ROOT, "freezer: %d bytes in %d %s, %d %s%n", usage.bytes(), usage.files(),
+        usage.files() == 1 ? "file" : "files", usage.folders(),
+        usage.folders() == 1 ? "folder" : "folders");
     out.flush();
     return ExitCodes.OK;
   }

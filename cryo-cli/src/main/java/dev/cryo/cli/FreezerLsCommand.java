@@ -35,23 +35,29 @@ import picocli.CommandLine.Spec;
     description = {
         "For each folder (sorted by key): its key, its parcels (user.parcel first, then the"
             + " connections) with their size in bytes, each parcel's header (writer, cause,"
-            + " group, age) and whether it is whole (lengths and checksums agree), and its"
+            + " group, age) and whether it looks whole (its header's checksum agrees, and its"
+            + " lengths add up to its size: only the first bytes of a parcel are read, so a"
+            + " payload altered in place is caught by 'cryo freezer show', not here), and its"
             + " semaphore: free, or its holder and whether that holder is alive, dead or unknown,"
             + " judged as 'cryo lock status' judges a lock. Then the commander's parcel, if any."
             + " A torn or altered parcel is listed as corrupt with the problem; its header is"
             + " still shown when the header itself is whole. Payloads are not decoded: see"
-            + " 'cryo freezer show'.",
+            + " 'cryo freezer show'. A folder whose parcels the running application could not"
+            + " read (written by a state version it does not read) is marked UNREADABLE, with"
+            + " the reason its worker noted; its parcels are kept as they were.",
         "",
         "With --json, one JSON object on one line; every field is always present (null when it"
             + " does not apply):",
         "  {\"root\": \"/abs/ROOT\", \"folders\": [{\"key\": \"alice\", \"folder\": \"/abs/ROOT/alice\",",
-        "     \"parcels\": [PARCEL...], \"semaphore\": {as 'cryo lock status --json'}}...],",
+        "     \"parcels\": [PARCEL...], \"semaphore\": {as 'cryo lock status --json'},",
+        "     \"unreadable\": null | HEADER (the note of the worker that could not read it; its",
+        "     cause says why)}...],",
         "   \"commander\": PARCEL | null}",
         "  PARCEL: {\"file\": \"connection-c1.parcel\", \"kind\": \"user\" | \"connection\" | \"commander\",",
         "     \"connection\": \"c1\" | null, \"size\": 1234, \"state\": \"ok\" | \"corrupt_parcel\" | ...,",
         "     \"problem\": \"...\" | null, \"header\": null | {\"writer\": \"w1\",",
         "     \"writtenAt\": \"2026-11-29T17:04:59.547Z\", \"ageSeconds\": 12, \"cause\": \"freeze\",",
-        "     \"group\": \"g1\", \"codec\": \"cbor\"}}"
+        "     \"group\": \"g1\", \"codec\": \"smile\"}}"
     },
     parameterListHeading = "%nArguments:%n",
     optionListHeading = "%nOptions:%n",
@@ -94,10 +100,12 @@ public final class FreezerLsCommand implements Callable<Integer> {
    * @param folder its absolute path
    * @param parcels its parcels
    * @param semaphore its semaphore, as {@code cryo lock status} reports a lock
+   * @param unreadable the header of its {@link Freezer#UNREADABLE_NOTE} (the running application
+   *     could not read its parcels; the cause says why), or null
    */
-  @JsonPropertyOrder({"key", "folder", "parcels", "semaphore"})
+  @JsonPropertyOrder({"key", "folder", "parcels", "semaphore", "unreadable"})
   record Folder(String key, String folder, List<FreezerView.ParcelFile> parcels,
-      LockStatusReport semaphore) {}
+      LockStatusReport semaphore, FreezerView.Header unreadable) {}
 
   /**
    * The listing.
@@ -122,7 +130,8 @@ public final class FreezerLsCommand implements Callable<Integer> {
       damaged |= parcels.stream().anyMatch(p -> !p.state().equals(FreezerView.OK))
           || !(semaphore.state().equals(LockStatusReport.FREE)
               || semaphore.state().equals(LockStatusReport.HELD));
-      folders.add(new Folder(key, folder.toString(), parcels, semaphore));
+      folders.add(new Folder(key, folder.toString(), parcels, semaphore,
+          FreezerView.unreadableNote(folder, now)));
     }
     Path commanderPath = rootPath.resolve(Freezer.COMMANDER_PARCEL);
     FreezerView.ParcelFile commander = Files.exists(commanderPath, LinkOption.NOFOLLOW_LINKS)
@@ -147,6 +156,12 @@ public final class FreezerLsCommand implements Callable<Integer> {
     for (Folder folder : listing.folders()) {
       text.append(folder.key()).append('\n');
       text.append("  semaphore  ").append(FreezerView.semaphoreText(folder.semaphore())).append('\n');
+      if (folder.unreadable() != null) {
+        text.append("  UNREADABLE by the running version, parcels kept: ")
+            .append(folder.unreadable().cause()).append(" (noted by ")
+            .append(folder.unreadable().writer()).append(", ")
+            .append(FreezerView.age(folder.unreadable().ageSeconds())).append(")\n");
+      }
       if (folder.parcels().isEmpty()) {
         text.append("  (no parcels)\n");
       }

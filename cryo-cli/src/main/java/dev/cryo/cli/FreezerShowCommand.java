@@ -34,7 +34,9 @@ import picocli.CommandLine.Spec;
     description = {
         "Computes the folder key of USER (forward, as the freezer does), then shows the folder's"
             + " semaphore and each parcel: its size, its header, and its payload decoded with the"
-            + " default codec (cbor) to plain data, printed as indented JSON. Byte strings are"
+            + " codec its header names (smile, the freezer's default, or cbor) to plain data,"
+            + " printed as indented JSON. A parcel longer than the freezer's default cap (64 MiB)"
+            + " is reported and not read. Byte strings are"
             + " shown as {\"bytes\": LENGTH, \"base64\": \"...\"}. The decoder never instantiates"
             + " a class named by the file. A parcel that is not whole, or whose payload does not"
             + " decode, is shown with the problem and no payload.",

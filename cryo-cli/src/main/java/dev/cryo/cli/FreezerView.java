@@ -116,14 +116,24 @@ final class FreezerView {
                 + " (a symbolic link, a directory, a FIFO?); it was not opened", null,
             Optional.empty());
       }
+      if (!decodePayload) {
+        return headerOnly(path, name, kind, connection, size, now);
+      }
+      if (size > Freezer.DEFAULT_MAX_PARCEL_LENGTH) {
+        return new ParcelFile(name, kind, connection, size,
+            FreezerException.Reason.PARCEL_TOO_LARGE.code(), "parcel " + path + " is " + size
+                + " bytes long, above the freezer's cap of " + Freezer.DEFAULT_MAX_PARCEL_LENGTH
+                + " bytes; it was not read", null, Optional.empty());
+      }
       byte[] bytes;
       try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
-        bytes = in.readNBytes(Freezer.MAX_PARCEL_LENGTH + 1);
+        bytes = in.readNBytes(Freezer.DEFAULT_MAX_PARCEL_LENGTH + 1);
       }
-      if (bytes.length > Freezer.MAX_PARCEL_LENGTH) {
+      if (bytes.length > Freezer.DEFAULT_MAX_PARCEL_LENGTH) {
         return new ParcelFile(name, kind, connection, size,
-            FreezerException.Reason.CORRUPT_PARCEL.code(), "parcel " + path + " is larger than"
-                + " any parcel; it was not read", null, Optional.empty());
+            FreezerException.Reason.PARCEL_TOO_LARGE.code(), "parcel " + path + " grew past the"
+                + " freezer's cap of " + Freezer.DEFAULT_MAX_PARCEL_LENGTH + " bytes while it was"
+                + " read; it was not decoded", null, Optional.empty());
       }
       try {
         header = Header.of(ParcelFormat.decodeHeader(path, bytes), now);
@@ -135,9 +145,6 @@ final class FreezerView {
         parcel = ParcelFormat.decode(path, bytes);
       } catch (FreezerException e) {
         return failed(name, kind, connection, size, header, e);
-      }
-      if (!decodePayload) {
-        return new ParcelFile(name, kind, connection, size, OK, null, header, Optional.empty());
       }
       String written = parcel.header().codec();
       Optional<ParcelCodec> codec = ParcelCodec.builtIn(written);
@@ -167,6 +174,37 @@ final class FreezerView {
     }
   }
 
+  /**
+   * A parcel judged by its first bytes alone, as {@code ls} does: its header whole and unaltered,
+   * and the length its lengths add up to the file's size. The payload is neither read nor checked.
+   */
+  private static ParcelFile headerOnly(Path path, String name, String kind, String connection,
+      long size, Instant now) throws IOException {
+    byte[] prefix;
+    try (InputStream in = Files.newInputStream(path, LinkOption.NOFOLLOW_LINKS)) {
+      prefix = in.readNBytes(ParcelFormat.HEADER_PREFIX_LENGTH + 8);
+    }
+    Header header;
+    try {
+      header = Header.of(ParcelFormat.decodeHeader(path, prefix), now);
+    } catch (FreezerException e) {
+      return failed(name, kind, connection, size, null, e);
+    }
+    long declared;
+    try {
+      declared = ParcelFormat.declaredLength(path, prefix);
+    } catch (FreezerException e) {
+      return failed(name, kind, connection, size, header, e);
+    }
+    if (declared != size) {
+      return new ParcelFile(name, kind, connection, size,
+          FreezerException.Reason.CORRUPT_PARCEL.code(), "parcel " + path + " is corrupt: it is "
+              + size + " bytes long but its lengths say " + declared + " bytes (a write cut short,"
+              + " or an altered file)", header, Optional.empty());
+    }
+    return new ParcelFile(name, kind, connection, size, OK, null, header, Optional.empty());
+  }
+
   private static ParcelFile failed(String name, String kind, String connection, long size,
       Header header, FreezerException e) {
     return new ParcelFile(name, kind, connection, size, e.reason().code(),
@@ -188,6 +226,23 @@ final class FreezerView {
       }
     }
     return parcels;
+  }
+
+  /**
+   * The header of the {@link Freezer#UNREADABLE_NOTE} in {@code folder}, read alone, or null when
+   * there is none or it does not read (a note is a diagnosis, never a reason to stop).
+   */
+  static Header unreadableNote(Path folder, Instant now) {
+    Path note = folder.resolve(Freezer.UNREADABLE_NOTE);
+    if (!Files.isRegularFile(note, LinkOption.NOFOLLOW_LINKS)) {
+      return null;
+    }
+    try (InputStream in = Files.newInputStream(note, LinkOption.NOFOLLOW_LINKS)) {
+      return Header.of(ParcelFormat.decodeHeader(note,
+          in.readNBytes(ParcelFormat.HEADER_PREFIX_LENGTH)), now);
+    } catch (IOException e) {
+      return null; // FreezerException included: a torn note says nothing
+    }
   }
 
   /** The semaphore of {@code folder}, judged like {@code cryo lock status} judges a lock. */

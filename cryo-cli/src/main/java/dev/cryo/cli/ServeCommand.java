@@ -1,5 +1,9 @@
 package dev.cryo.cli;
 
+import dev.cryo.admin.Admin;
+import dev.cryo.admin.AdminException;
+import dev.cryo.admin.AdminListener;
+import dev.cryo.admin.AdminToken;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
@@ -121,6 +125,27 @@ final class ServeCommand implements Callable<Integer> {
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
 
+  @Option(names = "--admin-port", paramLabel = "PORT",
+      description = "Serve the status page, status.json and metrics on this port (0: any free"
+          + " port); none by default.")
+  Integer adminPort;
+
+  @Option(names = "--admin-bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+      description = "The address of the admin port; other than loopback only with --admin-token."
+          + " Default: ${DEFAULT-VALUE}.")
+  String adminBind;
+
+  @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:CRYO_ADMIN_TOKEN}",
+      description = "Require this token (Authorization: Bearer TOKEN) on the admin paths, and serve"
+          + " them on the public port too. Default: $CRYO_ADMIN_TOKEN (safer than the command"
+          + " line, which other users can see).")
+  String adminToken;
+
+  @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
+      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
+          + " (https://app.example); repeatable. Default: the page's own origin only.")
+  java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
+
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
       description = "The application's class. Default: the demo, ${DEFAULT-VALUE}.")
   String application;
@@ -144,11 +169,26 @@ final class ServeCommand implements Callable<Integer> {
       throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
+    AdminToken token = adminToken();
+    if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_admin_port", "--admin-port " + adminPort
+          + " is not a port (0 to 65535); nothing was started", null);
+    }
+    if (adminPort != null && token == null && !Admin.isLoopbackAddress(adminBind)) {
+      throw new CommandFailure(ExitCodes.USAGE, "admin_not_loopback", "--admin-bind " + adminBind
+          + " is not a loopback address and no --admin-token is set; nothing was started: the"
+          + " status and metrics go to the network only behind a token", null);
+    }
     Files.createDirectories(directory);
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicReference<Commander> running = new AtomicReference<>();
     AtomicReference<Front> serving = new AtomicReference<>();
+    AtomicReference<Admin> administering = new AtomicReference<>();
     Runnable stop = () -> {
+      Admin admin = administering.getAndSet(null);
+      if (admin != null) {
+        admin.close();
+      }
       Front front = serving.getAndSet(null);
       if (front != null) {
         front.close();
@@ -179,9 +219,29 @@ final class ServeCommand implements Callable<Integer> {
       throw failure(e);
     }
     running.set(commander);
-    Front front = Front.builder(Upstream.of(commander)).port(port).bind(bind).maxBody(maxBody)
-        .secureCookie(secureCookie).build();
+    Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
+        .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
+    Admin admin = null;
+    if (adminPort != null || token != null) {
+      admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
+          .build();
+      administering.set(admin);
+      commander.addListener(admin.runListener());
+      frontBuilder.requestListener(admin.requestListener());
+      admin.publicHandler().ifPresent(frontBuilder::addCryoHandler);
+    }
+    Front front = frontBuilder.build();
     serving.set(front);
+    if (admin != null && adminPort != null) {
+      try {
+        AdminListener listener = admin.listen(adminBind, adminPort);
+        out.println("cryo admin: http://" + hostForUrl(adminBind) + ":" + listener.port()
+            + "/_cryo/status" + (token == null ? "" : " (token required)"));
+      } catch (AdminException e) {
+        stop.run();
+        throw new CommandFailure(ExitCodes.UNAVAILABLE, e.reason(), e.getMessage(), e);
+      }
+    }
     try {
       front.start();
     } catch (FrontException e) {
@@ -197,6 +257,18 @@ final class ServeCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return ExitCodes.OK;
+  }
+
+  private AdminToken adminToken() {
+    if (adminToken == null || adminToken.isEmpty()) {
+      return null;
+    }
+    try {
+      return AdminToken.of(adminToken);
+    } catch (IllegalArgumentException e) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_admin_token", "--admin-token: "
+          + e.getMessage() + "; nothing was started", e);
+    }
   }
 
   private static String hostForUrl(String bind) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cryo.commander.Status;
 import dev.cryo.control.ControlException;
 import dev.cryo.control.SafeRoot;
 import dev.cryo.lock.LockFile;
@@ -15,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -94,7 +96,7 @@ final class StatusCommand implements Callable<Integer> {
         && !"dead".equals(report.liveness())
         && report.holder() != null && report.holder().pid() == status.path("run").path("pid")
             .asLong(-1);
-    status.put("alive", alive);
+    status.put(Status.ALIVE, alive);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       out.println(JSON.writeValueAsString(status));
@@ -121,7 +123,7 @@ final class StatusCommand implements Callable<Integer> {
     }
     try {
       JsonNode node = JSON.readTree(bytes);
-      if (!(node instanceof ObjectNode object) || !"cryo.status/1".equals(
+      if (!(node instanceof ObjectNode object) || !Status.SCHEMA.equals(
           object.path("schema").asText())) {
         throw new CommandFailure(ExitCodes.DATA, "status_unreadable", file
             + " is not a status of schema cryo.status/1; it was left alone");
@@ -159,6 +161,15 @@ final class StatusCommand implements Callable<Integer> {
         .append(users.path("lost").asLong()).append(" lost; ")
         .append(status.path("connections").asLong()).append(" connections, ")
         .append(status.path("pages").asLong()).append(" pages (* the reception)\n");
+    JsonNode freezer = status.path("freezer");
+    if (freezer.isObject()) { // a status of an older version has none
+      long total = freezer.path("total_bytes").asLong();
+      text.append(String.format(Locale.ROOT, "freezer: %d bytes in %d files, %d folders; its file"
+          + " system %.1f%% free (%d of %d bytes usable)%n", freezer.path("bytes").asLong(),
+          freezer.path("files").asLong(), freezer.path("folders").asLong(),
+          total == 0 ? 0.0 : 100.0 * freezer.path("free_bytes").asLong() / total,
+          freezer.path("free_bytes").asLong(), total));
+    }
     return text.toString();
   }
 

@@ -84,6 +84,15 @@ class FreezerCommandTest {
     return JSON.readTree(result.out());
   }
 
+  private static JsonNode named(JsonNode parcels, String file) {
+    for (JsonNode parcel : parcels) {
+      if (parcel.get("file").asText().equals(file)) {
+        return parcel;
+      }
+    }
+    throw new AssertionError("no " + file + " in " + parcels);
+  }
+
   private static List<String> fieldNames(JsonNode node) {
     List<String> names = new ArrayList<>();
     node.fieldNames().forEachRemaining(names::add);
@@ -102,7 +111,9 @@ class FreezerCommandTest {
     JsonNode alice = folders.get(1);
     assertThat(bob.get("key").asText()).isEqualTo(FolderKeys.key(BOB)).isEqualTo("%2E%2E%2Fbob");
     assertThat(alice.get("key").asText()).isEqualTo(FolderKeys.key(ALICE));
-    assertThat(fieldNames(alice)).containsExactly("key", "folder", "parcels", "semaphore");
+    assertThat(fieldNames(alice)).containsExactly("key", "folder", "parcels", "semaphore",
+        "unreadable");
+    assertThat(alice.get("unreadable").isNull()).isTrue();
 
     JsonNode aliceParcels = alice.get("parcels");
     assertThat(aliceParcels).hasSize(3);
@@ -169,11 +180,66 @@ class FreezerCommandTest {
   }
 
   @Test
+  void lsMarksAFolderTheRunningVersionCouldNotReadAndKeepsListingItsParcels() throws Exception {
+    freezer.writeUnreadableNote(ALICE, java.util.Map.of("state_version", 3), "main_0002",
+        "unreadable: written by state version 3, which the running application (state version 2)"
+            + " cannot read", "main");
+
+    JsonNode alice = json(cryo("freezer", "ls", root.toString(), "--json"), 1).get("folders")
+        .get(1);
+    assertThat(alice.get("unreadable").get("writer").asText()).isEqualTo("main_0002");
+    assertThat(alice.get("unreadable").get("cause").asText()).contains("state version 3");
+    assertThat(alice.get("parcels").get(0).get("file").asText()).isEqualTo("user.parcel");
+    String out = cryo("freezer", "ls", root.toString()).out();
+    assertThat(out).contains("UNREADABLE by the running version, parcels kept: unreadable:"
+        + " written by state version 3");
+    assertThat(out).doesNotContain("unreadable.note"); // a note, not a parcel
+  }
+
+  @Test
   void lsOfAWholeFreezerExitsZero() throws Exception {
     Files.delete(freezer.connectionParcel(BOB, "c9"));
     Result result = cryo("freezer", "ls", root.toString());
     assertThat(result.exitCode()).as(result.out()).isZero();
     assertThat(result.out()).doesNotContain("CORRUPT");
+  }
+
+  @Test
+  void lsReadsHeadersOnlySoAHugeSparseParcelIsJudgedByItsLengths() throws Exception {
+    Path parcel = freezer.connectionParcel(ALICE, "c1");
+    long whole = Files.size(parcel);
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(parcel.toFile(), "rw")) {
+      file.setLength(3L << 29); // 1.5 GiB, sparse: reading it whole would exhaust the heap
+    }
+    Path user = freezer.folder(ALICE).resolve("user.parcel");
+    byte[] bytes = Files.readAllBytes(user);
+    bytes[bytes.length - 10] ^= 0x01; // one payload byte altered: only a whole read can see it
+    Files.write(user, bytes);
+    JsonNode node = json(cryo("freezer", "ls", root.toString(), "--json"), 1);
+    assertThat(named(node.get("folders").get(1).get("parcels"), "user.parcel").get("state")
+        .asText()).as("ls reads no payload").isEqualTo("ok");
+    JsonNode listed = named(node.get("folders").get(1).get("parcels"), "connection-c1.parcel");
+    assertThat(listed.get("file").asText()).isEqualTo("connection-c1.parcel");
+    assertThat(listed.get("state").asText()).isEqualTo("corrupt_parcel");
+    assertThat(listed.get("size").asLong()).isEqualTo(3L << 29);
+    assertThat(listed.get("problem").asText()).contains("its lengths say " + whole + " bytes");
+    assertThat(listed.get("header").get("writer").asText()).isEqualTo("worker-1");
+
+    JsonNode shown = json(cryo("freezer", "show", root.toString(), ALICE, "--json"), 1);
+    assertThat(named(shown.get("parcels"), "user.parcel").get("state").asText())
+        .as("show reads the whole parcel").isEqualTo("corrupt_parcel");
+    JsonNode refused = named(shown.get("parcels"), "connection-c1.parcel");
+    assertThat(refused.get("state").asText()).isEqualTo("parcel_too_large");
+    assertThat(refused.get("payload").isNull()).isTrue();
+  }
+
+  @Test
+  void showsHelpNamesTheCodecOfEachHeaderNotCborAsTheDefault() throws Exception {
+    Result help = cryo("freezer", "show", "--help");
+    assertThat(help.exitCode()).isZero();
+    String text = help.out().replaceAll("\\s+", " ");
+    assertThat(text).contains("the codec its header names (smile, the freezer's default, or cbor)");
+    assertThat(text).doesNotContain("default codec (cbor)");
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.cryo.control.SafeRoot;
 import dev.cryo.control.StopMode;
 import dev.cryo.control.StopWatcher;
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.FreezerUsage;
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.ProcessLock;
@@ -61,15 +62,19 @@ public final class Commander implements AutoCloseable {
   private final RunDirectory runDirectory;
   private final RunState runState;
   private final EventLog events;
+  private final Listeners listeners;
   private final Routing routing;
   private final Supervisor supervisor;
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
   private final Freezer freezer;
+  private final PushRelay pushRelay;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
+  private final Path freezerRoot;
+  private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
   private volatile boolean running = true;
   private volatile boolean admitting = true;
   private boolean draining; // guarded by this
@@ -90,16 +95,20 @@ public final class Commander implements AutoCloseable {
     this.privateSockets = privateSockets;
     this.stopWatcher = stopWatcher;
     this.freezer = freezer;
-    this.routing = new Routing(events);
+    this.listeners = new Listeners(events);
+    this.routing = new Routing(listeners);
+    this.freezerRoot = freezer.root();
     this.supervisor = new Supervisor(config, routing, freezer, sockets,
         home.resolve("workers"));
+    this.pushRelay = new PushRelay(routing);
+    supervisor.pushRelay(pushRelay);
     Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
-        this::admits);
+        this::admits, listeners);
     this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
@@ -238,6 +247,7 @@ public final class Commander implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new CommanderException(Reason.WORKER_START_FAILED, "the start was interrupted", e);
     }
+    measureFreezer();
     publishStatus();
     long beat = config.heartbeat().toMillis();
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
@@ -252,11 +262,12 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
-   * Whether the run admits requests and socket handshakes: false once a drain began or the run
-   * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
+   * Whether the run admits new work (a new socket, a new request): false once a stop request was
+   * read, a drain began or {@link #close} began (the front answers 503, or 1013 for a socket's
+   * handshake, with {@code Retry-After}).
    */
   public boolean admits() {
-    return running && admitting;
+    return running && admitting && !stopRequested;
   }
 
   /**
@@ -309,6 +320,27 @@ public final class Commander implements AutoCloseable {
     return dispatcher.serve(request);
   }
 
+  /** The connection of {@code page}, when the maps know it (frozen users' pages included). */
+  public Optional<String> connectionOfPage(String page) {
+    return routing.connectionOfPage(page);
+  }
+
+  /**
+   * Sends the workers' pushes to {@code sink} from now on (the front's sockets); until it is
+   * called, a push reaches no socket. Thread-safe.
+   */
+  public void pushSink(PushSink sink) {
+    pushRelay.sink(sink);
+  }
+
+  /**
+   * Pushes {@code message} as a worker's push would (the application's side is the worker's
+   * wire call {@code push}); for tests and benchmarks of the front's sockets.
+   */
+  public dev.cryo.wire.protocol.PushResult push(dev.cryo.wire.protocol.PushMessage message) {
+    return pushRelay.push(message);
+  }
+
   /**
    * Moves {@code user}: another worker that admits him is chosen (or started), he is held, frozen
    * on his worker, and his next request wakes him on the chosen one. Refused, with nothing changed,
@@ -351,10 +383,29 @@ public final class Commander implements AutoCloseable {
           reception.isPresent() && reception.get() == handle));
     }
     Routing.Counts counts = routing.counts();
-    return new Status(!running ? "closed" : admitting ? "running" : "draining", now, runState.invocationId(),
+    return new Status(!running ? "closed" : admitting ? "running" : "draining", now,
+        runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
-        counts.pages(), counts.anomalies());
+        counts.pages(), counts.anomalies(), freezerUsage);
+  }
+
+  /**
+   * Adds a listener that sees every event and every call to a worker from now on (see
+   * {@link RunListener} for its threads). Listeners cannot be removed; they end with the run.
+   */
+  public void addListener(RunListener listener) {
+    listeners.add(listener);
+  }
+
+  /** Measures the working freezer for the status: once per tick, on the tick's thread. */
+  private void measureFreezer() {
+    try {
+      freezerUsage = FreezerUsage.measure(freezerRoot);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the freezer " + freezerRoot + " could not be measured (" + e
+          + "); the status keeps its last measure");
+    }
   }
 
   /** The run's event log file. */
@@ -365,6 +416,7 @@ public final class Commander implements AutoCloseable {
   private void tick() {
     try {
       supervisor.heartbeat();
+      measureFreezer();
       publishStatus();
       Optional<StopMode> stop = stopWatcher.tick();
       if (stop.isPresent() && !stopRequested) {

@@ -49,9 +49,10 @@ final class Dispatcher {
   private final Mover mover;
   private final Object placementLock;
   private final BooleanSupplier running;
+  private final Listeners listeners;
 
   Dispatcher(CommanderConfig config, Routing routing, Supervisor supervisor, Placement placement,
-      Mover mover, Object placementLock, BooleanSupplier running) {
+      Mover mover, Object placementLock, BooleanSupplier running, Listeners listeners) {
     this.config = config;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -59,6 +60,7 @@ final class Dispatcher {
     this.mover = mover;
     this.placementLock = placementLock;
     this.running = running;
+    this.listeners = listeners;
   }
 
   Reply serve(Request request) {
@@ -151,12 +153,16 @@ final class Dispatcher {
       boolean frozen = location instanceof Frozen;
       HttpCall call = new HttpCall(user, connection, frozen, request.method(), request.path(),
           request.query(), headersOf(request), request.body(), move);
-      byte[] bytes;
+      byte[] bytes = null;
+      long began = System.nanoTime();
+      boolean answered = false;
       try {
         bytes = worker.wire().call(Methods.HTTP, ProtocolCodec.write(call), config.callTimeout())
             .get();
+        answered = true;
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
+        answered = cause instanceof RemoteFailure;
         if (cause instanceof RemoteFailure failure) {
           worker.heard();
           Optional<Reply> finalReply = refused(failure, worker, user, frozen);
@@ -184,6 +190,8 @@ final class Dispatcher {
         }
         LOG.log(Level.ERROR, "the call to worker " + worker.name() + " failed", cause);
         return Reply.text(500, "internal error");
+      } finally {
+        listeners.workerCall(worker.name(), frozen, answered, System.nanoTime() - began);
       }
       worker.heard();
       HttpResult result = ProtocolCodec.read(bytes, HttpResult.class);
@@ -201,6 +209,17 @@ final class Dispatcher {
         routing.unbindFrozen(user, worker.name());
       }
       return Optional.empty();
+    }
+    if (Codes.UNREADABLE_PARCEL.equals(code)) {
+      routing.unbindFrozen(user, worker.name()); // still frozen, parcels kept: any worker may try
+      LOG.log(Level.WARNING, "worker " + worker.name() + " cannot read the parcels of '" + user
+          + "': " + failure.message());
+      return Optional.of(Reply.text(503, "Your saved state could not be read by the version of"
+          + " the application running now: it was written by another version (" + failure.message()
+          + "). It is kept, untouched, in the server's freezer; nothing was lost. Try again once"
+          + " the application is upgraded, or tell the operator ('cryo freezer ls' shows it as"
+          + " unreadable). Reason: unreadable_parcel.", Map.entry("Retry-After", "60"),
+          Map.entry("Cryo-Reason", Codes.UNREADABLE_PARCEL)));
     }
     if (Codes.NO_PARCEL.equals(code)) {
       LOG.log(Level.ERROR, "worker " + worker.name() + " found no parcel for '" + user + "', whom"

@@ -113,6 +113,11 @@ public final class Routing {
     return Optional.ofNullable(pageConnection.get(page));
   }
 
+  /** The pages of {@code connection}, in the order they were opened. */
+  public synchronized List<String> pagesOf(String connection) {
+    return List.copyOf(connectionPages.getOrDefault(connection, Set.of()));
+  }
+
   /** The connections of {@code user}, sorted. */
   public synchronized List<String> connectionsOf(String user) {
     return List.copyOf(new TreeSet<>(userConnections.getOrDefault(user, Set.of())));
@@ -207,7 +212,14 @@ public final class Routing {
           }
         }
       }
-      case DROP_PAGE, DROP_PAGES -> announcement.keys().forEach(this::unlinkPage);
+      case DROP_PAGE, DROP_PAGES -> {
+        // A freeze drops the rows of a user's pages, not the pages: their browsers' sockets stay
+        // open in the front, so a frozen user's pages stay mapped (pushes reach them) until he
+        // wakes (his pages are announced anew) or is dropped.
+        if (!(users.get(user) instanceof Frozen)) {
+          announcement.keys().forEach(this::unlinkPage);
+        }
+      }
       case DROP_CONNECTION, DROP_CONNECTIONS -> {
         for (String connection : announcement.keys()) {
           if (user.equals(connectionUser.get(connection))) { // else relabelled meanwhile: kept

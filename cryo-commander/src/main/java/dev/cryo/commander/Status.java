@@ -2,6 +2,7 @@ package dev.cryo.commander;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.cryo.freezer.FreezerUsage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -9,8 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code cryo status} prints: the run, each worker, the users placed, frozen and lost.
- * Immutable. {@link #toJson()} is the content of {@code status.json}, schema {@value #SCHEMA}:
+ * What {@code cryo status} prints: the run, each worker, the users placed, frozen and lost, and the
+ * freezer. Immutable. {@link #toJson()} is the content of {@code status.json}, schema
+ * {@value #SCHEMA}; {@link #toJson(boolean)} the same with {@value #ALIVE} added, what
+ * {@code cryo status --json} prints and the admin listener's {@code /_cryo/status.json} serves:
  *
  * <pre>{@code
  * {
@@ -24,7 +27,8 @@ import java.util.Map;
  *      "age_seconds": N (since it was spawned), "reception": true|false}, ...
  *   ],
  *   "users": {"placed": N, "frozen": N, "lost": N (since the run started), "held": N},
- *   "connections": N, "pages": N, "anomalies": N
+ *   "connections": N, "pages": N, "anomalies": N,
+ *   "freezer": {"bytes": N, "files": N, "folders": N, "free_bytes": N, "total_bytes": N}
  * }
  * }</pre>
  *
@@ -43,22 +47,30 @@ import java.util.Map;
  * @param connections connections the maps know
  * @param pages pages the maps know
  * @param anomalies announcements the maps could not apply since the run started
+ * @param freezer the working freezer's size and its file system's free space, as of the last tick
+ *     (all zeros before the first measure; a status of an older version has no such field)
  */
 public record Status(String state, Instant takenAt, String invocationId, long pid, Instant since,
     String home, List<WorkerStatus> workers, int usersPlaced, int usersFrozen, long usersLost,
-    int usersHeld, int connections, int pages, long anomalies) {
+    int usersHeld, int connections, int pages, long anomalies, FreezerUsage freezer) {
 
   /** The schema of {@code status.json}. */
   public static final String SCHEMA = "cryo.status/1";
   /** Its file name in the run directory. */
   public static final String FILE_NAME = "status.json";
+  /**
+   * The field a reader adds that the file cannot carry: whether the commander that wrote the status
+   * is alive ({@code cryo status} judges it from the run lock; the admin listener is that commander).
+   */
+  public static final String ALIVE = "alive";
 
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
 
-  /** Copies the workers. */
+  /** Copies the workers; a null freezer reads as {@link FreezerUsage#UNKNOWN}. */
   public Status {
     workers = List.copyOf(workers);
+    freezer = freezer == null ? FreezerUsage.UNKNOWN : freezer;
   }
 
   /**
@@ -78,6 +90,21 @@ public record Status(String state, Instant takenAt, String invocationId, long pi
 
   /** The content of {@code status.json} (UTF-8 JSON, the shape above). */
   public byte[] toJson() {
+    return write(shape());
+  }
+
+  /**
+   * What {@code cryo status --json} prints: the shape above with {@value #ALIVE} last.
+   *
+   * @param alive whether the commander that took this status is alive
+   */
+  public byte[] toJson(boolean alive) {
+    Map<String, Object> root = shape();
+    root.put(ALIVE, alive);
+    return write(root);
+  }
+
+  private Map<String, Object> shape() {
     Map<String, Object> root = new LinkedHashMap<>();
     root.put("schema", SCHEMA);
     root.put("state", state);
@@ -109,6 +136,17 @@ public record Status(String state, Instant takenAt, String invocationId, long pi
     root.put("connections", connections);
     root.put("pages", pages);
     root.put("anomalies", anomalies);
+    Map<String, Object> freezerFields = new LinkedHashMap<>();
+    freezerFields.put("bytes", freezer.bytes());
+    freezerFields.put("files", freezer.files());
+    freezerFields.put("folders", freezer.folders());
+    freezerFields.put("free_bytes", freezer.usableBytes());
+    freezerFields.put("total_bytes", freezer.totalBytes());
+    root.put("freezer", freezerFields);
+    return root;
+  }
+
+  private static byte[] write(Map<String, Object> root) {
     try {
       return JSON.writeValueAsBytes(root);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

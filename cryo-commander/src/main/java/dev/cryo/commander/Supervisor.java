@@ -5,6 +5,8 @@ import dev.cryo.wire.Wire;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.PushResult;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -51,6 +53,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private long orders; // guarded by this
   private boolean closing; // guarded by this
   private boolean startsHeld; // guarded by this: a drain starts no worker
+  private volatile PushRelay pushRelay;
 
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;
@@ -58,6 +61,17 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     this.freezer = freezer;
     this.sockets = sockets;
     this.logs = logs;
+  }
+
+  /** Where the workers' pushes go from now on. */
+  void pushRelay(PushRelay relay) {
+    this.pushRelay = relay;
+  }
+
+  @Override
+  public PushResult push(PushMessage message) {
+    PushRelay relay = pushRelay;
+    return relay == null ? new PushResult(0, 0) : relay.push(message);
   }
 
   // ------------------------------------------------------------------------------- reading

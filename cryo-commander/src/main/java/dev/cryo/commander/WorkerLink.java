@@ -12,6 +12,8 @@ import dev.cryo.wire.protocol.Locate;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.Presentation;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.PushResult;
 import dev.cryo.wire.protocol.ProtocolException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +45,11 @@ final class WorkerLink implements WireHandler {
 
     /** The wire of {@code handle} ended. */
     void wireClosed(WorkerHandle handle, Wire wire, String reason);
+
+    /** A push of the application (see {@link PushRelay}); the default reaches no page. */
+    default PushResult push(PushMessage message) {
+      return new PushResult(0, 0);
+    }
   }
 
   private final WorkerHandle handle;
@@ -88,6 +95,9 @@ final class WorkerLink implements WireHandler {
         case Location.Unknown unknown -> new dev.cryo.wire.protocol.Location(null, false);
       };
       return ProtocolCodec.write(answer);
+    }
+    if (Methods.PUSH.equals(method)) {
+      return ProtocolCodec.write(events.push(read(payload, PushMessage.class)));
     }
     throw new WireRefusal(Codes.BAD_REQUEST, "the commander serves no '" + method + "' call");
   }

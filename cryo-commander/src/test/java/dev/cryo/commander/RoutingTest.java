@@ -1,6 +1,7 @@
 package dev.cryo.commander;
 
 import static dev.cryo.wire.protocol.AnnouncementKind.DROP_CONNECTION;
+import static dev.cryo.wire.protocol.AnnouncementKind.DROP_PAGE;
 import static dev.cryo.wire.protocol.AnnouncementKind.DROP_PAGES;
 import static dev.cryo.wire.protocol.AnnouncementKind.DROP_USER;
 import static dev.cryo.wire.protocol.AnnouncementKind.LOGIN;
@@ -85,6 +86,45 @@ class RoutingTest {
     assertThat(routing.connectionOfPage("p1")).isEmpty();
     assertThat(routing.usersOn("w1")).isEmpty();
     assertThat(routing.counts().frozen()).isEqualTo(1);
+  }
+
+  @Test
+  void aFrozenUsersPagesStayMappedForTheirSocketsUntilHeIsDropped() {
+    guestBorn("w1", "c1", "p1");
+    tell("w1", NEW_PAGE, "guest_c1", "p2");
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+    tell("w1", DROP_PAGES, "guest_c1", List.of("p1", "p2"), null); // the freeze's rows
+
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
+    assertThat(routing.pagesOf("c1")).containsExactly("p1", "p2");
+
+    tell("w2", NEW_USER, "guest_c1", "guest_c1"); // woken elsewhere: his pages announced anew
+    tell("w2", NEW_CONNECTION, "guest_c1", "c1");
+    tell("w2", NEW_PAGE, "guest_c1", List.of("p1", "p2"), "c1");
+    tell("w2", DROP_PAGE, "guest_c1", "p2"); // alive: a drop is a drop
+    assertThat(routing.pagesOf("c1")).containsExactly("p1");
+    assertThat(sink.of("anomaly")).isEmpty();
+  }
+
+  @Test
+  void aPushNamesThePagesOfItsTargetFromTheMaps() {
+    guestBorn("w1", "c1", "p1");
+    tell("w1", NEW_PAGE, "guest_c1", "p2");
+    java.util.List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+    PushRelay relay = new PushRelay(routing);
+    relay.sink((connection, page, data) -> written.add(connection + "/" + page) && !page.equals("p2"));
+    byte[] data = "1".getBytes();
+
+    assertThat(relay.push(new dev.cryo.wire.protocol.PushMessage("page", "p1", data)))
+        .isEqualTo(new dev.cryo.wire.protocol.PushResult(1, 1));
+    assertThat(relay.push(new dev.cryo.wire.protocol.PushMessage("connection", "c1", data)))
+        .isEqualTo(new dev.cryo.wire.protocol.PushResult(2, 1));
+    tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
+    assertThat(relay.push(new dev.cryo.wire.protocol.PushMessage("user", "guest_c1", data)))
+        .isEqualTo(new dev.cryo.wire.protocol.PushResult(2, 1));
+    assertThat(relay.push(new dev.cryo.wire.protocol.PushMessage("page", "nope", data)))
+        .isEqualTo(new dev.cryo.wire.protocol.PushResult(0, 0));
+    assertThat(written).containsExactly("c1/p1", "c1/p1", "c1/p2", "c1/p1", "c1/p2");
   }
 
   @Test

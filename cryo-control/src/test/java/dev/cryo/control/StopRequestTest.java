@@ -6,11 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.cryo.control.ControlException.Reason;
 import dev.cryo.control.StopDelivery.Outcome;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -332,27 +337,59 @@ class StopRequestTest {
 
   // ------------------------------------------------------------------------------- processes
 
+  /**
+   * Eight publishers in their own JVMs, released together: each boots, runs the publishing code
+   * once (a rehearsal in a run directory of its own), says it is ready and blocks on a shared lock
+   * of the go file, which this JVM holds exclusively until every one is ready. One release wakes them all, so they
+   * race on the link instead of arriving one by one as their JVMs boot.
+   */
   @Test
   void manyProcessesPublishingAtOnceWriteExactlyOneRequest() throws Exception {
     int count = 8 * Integer.getInteger("cryo.stress.scale", 1);
-    Path go = base.resolve("go");
+    Path go = Files.createFile(base.resolve("go"));
     List<Process> children = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      children.add(new ProcessBuilder(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx64m",
-          "-cp", System.getProperty("java.class.path"),
-          PublishingChild.class.getName(), home.toString(), i % 2 == 0 ? "drain" : "now",
-          go.toString())
-          .redirectErrorStream(true).start());
-    }
-    Files.writeString(go, "go");
+    List<BufferedReader> outputs = new ArrayList<>();
     List<String> outcomes = new ArrayList<>();
-    for (Process child : children) {
-      String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(child.waitFor()).as(output).isZero();
-      outcomes.add(output.strip());
+    List<Long> woken = new ArrayList<>();
+    try (FileChannel gate = FileChannel.open(go, StandardOpenOption.WRITE)) {
+      FileLock closed = gate.lock();
+      for (int i = 0; i < count; i++) {
+        Process child = new ProcessBuilder(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-Xmx64m",
+            "-cp", System.getProperty("java.class.path"),
+            PublishingChild.class.getName(), home.toString(), i % 2 == 0 ? "drain" : "now",
+            go.toString(), base.resolve("rehearsal-" + i).toString())
+            .redirectErrorStream(true).start();
+        children.add(child);
+        outputs.add(new BufferedReader(
+            new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)));
+      }
+      assertTimeoutPreemptively(Duration.ofMinutes(3), () -> {
+        for (BufferedReader output : outputs) {
+          assertThat(output.readLine()).as("a publisher says it is ready").isEqualTo("ready");
+        }
+      });
+      assertThat(names()).as("nothing published before the gate opens")
+          .containsExactly("run.json");
+      closed.release();
+      assertTimeoutPreemptively(Duration.ofMinutes(3), () -> {
+        for (int i = 0; i < count; i++) {
+          String line = outputs.get(i).readLine();
+          String rest = outputs.get(i).lines().reduce("", (a, b) -> a + "\n" + b);
+          assertThat(children.get(i).waitFor()).as(line + rest).isZero();
+          assertThat(line).as(rest).isNotNull();
+          String[] parts = line.split(" ", 2);
+          woken.add(Long.parseLong(parts[0]));
+          outcomes.add(parts[1]);
+        }
+      });
+    } finally {
+      children.forEach(Process::destroyForcibly);
     }
+    System.out.printf("%d publishers woken within %.2f ms of one another%n", count,
+        (woken.stream().mapToLong(Long::longValue).max().orElseThrow()
+            - woken.stream().mapToLong(Long::longValue).min().orElseThrow()) / 1e6);
     assertThat(outcomes.stream().filter(o -> o.startsWith("written")).count())
         .as(outcomes.toString()).isEqualTo(1);
     assertThat(outcomes.stream().filter(o -> o.startsWith("already_there")).count())
@@ -365,17 +402,30 @@ class StopRequestTest {
     assertThat(names()).containsExactly("run.json", "stop-request");
   }
 
-  /** A publisher in its own process: waits for the go file, publishes, prints outcome and mode. */
+  /**
+   * A publisher in its own process: rehearses (a whole publication in a run directory of its own,
+   * so that the race runs warm code), says {@code ready}, waits for the
+   * gate (a shared lock of the go file), publishes, and prints the instant it was let through
+   * ({@link System#nanoTime}, one clock for every process of the machine), the outcome and the
+   * mode.
+   */
   public static final class PublishingChild {
     public static void main(String[] args) throws Exception {
       RunDirectory directory = RunDirectory.at(Path.of(args[0]));
       StopMode mode = StopMode.ofCode(args[1]).orElseThrow();
-      Path go = Path.of(args[2]);
-      while (!Files.exists(go)) {
-        Thread.onSpinWait();
+      RunDirectory rehearsal = RunDirectory.at(Path.of(args[3]));
+      rehearsal.writeRunState(RunState.begin());
+      rehearsal.requestStop(mode);
+      directory.readStopRequest();
+      try (FileChannel gate = FileChannel.open(Path.of(args[2]), StandardOpenOption.READ)) {
+        System.out.println("ready");
+        System.out.flush();
+        gate.lock(0, Long.MAX_VALUE, true).release();
+        long through = System.nanoTime();
+        StopDelivery delivery = directory.requestStop(mode);
+        System.out.println(through + " " + delivery.outcome().code() + " "
+            + delivery.mode().code());
       }
-      StopDelivery delivery = directory.requestStop(mode);
-      System.out.println(delivery.outcome().code() + " " + delivery.mode().code());
     }
   }
 

@@ -36,6 +36,10 @@ import java.util.regex.Pattern;
  *       reason when no other worker can take him.
  * </ul>
  *
+ * <p>Pushes (docs/socket.md): every click pushes {@code {"kind": "counter", "user", "counter"}} to
+ * every page of the user, and every click or note {@code {"kind": "sheet", "pageCounter",
+ * "notes"}} to the tabs of its page; the page's script opens the socket and sends its calls on it.
+ *
  * <p>Errors are {@code {"error": CODE, "message": TEXT}}. All state is cryo state: this class keeps
  * nothing of its own but the page's HTML, so it survives any freeze and move. Thread-safe.
  */
@@ -77,6 +81,9 @@ public final class DemoApplication implements CryoApplication {
       Sheet sheet = call.page(page, Sheet.class)
           .update(s -> new Sheet(s.counter() + 1, s.notes()));
       Visitor visitor = call.user(Visitor.class).update(v -> new Visitor(v.counter() + 1));
+      call.pushToUser(ordered("kind", "counter", "user", call.user(), "counter",
+          visitor.counter()));
+      call.pushToPage(page, sheetPush(sheet));
       return ordered("user", call.user(), "counter", visitor.counter(),
           "pageCounter", sheet.counter(), "worker", call.worker());
     });
@@ -96,6 +103,7 @@ public final class DemoApplication implements CryoApplication {
         }
         return new Sheet(s.counter(), notes);
       });
+      call.pushToPage(page, sheetPush(sheet));
       return ordered("notes", sheet.notes());
     });
     routes.post("/api/login", LoginBody.class, (call, body) -> {
@@ -116,6 +124,11 @@ public final class DemoApplication implements CryoApplication {
       return state(call, body.page());
     });
     routes.move("/api/move", (call, move) -> moved(move));
+  }
+
+  /** The push every tab of a page gets when the page changed: {@code {kind: "sheet", …}}. */
+  private static Map<String, Object> sheetPush(Sheet sheet) {
+    return ordered("kind", "sheet", "pageCounter", sheet.counter(), "notes", sheet.notes());
   }
 
   private static Object moved(Move move) {

@@ -49,7 +49,9 @@ public final class FolderKeys {
     if (identity.isEmpty()) {
       return "%";
     }
-    StringBuilder out = new StringBuilder(identity.length() * 3);
+    // The encoding stops one character past the longest key: it never needs more room than that,
+    // whatever the identity's length (and length * 3 could overflow).
+    StringBuilder out = new StringBuilder((int) Math.min(identity.length() * 3L, MAX_KEY_LENGTH + 12));
     int i = 0;
     while (i < identity.length()) {
       char c = identity.charAt(i);
@@ -84,17 +86,24 @@ public final class FolderKeys {
         || c == '-' || c == '_' || c == '~';
   }
 
+  /** The SHA-256 of the identity's UTF-16 code units, big-endian, through a small buffer. */
   private static String digest(String identity) {
-    byte[] units = new byte[identity.length() * 2];
-    for (int i = 0; i < identity.length(); i++) {
-      char c = identity.charAt(i);
-      units[2 * i] = (byte) (c >> 8);
-      units[2 * i + 1] = (byte) c;
-    }
+    MessageDigest sha;
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(units));
+      sha = MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform provides SHA-256", e);
     }
+    byte[] units = new byte[2 * Math.min(identity.length(), 4096)];
+    for (int start = 0; start < identity.length(); start += units.length / 2) {
+      int end = Math.min(identity.length(), start + units.length / 2);
+      for (int i = start; i < end; i++) {
+        char c = identity.charAt(i);
+        units[2 * (i - start)] = (byte) (c >> 8);
+        units[2 * (i - start) + 1] = (byte) c;
+      }
+      sha.update(units, 0, 2 * (end - start));
+    }
+    return HexFormat.of().formatHex(sha.digest());
   }
 }

@@ -72,7 +72,22 @@ public final class Freezer {
   /** The commander's own parcel, a file at the root. */
   public static final String COMMANDER_PARCEL = "commander.parcel";
 
-  /** The biggest parcel the freezer reads; a bigger file is refused as corrupt. */
+  /**
+   * A note in a user's folder saying that the running application could not read his parcels (a
+   * newer state version, a failed upgrade): written, with the parcels left as they are, by the
+   * worker that tried; its header's cause says why; dropped by the wake that reads them.
+   */
+  public static final String UNREADABLE_NOTE = "unreadable.note";
+
+  /**
+   * The default cap on a parcel's length, envelope included (64 MiB): far above any user's state,
+   * far below a heap. A file found bigger is refused without being read (a planted sparse file
+   * cannot exhaust the heap); a payload that would make a bigger parcel is refused before anything
+   * is written.
+   */
+  public static final int DEFAULT_MAX_PARCEL_LENGTH = 64 << 20;
+
+  /** The highest cap {@link #Freezer(Path, ParcelCodec, int)} accepts: a Java array's bound. */
   public static final int MAX_PARCEL_LENGTH = Integer.MAX_VALUE - 64;
 
   private static final FileAttribute<Set<PosixFilePermission>> FOLDER_MODE =
@@ -81,6 +96,7 @@ public final class Freezer {
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private final ParcelCodec codec;
+  private final int maxParcelLength;
   private volatile Path root;
 
   /**
@@ -94,20 +110,54 @@ public final class Freezer {
 
   /**
    * A freezer at {@code root}, created (0700, with its missing parents) when missing; an existing root
-   * is used as it is.
+   * is used as it is. The root is resolved once, here, to its real path (symbolic links among its
+   * components, the root itself included, are followed this once): from then on the freezer keeps
+   * to that directory, and a wipe empties it rather than replacing a link with a directory.
    *
    * @param codec encodes every payload written and decodes every payload read
    * @throws FreezerException when the root cannot be created or is not a directory
    */
   public Freezer(Path root, ParcelCodec codec) throws FreezerException {
-    this.root = root.toAbsolutePath().normalize();
-    this.codec = Objects.requireNonNull(codec, "codec");
-    createRoot();
+    this(root, codec, DEFAULT_MAX_PARCEL_LENGTH);
   }
 
-  /** The root's current path (it changes with {@link #renameRoot}). */
+  /**
+   * A freezer at {@code root} (see {@link #Freezer(Path, ParcelCodec)}) whose parcels are at most
+   * {@code maxParcelLength} bytes long, envelope included.
+   *
+   * @param maxParcelLength the cap, from 1 to {@link #MAX_PARCEL_LENGTH}
+   * @throws IllegalArgumentException when the cap is out of range
+   * @throws FreezerException when the root cannot be created or is not a directory
+   */
+  public Freezer(Path root, ParcelCodec codec, int maxParcelLength) throws FreezerException {
+    if (maxParcelLength < 1 || maxParcelLength > MAX_PARCEL_LENGTH) {
+      throw new IllegalArgumentException("a parcel cap must be between 1 and " + MAX_PARCEL_LENGTH
+          + " bytes, not " + maxParcelLength);
+    }
+    this.maxParcelLength = maxParcelLength;
+    this.codec = Objects.requireNonNull(codec, "codec");
+    this.root = root.toAbsolutePath().normalize();
+    createRoot();
+this.root = realPath(this.root);
+  }
+
+  /** {@code path} resolved to its real path once, so that no later call follows a link again. */
+  private static Path realPath(Path path) throws FreezerException {
+    try {
+      return path.toRealPath();
+    } catch (IOException e) {
+      throw ioFailure(path, "could not resolve the freezer root " + path + " to its real path", e);
+    }
+  }
+
+  /** The root's current real path (it changes with {@link #renameRoot}). */
   public Path root() {
     return root;
+  }
+
+  /** The cap on a parcel's length, envelope included, in bytes. */
+  public int maxParcelLength() {
+    return maxParcelLength;
   }
 
   /** The codec this freezer writes and reads with. */
@@ -171,7 +221,8 @@ public final class Freezer {
    * @param writer the name answering for the write; {@code cause} why; {@code group} the writer's group
    * @throws IllegalArgumentException when the codec does not map the payload (nothing was written)
    * @throws FreezerException {@link FreezerException.Reason#FOLDER_MISSING} when the semaphore was
-   *     not taken; {@link FreezerException.Reason#IO_FAILURE} when the write failed, full disk included
+   *     not taken; {@link FreezerException.Reason#PARCEL_TOO_LARGE} when the parcel would exceed
+   *     {@link #maxParcelLength()} (nothing was written); {@link FreezerException.Reason#IO_FAILURE} when the write failed, full disk included
    *     (the parcel may then be torn and reads as corrupt; the other parcels and the semaphore are
    *     untouched)
    */
@@ -202,7 +253,9 @@ public final class Freezer {
    *
    * @return the payload as written, or empty when there is no such parcel
    * @throws FreezerException {@link FreezerException.Reason#CORRUPT_PARCEL} for a torn or altered
-   *     parcel, {@link FreezerException.Reason#INVALID_PAYLOAD} when the codec refuses it,
+   *     parcel, {@link FreezerException.Reason#PARCEL_TOO_LARGE} for a file longer than
+   *     {@link #maxParcelLength()} (refused by its size, unread),
+   *     {@link FreezerException.Reason#INVALID_PAYLOAD} when the codec refuses it,
    *     {@link FreezerException.Reason#NOT_A_REGULAR_FILE} when something else sits there; each names
    *     the file, and nothing is changed
    */
@@ -260,6 +313,29 @@ public final class Freezer {
   /** Makes sure the commander's parcel is gone; the same contract as {@link #dropUserParcel}. */
   public void dropCommanderParcel() throws FreezerException {
     drop(root.resolve(COMMANDER_PARCEL));
+  }
+
+  /**
+   * Writes the {@value #UNREADABLE_NOTE} of {@code user}: his parcels could not be read by the
+   * running application, {@code cause} says why (kept to the header's length). The caller holds
+   * the semaphore; the same contract as {@link #writeUserParcel}, the parcels untouched.
+   */
+  public void writeUnreadableNote(String user, Object payload, String writer, String cause,
+      String group) throws FreezerException {
+    write(folder(user).resolve(UNREADABLE_NOTE), payload, writer, cause, group);
+  }
+
+  /**
+   * The header of the {@value #UNREADABLE_NOTE} of {@code user}, whose cause says why his parcels
+   * were not read; the same contract as {@link #userParcelHeader}.
+   */
+  public Optional<ParcelHeader> unreadableNoteHeader(String user) throws FreezerException {
+    return readHeader(folder(user).resolve(UNREADABLE_NOTE));
+  }
+
+  /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
+  public void dropUnreadableNote(String user) throws FreezerException {
+    drop(folder(user).resolve(UNREADABLE_NOTE));
   }
 
   // ---------------------------------------------------------------- folders and the root
@@ -390,7 +466,11 @@ public final class Freezer {
       throw ioFailure(target, "could not rename the freezer root " + root + " to " + target
           + "; the root stays where it is", e);
     }
-    root = target;
+    try {
+      root = target.toRealPath();
+    } catch (IOException e) {
+      root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
+    }
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */
@@ -442,6 +522,12 @@ public final class Freezer {
       throws FreezerException {
     byte[] bytes = ParcelFormat.encode(
         new ParcelHeader(writer, Instant.now(), cause, group, codec.name()), codec.encode(payload));
+    if (bytes.length > maxParcelLength) {
+      throw new FreezerException(FreezerException.Reason.PARCEL_TOO_LARGE, file, "cannot write "
+          + file + ": the parcel would be " + bytes.length + " bytes long, above this freezer's cap"
+          + " of " + maxParcelLength + " bytes; nothing was written and what was there is kept:"
+          + " keep less state, or raise the cap");
+    }
     // Looks that throw nothing when the parcel is new (the usual case). Something that is not a
     // regular file is refused: a FIFO would block the open, a link would carry the write elsewhere.
     if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
@@ -487,33 +573,39 @@ public final class Freezer {
   }
 
   private Optional<Parcel> readParcel(Path file) throws FreezerException {
-    Optional<byte[]> bytes = readBytes(file, MAX_PARCEL_LENGTH + 1);
-    if (bytes.isEmpty()) {
-      return Optional.empty();
-    }
-    if (bytes.get().length > MAX_PARCEL_LENGTH) {
-      throw new FreezerException(FreezerException.Reason.CORRUPT_PARCEL, file, "parcel " + file
-          + " is larger than any parcel; it was left as it is and not read: drop it");
-    }
-    return Optional.of(ParcelFormat.decode(file, bytes.get()));
+    Optional<byte[]> bytes = readBytes(file, maxParcelLength);
+    return bytes.isEmpty() ? Optional.empty()
+        : Optional.of(ParcelFormat.decode(file, bytes.get()));
   }
 
   private Optional<ParcelHeader> readHeader(Path file) throws FreezerException {
-    Optional<byte[]> prefix = readBytes(file, ParcelFormat.HEADER_PREFIX_LENGTH);
+    Optional<byte[]> prefix = readBytes(file, -ParcelFormat.HEADER_PREFIX_LENGTH);
     return prefix.isEmpty() ? Optional.empty()
         : Optional.of(ParcelFormat.decodeHeader(file, prefix.get()));
   }
 
-  private static Optional<byte[]> readBytes(Path file, int limit) throws FreezerException {
+  /**
+   * The bytes of {@code file}: the whole file when {@code limit} is positive (a file longer than
+   * that is refused, by its size before anything is read and by what is read should it grow), or
+   * its first {@code -limit} bytes when negative.
+   */
+  private Optional<byte[]> readBytes(Path file, int limit) throws FreezerException {
     try {
       BasicFileAttributes attributes =
           Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       if (!attributes.isRegularFile()) {
         throw notRegular(file, "nothing was read");
       }
+      if (limit > 0 && attributes.size() > limit) {
+        throw tooLarge(file, attributes.size());
+      }
       try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
           LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.of(readAtMost(channel, limit, attributes.size()));
+        byte[] bytes = readAtMost(channel, limit > 0 ? limit + 1 : -limit, attributes.size());
+        if (limit > 0 && bytes.length > limit) {
+          throw tooLarge(file, bytes.length);
+        }
+        return Optional.of(bytes);
       }
     } catch (NoSuchFileException e) {
       return Optional.empty();
@@ -522,6 +614,13 @@ public final class Freezer {
     } catch (IOException e) {
       throw ioFailure(file, "could not read " + file + "; it was left as it is", e);
     }
+  }
+
+  private FreezerException tooLarge(Path file, long size) {
+    return new FreezerException(FreezerException.Reason.PARCEL_TOO_LARGE, file, "parcel " + file
+        + " is " + (size > maxParcelLength ? "at least " + size : "more than " + maxParcelLength)
+        + " bytes long, above this freezer's cap of " + maxParcelLength + " bytes; it was left as"
+        + " it is and not read: drop it, or read it with a freezer whose cap is higher");
   }
 
   /**

@@ -18,6 +18,11 @@ public class FreezerException extends IOException {
     CORRUPT_PARCEL,
     /** A parcel was written by a newer format version than this reader knows. */
     UNSUPPORTED_VERSION,
+    /**
+     * A parcel is larger than the freezer's cap ({@link Freezer#maxParcelLength()}): a write is
+     * refused before anything is written; a file found larger is neither read nor changed.
+     */
+    PARCEL_TOO_LARGE,
     /** The payload is complete but the codec refuses it (a value it does not map, a planted type). */
     INVALID_PAYLOAD,
     /** Something that is not a regular file sits where a parcel is expected, or not a directory where a folder is. */

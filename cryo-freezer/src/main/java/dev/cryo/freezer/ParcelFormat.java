@@ -127,6 +127,30 @@ public final class ParcelFormat {
   }
 
   /**
+   * How many bytes the whole parcel says it has, read from its first bytes alone: what tells a torn
+   * parcel from a whole one without reading its payload.
+   *
+   * @param file the file the bytes come from, named in errors
+   * @param prefix the file's first bytes: at least {@link #HEADER_PREFIX_LENGTH} {@code + 8} of them,
+   *     or the whole file when it is shorter
+   * @return the length the parcel's lengths add up to
+   * @throws FreezerException as {@link #decodeHeader}, and {@link FreezerException.Reason#CORRUPT_PARCEL}
+   *     when the bytes end before the payload's length or that length is negative
+   */
+  public static long declaredLength(Path file, byte[] prefix) throws FreezerException {
+    decodeHeader(file, prefix);
+    int headerEnd = FIXED + ByteBuffer.wrap(prefix, MAGIC.length + 1, 4).getInt() + 4;
+    if (prefix.length < headerEnd + 8) {
+      throw corrupt(file, "it ends before its payload's length (" + prefix.length + " bytes)");
+    }
+    long payloadLength = ByteBuffer.wrap(prefix, headerEnd, 8).getLong();
+    if (payloadLength < 0 || payloadLength > Long.MAX_VALUE - headerEnd - 12) {
+      throw corrupt(file, "its payload length " + payloadLength + " is impossible");
+    }
+    return headerEnd + 8L + payloadLength + 4L;
+  }
+
+  /**
    * Reads and checks a whole parcel.
    *
    * @param file the file the bytes come from, named in errors

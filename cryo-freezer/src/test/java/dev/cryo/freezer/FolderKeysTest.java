@@ -115,4 +115,19 @@ class FolderKeysTest {
     Arbitrary<String> longOnes = Arbitraries.strings().withChars("ab%é\uD800").ofMinLength(60).ofMaxLength(400);
     return Arbitraries.oneOf(any, small, longOnes);
   }
+
+  @Example
+  void aHugeIdentityCostsAboutItsOwnSizeNotThreeTimesIt() {
+    String huge = "%".repeat(4_000_000); // every character percent-encoded: three bytes each
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    long id = Thread.currentThread().threadId();
+    FolderKeys.key(huge); // warm
+    long before = threads.getThreadAllocatedBytes(id);
+    String key = FolderKeys.key(huge);
+    long allocated = threads.getThreadAllocatedBytes(id) - before;
+    assertThat(key).hasSizeLessThanOrEqualTo(FolderKeys.MAX_KEY_LENGTH).contains("+");
+    assertThat(allocated).as("bytes allocated for a key of a 4 MB identity")
+        .isLessThan(1_000_000);
+  }
 }

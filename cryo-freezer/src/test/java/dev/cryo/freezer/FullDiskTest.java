@@ -70,4 +70,31 @@ class FullDiskTest {
     freezer.releaseSemaphore("alice", "worker-1");
     assertThat(freezer.folderKeys()).isEmpty();
   }
+
+  @Test
+  void aFullDiskDuringATakeLeavesNoEmptyFolderBehind() throws Exception {
+    Path directory = Files.createDirectory(temp.resolve("full"));
+    Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", directory.toString()),
+        "cannot mount a small tmpfs here (needs root): the full-disk test is skipped");
+    mountPoint = directory;
+    Freezer freezer = new Freezer(directory.resolve("freezer"));
+    Path filler = directory.resolve("filler");
+    try (var out = Files.newOutputStream(filler)) {
+      byte[] block = new byte[4096];
+      while (true) {
+        out.write(block);
+        out.flush();
+      }
+    } catch (java.io.IOException full) {
+      // the disk is full now
+    }
+    assertThatThrownBy(() -> freezer.tryTakeSemaphore("alice", "worker-1"))
+        .isInstanceOfSatisfying(dev.cryo.lock.LockException.class,
+            e -> assertThat(e.reason()).isEqualTo(dev.cryo.lock.LockException.Reason.IO_FAILURE));
+    assertThat(freezer.folderKeys()).as("no empty folder without a lock is left").isEmpty();
+    Files.delete(filler);
+    assertThat(freezer.tryTakeSemaphore("alice", "worker-1")).isTrue();
+    freezer.releaseSemaphore("alice", "worker-1");
+    assertThat(freezer.folderKeys()).isEmpty();
+  }
 }

@@ -34,14 +34,19 @@ final class ApplicationHandler extends Handler.Abstract {
       "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "content-length",
       "host");
 
+  private static final System.Logger LOG = System.getLogger(ApplicationHandler.class.getName());
+
   private final Upstream upstream;
   private final ConnectionCookie cookie;
   private final long maxBody;
+  private final RequestListener listener;
 
-  ApplicationHandler(Upstream upstream, ConnectionCookie cookie, long maxBody) {
+  ApplicationHandler(Upstream upstream, ConnectionCookie cookie, long maxBody,
+      RequestListener listener) {
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.cookie = Objects.requireNonNull(cookie, "cookie");
     this.maxBody = maxBody;
+    this.listener = Objects.requireNonNull(listener, "listener");
   }
 
   @Override
@@ -51,9 +56,11 @@ final class ApplicationHandler extends Handler.Abstract {
     if (path == null || path.startsWith("/_cryo/")) {
       return false; // cryo's own paths: another handler's, else Jetty's 404
     }
+    long arrived = System.nanoTime();
     long declared = request.getLength();
     if (declared > maxBody) {
       tooLarge(response, callback);
+      answered(413, arrived);
       return true;
     }
     byte[] body;
@@ -62,6 +69,7 @@ final class ApplicationHandler extends Handler.Abstract {
     }
     if (body.length > maxBody) {
       tooLarge(response, callback);
+      answered(413, arrived);
       return true;
     }
     String secret = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
@@ -74,6 +82,7 @@ final class ApplicationHandler extends Handler.Abstract {
     String query = request.getHttpURI().getQuery();
     Reply reply = upstream.serve(new Request(connectionId, request.getMethod(), path,
         query == null ? "" : query, headersOf(request), body));
+    answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
@@ -90,12 +99,21 @@ final class ApplicationHandler extends Handler.Abstract {
     return true;
   }
 
-  private static List<Map.Entry<String, String>> headersOf(
+  private void answered(int status, long arrived) {
+    try {
+      listener.answered(status, System.nanoTime() - arrived);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "a request listener failed: " + e);
+    }
+  }
+
+  /** The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie. */
+  static List<Map.Entry<String, String>> headersOf(
       org.eclipse.jetty.server.Request request) {
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (HttpField field : request.getHeaders()) {
       String name = field.getLowerCaseName();
-      if (HOP_BY_HOP.contains(name)) {
+      if (HOP_BY_HOP.contains(name) || name.startsWith("sec-websocket-")) {
         continue;
       }
       String value = field.getValue();

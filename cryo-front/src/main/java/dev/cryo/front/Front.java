@@ -1,17 +1,24 @@
 package dev.cryo.front;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 
 /**
  * The run's public HTTP port: Jetty 12 (core handlers, no servlets) with its blocking work on
- * virtual threads, serving every path outside {@code /_cryo/} through an {@link Upstream}.
+ * virtual threads, serving every path outside {@code /_cryo/} through an {@link Upstream}, and the
+ * page sockets at {@code /_cryo/ws} (docs/socket.md): the browsers' WebSockets, their pages' calls
+ * and the run's pushes.
  *
  * <pre>{@code
  * try (Front front = Front.builder(Upstream.of(commander)).port(8080).build()) {
@@ -27,6 +34,13 @@ public final class Front implements AutoCloseable {
   private final Server server;
   private final ServerConnector connector;
   private final String bind;
+  private final PageSockets sockets;
+
+  /**
+   * How long a page socket may stay silent before Jetty closes it; the demo's page pings far more
+   * often. Long, so a hibernating user's tabs keep their sockets.
+   */
+  static final Duration SOCKET_IDLE = Duration.ofMinutes(10);
 
   private Front(Builder builder) {
     QueuedThreadPool threads = new QueuedThreadPool();
@@ -40,8 +54,22 @@ public final class Front implements AutoCloseable {
     connector.setHost(builder.bind);
     connector.setPort(builder.port);
     server.addConnector(connector);
-    server.setHandler(new ApplicationHandler(builder.upstream,
-        new ConnectionCookie(builder.secureCookie), builder.maxBody));
+    this.sockets = new PageSockets();
+    builder.upstream.pushSink(sockets);
+    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits,
+        builder.allowedOrigins);
+    SocketLimits limits = builder.socketLimits;
+    WebSocketUpgradeHandler upgrade = WebSocketUpgradeHandler.from(server, container -> {
+      container.setMaxTextMessageSize(limits.maxMessageChars());
+      container.setMaxBinaryMessageSize(1024);
+      container.setIdleTimeout(SOCKET_IDLE);
+      container.addMapping(SocketGate.PATH, gate);
+    });
+    Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
+        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener));
+    builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
+    upgrade.setHandler(handlers);
+    server.setHandler(upgrade);
     this.bind = builder.bind;
   }
 
@@ -71,6 +99,11 @@ public final class Front implements AutoCloseable {
     return connector.getLocalPort();
   }
 
+  /** The page sockets' counts (open, pushes delivered and undelivered), read-only. */
+  public SocketStats sockets() {
+    return sockets;
+  }
+
   /** The address listened on. */
   public InetSocketAddress address() {
     return new InetSocketAddress(bind, port());
@@ -96,6 +129,10 @@ public final class Front implements AutoCloseable {
     private String bind = "127.0.0.1";
     private long maxBody = 1 << 20;
     private boolean secureCookie;
+    private RequestListener requestListener = RequestListener.NONE;
+    private final List<Handler> cryoHandlers = new ArrayList<>();
+    private SocketLimits socketLimits = SocketLimits.DEFAULTS;
+    private List<String> allowedOrigins = List.of();
 
     private Builder(Upstream upstream) {
       this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -128,6 +165,41 @@ public final class Front implements AutoCloseable {
     /** Whether the cookie is {@code Secure} (served behind TLS); @return this builder. */
     public Builder secureCookie(boolean value) {
       this.secureCookie = value;
+      return this;
+    }
+
+    /**
+     * Who sees each application request answered (default {@link RequestListener#NONE});
+     * {@code @return} this builder.
+     */
+    public Builder requestListener(RequestListener value) {
+      this.requestListener = Objects.requireNonNull(value, "requestListener");
+      return this;
+    }
+
+    /** The bounds of each page socket; @return this builder. */
+    public Builder socketLimits(SocketLimits value) {
+      this.socketLimits = Objects.requireNonNull(value, "socketLimits");
+      return this;
+    }
+
+    /**
+     * Adds a handler of cryo's own paths on this port: it is offered only requests under
+     * {@code /_cryo/} (the application's handler declines them first), in the order added, and
+     * returns false for a path it does not serve (then the next, else 404). The admin listener's
+     * paths come here when they are served on the public port. {@code @return} this builder.
+     */
+    public Builder addCryoHandler(Handler handler) {
+      cryoHandlers.add(Objects.requireNonNull(handler, "handler"));
+      return this;
+    }
+
+    /**
+     * Origins besides the page's own that may open a page socket ({@code https://app.example}),
+     * exactly; @return this builder.
+     */
+    public Builder allowedOrigins(List<String> value) {
+      this.allowedOrigins = List.copyOf(value);
       return this;
     }
 

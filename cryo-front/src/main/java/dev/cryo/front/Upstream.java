@@ -1,8 +1,10 @@
 package dev.cryo.front;
 
 import dev.cryo.commander.Commander;
+import dev.cryo.commander.PushSink;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
+import java.util.Optional;
 
 /**
  * What the front serves requests through: the commander, or a stand-in in a test. Implementations
@@ -16,6 +18,22 @@ public interface Upstream {
   /** Serves one request; never throws for a refusal (it is a reply with its status). */
   Reply serve(Request request);
 
+  /**
+   * Whether the run admits new work: a socket's handshake is refused with 1013 otherwise. The
+   * default admits.
+   */
+  default boolean admits() {
+    return true;
+  }
+
+  /** The connection of {@code page}, when the run knows it; the default knows no page. */
+  default Optional<String> connectionOfPage(String page) {
+    return Optional.empty();
+  }
+
+  /** Sends the run's pushes to {@code sink} (the front's sockets); the default pushes nothing. */
+  default void pushSink(PushSink sink) {}
+
   /** The commander as the front's upstream. */
   static Upstream of(Commander commander) {
     return new Upstream() {
@@ -27,6 +45,21 @@ public interface Upstream {
       @Override
       public Reply serve(Request request) {
         return commander.serve(request);
+      }
+
+      @Override
+      public boolean admits() {
+        return commander.admits();
+      }
+
+      @Override
+      public Optional<String> connectionOfPage(String page) {
+        return commander.connectionOfPage(page);
+      }
+
+      @Override
+      public void pushSink(PushSink sink) {
+        commander.pushSink(sink);
       }
     };
   }

@@ -1,6 +1,7 @@
 /**
  * The front: the run's one public port. Jetty 12's core handlers on virtual threads turn each HTTP
- * request into a call of the commander's Java API and write its reply back.
+ * request, and each call on a page socket, into a call of the commander's Java API and write its
+ * reply back; the application's pushes go out on the page sockets.
  *
  * <h2>Rules of the package</h2>
  *
@@ -14,7 +15,13 @@
  *   <li>Everything is bounded before it reaches a worker: a body over the limit is refused with
  *       413; header limits are Jetty's.
  *   <li>Paths under {@code /_cryo/} are cryo's own and never reach the application.
- *   <li>The front holds no state of its own about users: the commander's maps are the truth.
+ *   <li>The page sockets ({@code /_cryo/ws}, docs/socket.md) are the one thing the front keeps:
+ *       which socket each page's channel is open on. They never mint a connection (a handshake
+ *       without a known cookie is closed 1008), pass an Origin gate, and are bounded (message
+ *       size, calls in flight, the outbound queue). A freeze or a move of a user never touches
+ *       them; a push is written to them by the front, so it wakes nobody.
+ *   <li>Apart from the sockets, the front holds no state of its own about users: the commander's
+ *       maps are the truth.
  * </ul>
  */
 package dev.cryo.front;

@@ -38,21 +38,34 @@ final class Claim {
    * The loop. Only its waits are interruptible (an interrupted wait is a busy refusal); its file
    * work is not ({@link Uninterruptible}), so an interrupted thread still takes a free lock, and
    * keeps its interrupt flag.
+   *
+   * <p>Each turn looks before it writes: a record is made and published only when nothing is at
+   * the lockfile's name ({@link LockFile#isVacant}, which opens nothing). A lock found taken is
+   * read and its holder judged once from what was read, and a refusal names that judgement: a
+   * refused try writes nothing, links nothing and reads the process table once. The look is only
+   * a shortcut, never a judgement: a name that fills between the look and the link makes the link
+   * fail as before, and the turn reads and judges what won.
    */
   private static LockRecord claim(LockFile file, String holder, long deadline)
       throws LockException {
     ProcessTable table = ProcessTable.system();
-    LockRecord mine = LockRecord.fresh(table.current(), holder);
+    LockRecord mine = null;
     Path directory = file.path().getParent();
     ReleaseWatch watch = null;
     boolean cleaned = false;
     try {
       while (true) {
-        if (publish(file, mine)) {
-          return mine;
+        if (file.isVacant()) {
+          if (mine == null) {
+            mine = LockRecord.fresh(table.current(), holder);
+          }
+          if (publish(file, mine)) {
+            return mine;
+          }
         }
         LockReading found = file.read();
-        Wait wait = judge(file, found, table);
+        Judgement judgement = judge(file, found, table);
+        Wait wait = judgement.next();
         if (wait == Wait.RETRY_NOW) {
           if (!cleaned) {
             cleaned = cleanSideFiles(directory, file, table);
@@ -61,7 +74,7 @@ final class Claim {
         }
         long remaining = deadline - System.nanoTime();
         if (remaining <= 0) {
-          throw busy(file, found, table);
+          throw busy(file, found, judgement.holder());
         }
         if (!cleaned) {
           cleaned = cleanSideFiles(directory, file, table);
@@ -121,29 +134,36 @@ final class Claim {
 
   private enum Wait { RETRY_NOW, SHORT, FOR_RELEASE }
 
-  private static Wait judge(LockFile file, LockReading found, ProcessTable table)
+  /** What a turn makes of a reading: how to go on, and the holder's verdict when one was made. */
+  private record Judgement(Wait next, HolderVerdict holder) {
+    static final Judgement RETRY_NOW = new Judgement(Wait.RETRY_NOW, null);
+    static final Judgement SHORT = new Judgement(Wait.SHORT, null);
+    static final Judgement FOR_RELEASE = new Judgement(Wait.FOR_RELEASE, null);
+  }
+
+  private static Judgement judge(LockFile file, LockReading found, ProcessTable table)
       throws LockException {
     switch (found) {
       case LockReading.Absent absent -> {
-        return Wait.RETRY_NOW;
+        return Judgement.RETRY_NOW;
       }
       case LockReading.NotRegular notRegular -> throw new LockValidationException(
           LockException.Reason.NOT_A_REGULAR_FILE, file.path(),
           file.path() + " is " + notRegular.kind() + ", not a lockfile; it was neither followed"
               + " nor changed: remove it if nobody should be there, then retry");
       case LockReading.Unreadable unreadable -> {
-        return Wait.FOR_RELEASE;
+        return Judgement.FOR_RELEASE;
       }
       case LockReading.Present present -> {
         HolderVerdict verdict = HolderVerdict.judge(present.record(), table);
         if (verdict.liveness() != Liveness.DEAD) {
-          return Wait.FOR_RELEASE;
+          return new Judgement(Wait.FOR_RELEASE, verdict);
         }
         return reclaim(file, present::sameBytes, "its holder is dead: " + verdict.reason());
       }
       case LockReading.Malformed malformed -> {
         if (!ProcessLock.graceOver(malformed.modified())) {
-          return Wait.FOR_RELEASE;
+          return Judgement.FOR_RELEASE;
         }
         return reclaim(file, malformed::sameBytes,
             "its record does not parse (" + malformed.problem() + ") and has not changed for "
@@ -152,7 +172,7 @@ final class Claim {
     }
   }
 
-  private static Wait reclaim(LockFile file, Predicate<byte[]> same, String why)
+  private static Judgement reclaim(LockFile file, Predicate<byte[]> same, String why)
       throws LockException {
     LockFile.Removal outcome;
     try {
@@ -165,7 +185,7 @@ final class Claim {
     if (outcome == LockFile.Removal.REMOVED) {
       LOG.log(Level.INFO, "reclaimed {0}: {1}", file.path(), why);
     }
-    return outcome == LockFile.Removal.CONTENDED ? Wait.SHORT : Wait.RETRY_NOW;
+    return outcome == LockFile.Removal.CONTENDED ? Judgement.SHORT : Judgement.RETRY_NOW;
   }
 
   private static boolean publish(LockFile file, LockRecord mine) throws LockException {
@@ -198,9 +218,11 @@ final class Claim {
     return true;
   }
 
-  private static LockException busy(LockFile file, LockReading found, ProcessTable table) {
+  /** The refusal, naming the holder's verdict this turn made ({@code verdict}, for a record). */
+  private static LockException busy(LockFile file, LockReading found, HolderVerdict verdict) {
     String detail = switch (found) {
-      case LockReading.Present present -> HolderVerdict.judge(present.record(), table).reason();
+      case LockReading.Present present -> verdict == null ? "its holder is alive"
+          : verdict.reason();
       case LockReading.Unreadable unreadable -> "its record cannot be read: "
           + unreadable.problem();
       case LockReading.Malformed malformed -> "its record does not parse (" + malformed.problem()

@@ -18,7 +18,8 @@ import java.util.Optional;
  * it. It is tried once and never waited for: whoever finds it taken retries on its own schedule,
  * without holding a thread that the disk work needs.
  *
- * <p>{@link #tryTake} creates the folder (0700) when needed and publishes the same record as
+ * <p>{@link #tryTake} creates the folder (0700) when needed (and removes it again, when empty,
+ * should the take then fail: a full disk never leaves a folder without a lock) and publishes the same record as
  * {@link ProcessLock}, with the same publication (never half a record) and the same proof of death
  * (a provably dead holder is reclaimed within the single try). {@link #release} refuses a holder that
  * is not the one on disk, and removes the folder when the lock was all it had left: the folder lives
@@ -54,7 +55,7 @@ public final class FolderSemaphore {
     Path lockPath = folder.resolve(FILE_NAME);
     LockFile file = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      createFolder(folder, lockPath);
+      boolean created = createFolder(folder, lockPath);
       if (file == null) {
         file = LockFile.at(lockPath); // once the folder exists, so that it resolves to one spelling
       }
@@ -65,12 +66,28 @@ public final class FolderSemaphore {
         return false;
       } catch (LockValidationException e) {
         if (e.reason() != LockException.Reason.DIRECTORY_DISAPPEARED) {
+          if (created) {
+            removeIfEmpty(folder);
+          }
           throw e;
         }
         // A release removed the empty folder between our mkdir and our link: make it again.
       }
     }
     return false;
+  }
+
+  /**
+   * Removes the folder a failed take created (a full disk refuses the record after the mkdir
+   * succeeded): nobody answers for an empty folder without a lock. A folder somebody else has put
+   * something into meanwhile stays.
+   */
+  static void removeIfEmpty(Path folder) {
+    try {
+      Files.delete(folder);
+    } catch (IOException e) {
+      // Not empty (another taker's lock, parcels), already gone, or refused: it stays.
+    }
   }
 
   /**
@@ -173,12 +190,13 @@ public final class FolderSemaphore {
     };
   }
 
-  private static void createFolder(Path folder, Path lockPath) throws LockValidationException {
+  /** Makes sure the folder is there; whether this call created it. */
+  private static boolean createFolder(Path folder, Path lockPath) throws LockValidationException {
     if (Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
       // The folder of a frozen user: one look, which (unlike a refused creation) throws nothing.
       // Should a release remove it before the record is linked, the claim says so and the take
       // comes back here.
-      return;
+      return false;
     }
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
@@ -191,7 +209,7 @@ public final class FolderSemaphore {
             Files.createDirectories(folder.getParent());
             Files.createDirectory(folder, PRIVATE_FOLDER);
           }
-          return;
+          return true;
         } catch (FileAlreadyExistsException e) {
           // One look, never following a link: a link planted in the folder's place would carry
           // the semaphore and every parcel written after it somewhere else.
@@ -203,7 +221,7 @@ public final class FolderSemaphore {
                     + ", not a directory; nothing was changed and it was not followed: remove it"
                     + " if nobody should be there, then retry", e);
           }
-          return;
+          return false;
         }
       } catch (NoSuchFileException e) {
         // It was there, and a release removed it before we looked: make it again.
@@ -215,5 +233,6 @@ public final class FolderSemaphore {
       }
     }
     // It keeps coming and going: the claim finds out, and the take is retried.
+    return false;
   }
 }

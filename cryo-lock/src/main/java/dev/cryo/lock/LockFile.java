@@ -127,6 +127,16 @@ public final class LockFile {
     return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);
   }
 
+  /**
+   * Whether nothing is at the lockfile's name: one {@code access(2)}, which opens nothing and
+   * throws nothing. A shortcut for a claimer that looks before it writes, never a judgement: a
+   * dangling symbolic link, or a name this process may not look up, also reads as vacant, and the
+   * publication that follows meets what is there.
+   */
+  boolean isVacant() {
+    return !Files.exists(path);
+  }
+
   /** Reads what is at the lockfile's path; see {@link LockReading} for the shapes. */
   public LockReading read() {
     ReentrantLock guard = guard();

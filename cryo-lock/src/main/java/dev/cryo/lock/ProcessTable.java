@@ -3,9 +3,12 @@ package dev.cryo.lock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -102,10 +105,12 @@ public final class ProcessTable {
           .map(instant -> OptionalLong.of(instant.toEpochMilli()))
           .orElse(OptionalLong.empty());
     }
-    String stat;
+    byte[] stat;
+    int length;
     try {
       Path file = PROC.resolve(Long.toString(pid)).resolve("stat");
-      stat = Uninterruptible.call(() -> Files.readString(file, StandardCharsets.ISO_8859_1));
+      stat = new byte[STAT_BYTES];
+      length = Uninterruptible.call(() -> readInto(file, stat));
     } catch (NoSuchFileException e) {
       return OptionalLong.empty();
     } catch (IOException e) {
@@ -113,23 +118,63 @@ public final class ProcessTable {
       return Files.exists(PROC.resolve(Long.toString(pid))) ? OptionalLong.of(-1)
           : OptionalLong.empty();
     }
-    // "pid (comm) state ppid ... starttime": comm may hold spaces and parentheses.
-    int close = stat.lastIndexOf(')');
-    if (close < 0) {
+    // "pid (comm) state ppid ... starttime": comm may hold spaces and parentheses, so the fields
+    // are counted from the last ')'. Parsed in place: this runs on every refused try of a lock.
+    int close = length - 1;
+    while (close >= 0 && stat[close] != ')') {
+      close--;
+    }
+    if (close < 0 || length == stat.length) {
+      return OptionalLong.of(-1); // not a stat line, or longer than any: proves nothing
+    }
+    int at = close + 1;
+    int[] starts = new int[20];
+    int field = 0;
+    while (at < length && field < 20) {
+      while (at < length && stat[at] == ' ') {
+        at++;
+      }
+      if (at >= length || stat[at] == '\n') {
+        break;
+      }
+      starts[field++] = at;
+      while (at < length && stat[at] != ' ' && stat[at] != '\n') {
+        at++;
+      }
+    }
+    if (field < 20) {
       return OptionalLong.of(-1);
     }
-    String[] fields = stat.substring(close + 1).trim().split(" ");
-    if (fields.length < 20) {
-      return OptionalLong.of(-1);
-    }
-    if (fields[0].equals("X") || fields[0].equals("x")
-        || fields[0].equals("Z") && !hasOtherThreads(pid)) {
+    byte state = stat[starts[0]];
+    boolean oneLetter = starts[0] + 1 >= length || stat[starts[0] + 1] == ' ';
+    if (oneLetter && (state == 'X' || state == 'x' || state == 'Z' && !hasOtherThreads(pid))) {
       return OptionalLong.empty();
     }
-    try {
-      return OptionalLong.of(Long.parseLong(fields[19]));
-    } catch (NumberFormatException e) {
-      return OptionalLong.of(-1);
+    long start = 0;
+    int digits = 0;
+    for (int i = starts[19]; i < length && stat[i] != ' ' && stat[i] != '\n'; i++, digits++) {
+      if (stat[i] < '0' || stat[i] > '9' || digits >= 18) {
+        return OptionalLong.of(-1);
+      }
+      start = start * 10 + (stat[i] - '0');
+    }
+    return digits == 0 ? OptionalLong.of(-1) : OptionalLong.of(start);
+  }
+
+  /** Room for any {@code /proc/<pid>/stat} line (about 300 bytes, its name at most 64). */
+  private static final int STAT_BYTES = 1024;
+
+  /** Reads {@code file} into {@code buffer} until its end or the buffer is full; the length. */
+  private static int readInto(Path file, byte[] buffer) throws IOException {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      ByteBuffer into = ByteBuffer.wrap(buffer);
+      // procfs gives the whole line, ending in a newline, at the first read: no second read
+      // for the end of file then.
+      while (into.hasRemaining() && channel.read(into) >= 0
+          && (into.position() == 0 || buffer[into.position() - 1] != '\n')) {
+        // a short read: go on
+      }
+      return into.position();
     }
   }
 

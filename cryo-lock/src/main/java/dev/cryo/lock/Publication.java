@@ -64,14 +64,18 @@ public final class Publication {
   private static final long PID = ProcessHandle.current().pid();
   private static final System.Logger LOG = System.getLogger(Publication.class.getName());
 
-  /** A test seam: called right after a successful link, before the temporary is removed. */
-  interface AfterLink {
-    void linked(Path target, Path temporary) throws IOException;
+  /** A test seam: a step of {@link #tryPublish}, told the target and the temporary. */
+  interface LinkStep {
+    void reached(Path target, Path temporary) throws IOException;
   }
 
-  static final AfterLink NO_SEAM = (target, temporary) -> { };
+  static final LinkStep NO_SEAM = (target, temporary) -> { };
 
-  static volatile AfterLink afterLink = NO_SEAM;
+  /** Called once the temporary is written whole, just before the link. */
+  static volatile LinkStep beforeLink = NO_SEAM;
+
+  /** Called right after a successful link, before the temporary is removed. */
+  static volatile LinkStep afterLink = NO_SEAM;
 
   private Publication() {}
 
@@ -133,6 +137,7 @@ public final class Publication {
     Path temporary = writeTemporary(target, content, durability);
     boolean published;
     try {
+      beforeLink.reached(target, temporary);
       Files.createLink(target, temporary);
       published = true;
     } catch (FileAlreadyExistsException e) {
@@ -146,7 +151,7 @@ public final class Publication {
       throw e;
     }
     if (published) {
-      afterLink.linked(target, temporary);
+      afterLink.reached(target, temporary);
     }
     // From here on what is published stays published: failures are reported, never thrown.
     Optional<Path> left = Optional.empty();

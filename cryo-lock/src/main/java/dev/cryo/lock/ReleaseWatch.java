@@ -28,6 +28,13 @@ import java.util.concurrent.TimeUnit;
 final class ReleaseWatch implements AutoCloseable {
 
   static final long MAX_NAP_MILLIS = 250;
+
+  /**
+   * The longest single wait of a notified watch: {@link #MAX_NAP_MILLIS}. A test seam: a test that
+   * claims a waiter is woken by the notification lifts it far above its own bound, so that a waiter
+   * which missed the notification (a dead watch) fails the test instead of waking on the nap.
+   */
+  static volatile long maxNapNanos = TimeUnit.MILLISECONDS.toNanos(MAX_NAP_MILLIS);
   private static final long FIRST_POLL_MILLIS = 1;
   private static final long MAX_POLL_MILLIS = 50;
 
@@ -110,8 +117,7 @@ final class ReleaseWatch implements AutoCloseable {
       pollMillis = Math.min(pollMillis * 2, MAX_POLL_MILLIS);
       return;
     }
-    long deadline =
-        System.nanoTime() + Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(MAX_NAP_MILLIS));
+    long deadline = System.nanoTime() + Math.min(nanos, maxNapNanos);
     try {
       while (true) {
         long left = deadline - System.nanoTime();

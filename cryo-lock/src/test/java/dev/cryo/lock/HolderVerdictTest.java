@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Proof of death, judged against real processes of this machine (no mocks). */
 class HolderVerdictTest {
@@ -49,6 +50,21 @@ class HolderVerdictTest {
     assertThat(TABLE.current().bootId()).isEqualTo(TABLE.bootId());
     assertThat(TABLE.startOf(0)).isEmpty();
     assertThat(TABLE.startOf(-1)).isEmpty();
+  }
+
+  /** The name in {@code /proc/PID/stat} may hold spaces and parentheses: fields count from the last. */
+  @Test
+  void aProcessNamedWithSpacesAndParenthesesIsReadFromItsLastParenthesis(@TempDir Path dir)
+      throws Exception {
+    Path named = Files.copy(Path.of("/bin/sleep"), dir.resolve("a) 1 2 (b"));
+    assertThat(named.toFile().setExecutable(true)).isTrue();
+    child = new ProcessBuilder(named.toString(), "600").start();
+    String stat = Files.readString(Path.of("/proc", Long.toString(child.pid()), "stat"));
+    assertThat(stat).contains("(a) 1 2 (b)");
+
+    assertThat(TABLE.startOf(child.pid())).hasValue(TestProcesses.startTicks(child.pid()));
+    assertThat(judge(localRecord(child.pid(), TestProcesses.startTicks(child.pid()), "named"))
+        .liveness()).isEqualTo(Liveness.ALIVE);
   }
 
   @Test

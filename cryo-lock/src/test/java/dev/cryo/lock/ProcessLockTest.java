@@ -412,12 +412,25 @@ class ProcessLockTest {
     }
   }
 
+  /**
+   * Woken by the file-change notification, not by a nap: the waiter naps up to ten minutes between
+   * looks, so with the notification dead it is still asleep at {@link TestProcesses#BOUND}.
+   */
   @Test
   void aWaiterWakesWhenAnotherProcessRemovesItsRecord() throws Exception {
     try (ReleaseWatch watch = ReleaseWatch.on(dir)) {
       assertThat(watch.isNotified()).as("Linux has inotify").isTrue();
     }
     Files.write(lockPath(), foreignLiveRecord().toBytes());
+    WatchSeam.napAtMost(Duration.ofMinutes(10));
+    try {
+      aWaiterWakesWhenTheRecordIsRemoved();
+    } finally {
+      WatchSeam.restore();
+    }
+  }
+
+  private void aWaiterWakesWhenTheRecordIsRemoved() throws Exception {
     Thread[] waiterThread = new Thread[1];
     CompletableFuture<ProcessLock> waiter = new CompletableFuture<>();
     waiterThread[0] = new Thread(() -> {

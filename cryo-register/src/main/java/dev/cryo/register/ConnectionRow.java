@@ -86,4 +86,9 @@ public class ConnectionRow extends ChainRow {
   final void cache() {
     user = (String) find(USER);
   }
+
+  @Override
+  final int lockRank() {
+    return RowLock.CONNECTION;
+  }
 }

@@ -1,8 +1,8 @@
 package dev.cryo.register;
 
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -10,7 +10,10 @@ import java.util.function.Consumer;
  * searched linearly, then a hash set. Index buckets and the downward edges of the chain are mostly a
  * handful of keys each; at a million pages the packed form saves the bulk of a hash set per bucket.
  *
- * <p>Not thread-safe: every instance is guarded by the structure lock of the register that owns it.
+ * <p>Written under the structure lock of the register that owns it, and read optimistically: a
+ * walk over a torn view ends (the packed form is an array, bounded by its length; the large form a
+ * concurrent set, which may be walked during a write), and what it read is discarded unless the
+ * reader's stamp is still valid.
  */
 final class KeySet {
 
@@ -18,7 +21,7 @@ final class KeySet {
 
   private String[] small; // the first size slots are the keys, when large == null
   private int size;
-  private HashSet<String> large;
+  private Set<String> large; // a concurrent set: readers walk it optimistically, during writes
 
   KeySet() {}
 
@@ -49,7 +52,9 @@ final class KeySet {
       return;
     }
     if (size == SMALL) {
-      large = new HashSet<>(Arrays.asList(small));
+      Set<String> grown = ConcurrentHashMap.newKeySet(SMALL * 4);
+      grown.addAll(Arrays.asList(small));
+      large = grown;
       small = null;
       size = 0;
       large.add(key);

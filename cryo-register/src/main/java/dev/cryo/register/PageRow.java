@@ -101,4 +101,9 @@ public class PageRow extends ChainRow {
   final void cache() {
     connectionId = (String) find(CONNECTION_ID);
   }
+
+  @Override
+  final int lockRank() {
+    return RowLock.PAGE;
+  }
 }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
 
@@ -71,7 +71,9 @@ public final class Register<R extends Row> {
   private final StructureLock structure;
   private final Lock write;
   private final boolean chainManaged;
-  private final HashMap<String, R> rows = new HashMap<>(); // written under the structure lock
+  // Written under the structure lock; a concurrent map because optimistic readers walk it while a
+  // writer may be inside: its bins, trees included, can be walked during a write.
+  private final ConcurrentHashMap<String, R> rows = new ConcurrentHashMap<>();
   private volatile Map<String, Index> indexes; // replaced whole, under the structure lock
   private volatile Set<String> indexedFields; // indexes.keySet()
 

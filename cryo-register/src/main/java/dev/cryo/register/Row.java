@@ -107,11 +107,17 @@ public class Row {
    * The row's own exclusive, re-entrant lock: take it around a sequence of accesses to the row and
    * around every access to its store. Always the same lock for a row; it is made on the first call,
    * so a row nobody ever locks carries none.
+   *
+   * <p>The lock of a user, connection or page row enforces the package's lock order: a waiting
+   * {@code lock()} by a thread that holds another row of the same level or of a level above (rows
+   * lock upwards: page, connection, user) is refused with
+   * {@link RegisterException.Reason#LOCK_ORDER} before it waits. {@code tryLock} is never refused.
    */
   public final ReentrantLock lock() {
     ReentrantLock current = lock;
     if (current == null) {
-      ReentrantLock fresh = new ReentrantLock();
+      int rank = lockRank();
+      ReentrantLock fresh = rank < 0 ? new ReentrantLock() : new RowLock(this, rank);
       current = (ReentrantLock) LOCK.compareAndExchange(this, null, fresh);
       if (current == null) {
         current = fresh;
@@ -180,9 +186,11 @@ public class Row {
    * Writes {@code field}. While the row is registered, the write goes through its register, which
    * refuses what the register refuses ({@value #KEY_FIELD}, a field of the ownership chain, a value
    * of the wrong type for a typed field) and re-files the row in the index of {@code field} when it
-   * is indexed. Takes {@link #lock()} for the duration of the write.
+   * is indexed. Takes {@link #lock()} for the duration of the write, so a thread holding a row of
+   * the chain may write only its own row and the rows above it: see {@link #lock()}.
    *
-   * @throws RegisterException when the write is refused; the row is then unchanged
+   * @throws RegisterException when the write is refused,
+   *     {@link RegisterException.Reason#LOCK_ORDER} when taking the row's lock would break the lock order; the row is then unchanged
    */
   public final void set(String field, Object value) {
     write(field, value);
@@ -231,6 +239,14 @@ public class Row {
     Object[] snapshot = fields;
     int at = slot(snapshot, field);
     return at < 0 ? null : snapshot[at + 1];
+  }
+
+  /**
+   * The rank of this row's lock in the lock order ({@link RowLock#PAGE}, {@link RowLock#CONNECTION},
+   * {@link RowLock#USER}), or -1 for a row outside the chain, whose lock has no rank.
+   */
+  int lockRank() {
+    return -1;
   }
 
   /** A chain set's snapshot for {@code field}, or {@link #NOT_A_CHAIN_SET}. */

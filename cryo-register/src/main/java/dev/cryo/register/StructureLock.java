@@ -12,11 +12,15 @@ import java.util.function.Supplier;
  * reads again holding the lock shared. Not re-entrant: nothing in the package takes it while
  * holding it, except optimistic reads, which never block.
  *
- * <p>What an optimistic reader walks — the rows' hash maps, the index buckets, the key sets, the
- * rows' field arrays — is written only by the holder of the exclusive side, and those structures
- * only ever link forwards (a hash map's bins, a tree's children, arrays), so a walk over a torn view
- * ends; whatever it returns or throws is discarded unless the stamp is still valid, and a valid
- * stamp means no write happened during the walk, which then saw everything the last writer wrote.
+ * <p>What an optimistic reader walks — the rows' maps, the index buckets, the key sets, the rows'
+ * field arrays — is written only by the holder of the exclusive side, but read while it writes, so
+ * each of them may be walked during a write: the maps and large key sets are concurrent ones (a
+ * plain hash map turns a bucket of colliding keys into a tree, and a reader meeting a rotation
+ * halfway, or seeing its writes out of order, can walk in a circle for ever; a concurrent map's
+ * readers never walk a tree being rebalanced), and the rest are arrays, bounded by their length.
+ * So a walk over a torn view ends; whatever it returns or throws is discarded unless the stamp is
+ * still valid, and a valid stamp means no write happened during the walk, which then saw everything
+ * the last writer wrote.
  */
 final class StructureLock {
 

@@ -58,4 +58,9 @@ public class UserRow extends ChainRow {
   final boolean isChainField(String field) {
     return field.equals(CONNECTIONS);
   }
+
+  @Override
+  final int lockRank() {
+    return RowLock.USER;
+  }
 }

@@ -1,8 +1,8 @@
 package dev.cryo.register;
 
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 /**
@@ -10,11 +10,14 @@ import java.util.function.BiConsumer;
  * key while it holds one and a {@link KeySet} from two on; an emptied bucket is removed. A row that
  * lacks the field, or holds {@code null} in it, is filed under "no value".
  *
- * <p>Not thread-safe: written under the structure lock of its register, read optimistically.
+ * <p>Written under the structure lock of its register, read optimistically: the buckets live in a
+ * concurrent map, which a reader may walk during a write.
  */
 final class ValueIndex extends Index {
 
-  private final HashMap<Object, Object> buckets = new HashMap<>();
+  // A concurrent map: optimistic readers walk it while the writer may be inside it
+  // (see StructureLock).
+  private final ConcurrentHashMap<Object, Object> buckets = new ConcurrentHashMap<>();
 
   @Override
   void add(Object value, String key) {

@@ -55,15 +55,21 @@
  *       lifecycle operation, within the next rule.
  *   <li>Row locks nest only upwards along one chain: a page, then its connection, then its user.
  *       Never hold two rows of the same level (two pages, two connections, two users) at once.
+ *       The locks enforce it: a waiting {@code lock()} of a user, connection or page row by a
+ *       thread holding another row of the same level or above is refused with {@code LOCK_ORDER}
+ *       before it waits, and so is every write of a row's fields (which locks the row); a
+ *       {@code tryLock}, which never waits for ever, is not checked.
  *   <li>The registry itself locks: the row it writes ({@code update}, {@code set},
  *       {@code remove}); the new page, from before its publication until
- *       {@code subscribePageStore} has returned (so nobody reaches a page's store before its
+ *       the subscribe seam has returned (so nobody reaches a page's store before its
  *       capture is attached); the connection, then the guest's entry, during a login; and each page
- *       in turn while {@code detachPage} runs. A lifecycle call that would have to lock a row below
+ *       in turn while the detach seam runs. A lifecycle call that would have to lock a row below
  *       one the calling thread holds — dropping the tree of a user or connection whose lock the
  *       thread holds, or logging in a connection while holding its previous user's lock — is refused
  *       with {@code LOCK_ORDER} rather than risk a deadlock. A page's own call, holding the page's
- *       lock, may do anything to its chain.
+ *       lock, may log its connection in and drop its own page with what the cascade takes; a
+ *       thread holding a row lock that drops a tree with a page it does not hold (another tab) is
+ *       refused with {@code LOCK_ORDER}, for the drop would wait for that page.
  * </ul>
  *
  * <h2>Concurrency: what a reader can see</h2>
@@ -74,13 +80,15 @@
  *   <li>Births and cascades are single steps: {@code newPage} publishes its page with the
  *       connection and user it brings into being, and a drop removes its whole tree, in one
  *       exclusive section. No view shows a tree half built or half demolished.
- *   <li>When {@code detachPage} is overridden, a drop happens in three steps: it claims its rows
- *       (still registered, whole and readable, but marked as being dropped), runs the seam for each
- *       page with no structure lock held, then removes them all in one step. Meanwhile other
+ *   <li>When the registry has a detach seam ({@link dev.cryo.register.PageSeams}), a drop
+ *       happens in three steps: it claims its rows (still registered, whole and readable, but
+ *       marked as being dropped), runs the seam for each page with no structure lock held, then
+ *       removes them all in one step. Meanwhile other
  *       lifecycle calls that would touch a claimed row are refused with the retryable
  *       {@code BEING_DROPPED}; reads and field updates proceed. The seam runs exactly once per page
- *       that leaves. If it throws, the claim is released and every row stays. Cascading drops of
- *       siblings running at once each see the other's row at their claim; the one whose removal
+ *       that leaves. If it throws, the pages it had already detached are subscribed again, then
+ *       the claim is released and every row stays. Cascading drops of siblings running at once
+ *       each see the other's row at their claim; the one whose removal
  *       leaves the parent with no children takes the parent in that same step, so the last page of
  *       a connection and the last connection of a user still take their parent, exactly once.
  *   <li>Downward edges ({@code connections}, {@code pages}) read as immutable snapshots; the

@@ -457,6 +457,65 @@ class RegisterRegistryTest {
     assertTree(failing);
   }
 
+  /** Counts each page's subscriptions and detaches; its detach seam fails on a chosen call. */
+  static final class FailingSecondDetachRegistry extends RegisterRegistry {
+    final Map<String, Integer> subscriptions = new java.util.concurrent.ConcurrentHashMap<>();
+    final Map<String, Integer> detaches = new java.util.concurrent.ConcurrentHashMap<>();
+    final List<String> resubscribedWhile = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile int failOnCall = 2;
+    private final java.util.concurrent.atomic.AtomicInteger calls =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    protected void subscribePageStore(PageRow page) {
+      if (detaches.getOrDefault(page.key(), 0) > 0) { // a re-subscription: still being dropped?
+        resubscribedWhile.add(page.key() + (page.isRegistered() ? " registered" : " gone")
+            + (page.lock().isHeldByCurrentThread() ? ", locked" : ", unlocked"));
+        expect(() -> newPage(page.key() + "-sibling", pageUser(page.key()),
+            page.connectionId()), Reason.BEING_DROPPED); // its connection is still claimed
+      }
+      subscriptions.merge(page.key(), 1, Integer::sum);
+    }
+
+    @Override
+    protected void detachPage(PageRow page) {
+      if (calls.incrementAndGet() == failOnCall) {
+        throw new IllegalStateException("capture cannot stop");
+      }
+      detaches.merge(page.key(), 1, Integer::sum);
+    }
+
+    /** Subscriptions minus detaches per page: 1 while it lives subscribed, 0 once it left. */
+    Map<String, Integer> balance() {
+      Map<String, Integer> out = new java.util.TreeMap<>();
+      subscriptions.forEach((page, times) -> out.put(page, times - detaches.getOrDefault(page, 0)));
+      return out;
+    }
+  }
+
+  @Test
+  void pagesAlreadyDetachedWhenTheSeamFailsLiveOnSubscribedAgain() {
+    FailingSecondDetachRegistry failing = new FailingSecondDetachRegistry();
+    failing.newPage("p1", "anna", "c1");
+    failing.newPage("p2", "anna", "c1");
+    failing.newPage("p3", "anna", "c2");
+    Map<String, Object> before = ChainInvariants.picture(failing);
+    assertThatThrownBy(() -> failing.dropUser("anna")).isInstanceOf(IllegalStateException.class)
+        .hasMessage("capture cannot stop");
+    assertThat(failing.detaches).hasSize(1); // the first page was detached, the second failed
+    assertThat(failing.balance()).containsExactly(Map.entry("p1", 1), Map.entry("p2", 1),
+        Map.entry("p3", 1)); // every page still there is subscribed again, once
+    assertThat(failing.resubscribedWhile).hasSize(1)
+        .allSatisfy(seen -> assertThat(seen).endsWith(" registered, locked"));
+    assertThat(ChainInvariants.picture(failing)).isEqualTo(before);
+    assertTree(failing);
+    failing.failOnCall = 0; // the capture can stop now: the whole tree leaves, each page once
+    failing.dropUser("anna");
+    assertThat(failing.balance()).containsOnlyKeys("p1", "p2", "p3").containsValues(0)
+        .doesNotContainValue(1);
+    assertThat(failing.userItems().size()).isZero();
+  }
+
   // ---- concurrency rules --------------------------------------------------------------------
 
   /** A registry whose detach seam says it was reached, then waits (bounded) to be released. */

@@ -163,9 +163,9 @@ final class Admission {
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         if (cause instanceof WorkerException refusal
-            && refusal.reason() == WorkerException.Reason.NO_PARCEL) {
-          throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, refusal.getMessage(),
-              refusal);
+            && (refusal.reason() == WorkerException.Reason.NO_PARCEL
+                || refusal.reason() == WorkerException.Reason.UNREADABLE_PARCEL)) {
+          throw new WorkerException(refusal.reason(), user, refusal.getMessage(), refusal);
         }
         throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"

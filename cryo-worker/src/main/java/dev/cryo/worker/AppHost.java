@@ -6,6 +6,7 @@ import dev.cryo.app.Dispatcher;
 import dev.cryo.app.FreezeReason;
 import dev.cryo.app.LoginResult;
 import dev.cryo.app.Move;
+import dev.cryo.app.Pushed;
 import dev.cryo.app.Request;
 import dev.cryo.app.Response;
 import dev.cryo.app.Scope;
@@ -16,6 +17,7 @@ import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.Store;
 import dev.cryo.register.StoreException;
 import dev.cryo.register.UserRow;
+import dev.cryo.wire.protocol.PushMessage;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -94,6 +96,7 @@ public final class AppHost implements Application {
   private final Set<UserRow> welcomed = Collections.synchronizedSet(
       Collections.newSetFromMap(new WeakHashMap<>()));
   private final SecureRandom random = new SecureRandom();
+  private volatile Pusher pusher = Pusher.NOWHERE;
 
   /**
    * A host of {@code application}; asks it for its routes.
@@ -107,6 +110,14 @@ public final class AppHost implements Application {
       throw new LoadException(LoadException.Reason.BAD_ROUTES, e.getMessage()
           + "; the worker cannot serve it: fix its routes", e);
     }
+  }
+
+  /**
+   * Sends the application's pushes to {@code value} from now on (in the worker process: the wire
+   * call {@code push}); until then they reach nothing. Thread-safe.
+   */
+  public void pusher(Pusher value) {
+    this.pusher = Objects.requireNonNull(value, "pusher");
   }
 
   /**
@@ -361,6 +372,31 @@ public final class AppHost implements Application {
         + "; nothing was served");
   }
 
+  // ---- versions -------------------------------------------------------------------------------
+
+  /** The application's {@link CryoApplication#stateVersion()}. */
+  @Override
+  public int stateVersion() {
+    return dispatcher.stateVersion();
+  }
+
+  /**
+   * A store written by another state version, through {@link Dispatcher#upgrade} (and so
+   * {@link CryoApplication#upgrade}).
+   *
+   * @throws StateException {@link StateException.Reason#UNREADABLE} when this version cannot read
+   *     it
+   */
+  @Override
+  public Map<String, Object> readStore(String level, int version, Map<String, Object> content) {
+    Scope scope = switch (level) {
+      case "connection" -> Scope.CONNECTION;
+      case "page" -> Scope.PAGE;
+      default -> Scope.USER;
+    };
+    return dispatcher.upgrade(scope, version, content);
+  }
+
   // ---- hooks ----------------------------------------------------------------------------------
 
   @Override
@@ -478,6 +514,21 @@ public final class AppHost implements Application {
       String pageId = "p" + HexFormat.of().formatHex(bytes(16)); // 128 random bits
       context.newPage(pageId, Map.of());
       return pageId;
+    }
+
+    @Override
+    public Pushed pushToPage(String pageId, byte[] json) {
+      return pusher.push(PushMessage.PAGE, pageId, json);
+    }
+
+    @Override
+    public Pushed pushToConnection(byte[] json) {
+      return pusher.push(PushMessage.CONNECTION, context.connectionId(), json);
+    }
+
+    @Override
+    public Pushed pushToUser(byte[] json) {
+      return pusher.push(PushMessage.USER, context.user(), json);
     }
 
     @Override

@@ -54,4 +54,35 @@ public interface Application {
    * @param pageIds the pages closed
    */
   default void pagesClosed(Worker worker, String user, List<String> pageIds) {}
+
+  /**
+   * The version of the state this application writes, stamped on every parcel the worker writes
+   * ({@code state_version}); a parcel without a stamp was written by version 1. The default is 1.
+   * Asked once, when the worker is built.
+   */
+  default int stateVersion() {
+    return 1;
+  }
+
+  /**
+   * The content of one store from a parcel stamped with state version {@code version}, as this
+   * application reads it; asked at a wake or an adoption when {@code version} is not
+   * {@link #stateVersion()}, on a disk thread with the user's semaphore held, before any row is
+   * rebuilt. A throw means this version cannot read the parcel: the worker leaves every parcel of
+   * the user as it was, writes the freezer's {@link dev.cryo.freezer.Freezer#UNREADABLE_NOTE} and
+   * refuses the call with {@link WorkerException.Reason#UNREADABLE_PARCEL}. The default reads no
+   * other version than its own.
+   *
+   * @param level {@code "user"}, {@code "connection"} or {@code "page"}
+   * @param version the state version stamped on the parcel
+   * @param content the store's content (plain data); not to be changed
+   * @return the content to rebuild the store with
+   * @throws RuntimeException when this version cannot read it; the message says why
+   */
+  default java.util.Map<String, Object> readStore(String level, int version,
+      java.util.Map<String, Object> content) {
+    throw new IllegalStateException("this worker's application writes state version "
+        + stateVersion() + " and reads no other, and this " + level + " store was written by"
+        + " state version " + version);
+  }
 }

@@ -284,7 +284,7 @@ final class Freezing {
         WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
             + " before his freeze; nothing was written"));
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
-    Map<String, Object> userParcel = Parcels.user(row, connectionIds);
+    Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion());
     Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
     List<PageRow> allPages = new ArrayList<>();
     for (String connectionId : connectionIds) {
@@ -294,7 +294,8 @@ final class Freezing {
       }
       List<PageRow> pages = pagesOf(connection);
       allPages.addAll(pages);
-      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null));
+      connectionParcels.put(connectionId, Parcels.connection(connection, pages, null,
+          worker.stateVersion()));
     }
     List<String> pageIds = new ArrayList<>();
     allPages.forEach(page -> pageIds.add(page.pageId()));

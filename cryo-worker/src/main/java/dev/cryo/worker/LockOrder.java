@@ -1,7 +1,6 @@
 package dev.cryo.worker;
 
 import dev.cryo.register.PageRow;
-import dev.cryo.register.RegisterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -149,7 +148,8 @@ final class LockOrder {
 
   /**
    * The page locks a drop of {@code pages} would take under the tenant lock: the pages' own when
-   * the registry runs a detach seam (its drops lock each page they take), none otherwise.
+   * the registry has a detach seam ({@code registry.seams().detaches()}: its drops lock each page
+   * they take), none otherwise.
    */
   static List<ReentrantLock> pageLocks(boolean detaches, List<PageRow> pages) {
     if (!detaches || pages.isEmpty()) {
@@ -160,19 +160,5 @@ final class LockOrder {
       locks.add(page.lock());
     }
     return locks;
-  }
-
-  /** Whether {@code registry}'s class overrides the detach seam, so that its drops lock pages. */
-  static boolean detaches(RegisterRegistry registry) {
-    for (Class<?> type = registry.getClass(); type != RegisterRegistry.class;
-        type = type.getSuperclass()) {
-      try {
-        type.getDeclaredMethod("detachPage", PageRow.class);
-        return true;
-      } catch (NoSuchMethodException e) {
-        // keep looking up
-      }
-    }
-    return false;
   }
 }

@@ -270,7 +270,8 @@ final class Login {
     boolean ownerGoes = owner.connections().size() == 1;
     Map<String, Object> carried = owner.isGuest() && ownerGoes ? Parcels.storeOf(owner) : null;
     List<PageRow> pages = worker.pagesOf(connection);
-    Map<String, Object> parcel = Parcels.connection(connection, pages, carried);
+    Map<String, Object> parcel = Parcels.connection(connection, pages, carried,
+        worker.stateVersion());
     try {
       into.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
     } catch (IOException | RuntimeException e) {

@@ -36,6 +36,8 @@ final class Parcels {
   static final String PAGES = "pages";
   static final String ID = "id";
   static final String CARRIED_USER_STORE = "carried_user_store";
+  /** The state version of the application that wrote the parcel; absent means 1. */
+  static final String STATE_VERSION = "state_version";
 
   /** The clocks, stamped up the chain. */
   static final String LAST_REFRESH_TS = "last_refresh_ts";
@@ -55,9 +57,10 @@ final class Parcels {
    *
    * @throws LockOrder.RowBusy when a store's row is locked by another thread
    */
-  static Map<String, Object> user(UserRow user, List<String> connectionIds) {
+  static Map<String, Object> user(UserRow user, List<String> connectionIds, int stateVersion) {
     Map<String, Object> parcel = row(user, USER_KIND);
     parcel.put(CONNECTIONS, List.copyOf(connectionIds));
+    parcel.put(STATE_VERSION, stateVersion);
     return parcel;
   }
 
@@ -67,8 +70,9 @@ final class Parcels {
    * @throws LockOrder.RowBusy when a store's row is locked by another thread
    */
   static Map<String, Object> connection(ConnectionRow connection, List<PageRow> pages,
-      Map<String, Object> carried) {
+      Map<String, Object> carried, int stateVersion) {
     Map<String, Object> parcel = row(connection, CONNECTION_KIND);
+    parcel.put(STATE_VERSION, stateVersion);
     List<Object> pageParcels = new ArrayList<>(pages.size());
     for (PageRow page : pages) {
       pageParcels.add(row(page, "page"));
@@ -153,6 +157,72 @@ final class Parcels {
       return Store.copyOf(copy);
     }
     return new Store();
+  }
+
+  /**
+   * {@code parcel} as {@code application} reads it: itself when stamped with its state version, else
+   * a copy whose stores (the row's, its pages', a carried guest store) went through
+   * {@link Application#readStore}.
+   *
+   * @throws Unreadable when the application cannot read it (nothing is changed)
+   */
+  static Map<?, ?> readable(Map<?, ?> parcel, Application application) {
+    Object stamp = parcel.containsKey(STATE_VERSION) ? parcel.get(STATE_VERSION) : 1;
+    if (!(stamp instanceof Integer || stamp instanceof Long)) {
+      throw new Unreadable(1, "its state version is " + stamp + ", not a whole number");
+    }
+    long version = ((Number) stamp).longValue();
+    int running = application.stateVersion();
+    if (version == running) {
+      return parcel;
+    }
+    if (version < 1 || version > Integer.MAX_VALUE) {
+      throw new Unreadable(version, "its state version " + version + " is not 1 or more");
+    }
+    try {
+      Map<String, Object> copy = new LinkedHashMap<>();
+      parcel.forEach((key, value) -> copy.put((String) key, value));
+      String level = USER_KIND.equals(parcel.get(KIND)) ? USER_KIND : CONNECTION_KIND;
+      copy.put(STORE, readStore(application, level, (int) version, parcel.get(STORE)));
+      if (parcel.get(CARRIED_USER_STORE) != null) {
+        copy.put(CARRIED_USER_STORE, readStore(application, USER_KIND, (int) version,
+            parcel.get(CARRIED_USER_STORE)));
+      }
+      if (parcel.get(PAGES) instanceof List<?> pages) {
+        List<Object> upgraded = new ArrayList<>(pages.size());
+        for (Object page : pages) {
+          Map<String, Object> pageCopy = new LinkedHashMap<>();
+          ((Map<?, ?>) page).forEach((key, value) -> pageCopy.put((String) key, value));
+          pageCopy.put(STORE, readStore(application, "page", (int) version,
+              ((Map<?, ?>) page).get(STORE)));
+          upgraded.add(pageCopy);
+        }
+        copy.put(PAGES, upgraded);
+      }
+      copy.put(STATE_VERSION, running);
+      return copy;
+    } catch (RuntimeException e) {
+      throw new Unreadable(version, e.getMessage() == null ? e.toString() : e.getMessage());
+    }
+  }
+
+  private static Map<String, Object> readStore(Application application, String level,
+      int version, Object content) {
+    Map<String, Object> store = new LinkedHashMap<>();
+    if (content instanceof Map<?, ?> map) {
+      map.forEach((key, value) -> store.put((String) key, value));
+    }
+    return application.readStore(level, version, store);
+  }
+
+  /** A parcel the running application cannot read: the version stamped on it, and why. */
+  static final class Unreadable extends RuntimeException {
+    final long version;
+
+    Unreadable(long version, String why) {
+      super(why);
+      this.version = version;
+    }
   }
 
   /** The ids a user parcel lists as frozen with him. */

@@ -103,10 +103,17 @@ final class Waking {
         connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
       }
     }
+    try { // before anything is dropped: a parcel this version cannot read stays as it is
+      userParcel = Parcels.readable(userParcel, worker.application());
+      connectionParcels.replaceAll((id, parcel) -> Parcels.readable(parcel, worker.application()));
+    } catch (Parcels.Unreadable e) {
+      throw unreadable(user, e);
+    }
     for (String connectionId : connectionParcels.keySet()) {
       freezer.dropConnectionParcel(user, connectionId);
     }
     freezer.dropUserParcel(user);
+    freezer.dropUnreadableNote(user); // an earlier version's refusal, now read
     tenant.lock.lock();
     try {
       List<Object[]> births = new ArrayList<>();
@@ -135,6 +142,29 @@ final class Waking {
       tenant.lock.unlock();
     }
     announcer.deliver();
+  }
+
+  /**
+   * The refusal of a user whose parcels this version cannot read, after the freezer's unreadable
+   * note was written beside them (semaphore held); the parcels are untouched.
+   */
+  private WorkerException unreadable(String user, Parcels.Unreadable e) {
+    int running = worker.application().stateVersion();
+    String why = "written by state version " + e.version + ", which the running application"
+        + " (state version " + running + ") cannot read: " + e.getMessage();
+    try {
+      freezer.writeUnreadableNote(user, Map.of("state_version", e.version, "running_state_version",
+          running, "reason", e.getMessage()), name, "unreadable: " + why, group);
+    } catch (IOException | RuntimeException noteFailure) {
+      LOG.log(Level.WARNING, "the unreadable note of '" + user + "' could not be written; his"
+          + " parcels are kept all the same", noteFailure);
+    }
+    LOG.log(Level.WARNING, "'" + user + "' cannot be woken on worker " + name + ": his parcels were "
+        + why + "; they are kept in the freezer as they were");
+    return new WorkerException(WorkerException.Reason.UNREADABLE_PARCEL, user, "the saved state of '"
+        + user + "' was " + why + "; it is kept in the freezer as it was (nothing was read,"
+        + " changed or dropped): run a version of the application that reads state version "
+        + e.version + ", or upgrade it in CryoApplication.upgrade");
   }
 
   /** Puts back what a failed wake had read, so that nothing is lost; best effort, logged. */
@@ -218,6 +248,10 @@ final class Waking {
     try {
       probe.join();
     } catch (CompletionException e) {
+      if (e.getCause() instanceof WorkerException refusal
+          && refusal.reason() == WorkerException.Reason.UNREADABLE_PARCEL) {
+        throw new WorkerException(refusal.reason(), user, refusal.getMessage(), refusal);
+      }
       throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "adopting connection '"
           + connectionId + "' of '" + user + "' on worker " + name + " failed ("
           + e.getCause().getMessage() + "); its parcel was left as it was: retry the call",
@@ -230,7 +264,12 @@ final class Waking {
     if (read.isEmpty()) {
       return; // adopted meanwhile by somebody else, or never there
     }
-    Map<?, ?> parcel = (Map<?, ?>) read.get();
+    Map<?, ?> parcel;
+    try {
+      parcel = Parcels.readable((Map<?, ?>) read.get(), worker.application());
+    } catch (Parcels.Unreadable e) {
+      throw unreadable(user, e);
+    }
     freezer.dropConnectionParcel(user, connectionId);
     tenant.lock.lock();
     try {

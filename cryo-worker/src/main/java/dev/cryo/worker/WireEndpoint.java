@@ -199,6 +199,7 @@ final class WireEndpoint implements WireHandler {
       case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
           : Codes.USER_LEFT_MOVING;
       case NO_PARCEL -> Codes.NO_PARCEL;
+      case UNREADABLE_PARCEL -> Codes.UNREADABLE_PARCEL;
       case LOCATE_FAILED -> Codes.LOCATE_FAILED;
       case ROW_BUSY -> Codes.ROW_BUSY;
       case IN_TRANSITION -> Codes.IN_TRANSITION;

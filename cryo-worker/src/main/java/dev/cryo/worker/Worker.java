@@ -108,6 +108,7 @@ public final class Worker implements AutoCloseable {
   private final Freezer freezer;
   private final RegisterRegistry registry;
   private final Application application;
+  private final int stateVersion;
   private final Announcer announcer;
   private final Schedule schedule;
   private final Clock clock;
@@ -141,6 +142,7 @@ public final class Worker implements AutoCloseable {
     this.transitionWait = builder.waitLimit.plus(builder.grace);
     this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
     this.application = builder.application;
+    this.stateVersion = builder.application.stateVersion();
     this.announcer = new Announcer(builder.listener);
     if (builder.disk == null) {
       AtomicInteger count = new AtomicInteger();
@@ -156,7 +158,7 @@ public final class Worker implements AutoCloseable {
     }
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit,
         rowWait);
-    this.detaches = LockOrder.detaches(registry);
+    this.detaches = registry.seams().detaches();
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
     this.login = new Login(this, name, group, registry, announcer, tenants, trips,
@@ -455,6 +457,16 @@ public final class Worker implements AutoCloseable {
    */
   public boolean dropPage(String pageId) {
     return drops.dropPage(pageId);
+  }
+
+  /** The application served. */
+  Application application() {
+    return application;
+  }
+
+  /** The state version stamped on every parcel this worker writes. */
+  int stateVersion() {
+    return stateVersion;
   }
 
   /** The application's hook before a freeze; a throw is logged, the freeze goes on. */

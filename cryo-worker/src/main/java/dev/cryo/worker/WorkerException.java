@@ -27,6 +27,13 @@ public final class WorkerException extends RuntimeException {
      * was created or announced. Not retryable as it is: the maps are wrong about him.
      */
     NO_PARCEL,
+    /**
+     * The user's parcels were written by a state version the running application cannot read (a
+     * newer one, or an upgrade that refused): every parcel was left as it was, with the freezer's
+     * unreadable note beside them; nothing was created or announced. Not retryable until another
+     * version of the application runs.
+     */
+    UNREADABLE_PARCEL,
     /** The application's handler threw; the request slot was closed. */
     APPLICATION_FAILED,
     /** The connection is not registered on this worker. */

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.app.Pushed;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireLimits;
@@ -8,6 +9,8 @@ import dev.cryo.wire.protocol.Locate;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.Presentation;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.PushResult;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.lang.System.Logger.Level;
 import java.nio.channels.SocketChannel;
@@ -34,6 +37,8 @@ public final class WorkerMain {
   static final Duration PRESENTATION_WAIT = Duration.ofSeconds(10);
   /** How long a {@code locate} may take before the login assumes the identity is elsewhere. */
   static final Duration LOCATE_WAIT = Duration.ofSeconds(5);
+  /** How long a push may wait for the commander before it counts as having reached nothing. */
+  static final Duration PUSH_WAIT = Duration.ofSeconds(5);
 
   private WorkerMain() {}
 
@@ -73,6 +78,7 @@ public final class WorkerMain {
         .identityLocator(user -> locate(wire, user))
         .build();
     endpoint.bind(worker, wire);
+    host.pusher((target, key, json) -> push(wire, target, key, json));
     ProcessHandle self = ProcessHandle.current();
     long started = self.info().startInstant().map(instant -> instant.toEpochMilli()).orElse(0L);
     List<List<String>> moves = host.moveRoutes();
@@ -82,6 +88,19 @@ public final class WorkerMain {
     LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
         + " and serves " + spawn.application());
     new CountDownLatch(1).await(); // the end of the wire halts the process
+  }
+
+  /** One push through the commander; a push that cannot be had reaches nothing (logged). */
+  private static Pushed push(Wire wire, String target, String key, byte[] json) {
+    try {
+      PushResult result = ProtocolCodec.read(wire.call(Methods.PUSH,
+          ProtocolCodec.write(new PushMessage(target, key, json)), PUSH_WAIT).join(),
+          PushResult.class);
+      return new Pushed(result.pages(), result.written());
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "a push to " + target + " " + key + " reached nothing: " + e);
+      return Pushed.NOTHING;
+    }
   }
 
   private static IdentityLocator.Location locate(Wire wire, String user) {

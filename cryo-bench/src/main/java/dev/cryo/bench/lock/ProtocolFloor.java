@@ -23,8 +23,10 @@ import java.util.Set;
  * The floor of an uncontended {@link ProcessLock} acquire + release: the file-system calls of cryo's
  * own protocol, in the same order and through the same JDK calls, and nothing else.
  *
- * <p>Acquire (what {@code Publication.publishExclusive} does):
+ * <p>Acquire (what the claim does when the lock is free):
  * <ol>
+ *   <li>look at {@code .lock} ({@code Files.exists}: one {@code access(2)}, the claim's look
+ *       before it writes);
  *   <li>open a temporary beside {@code .lock} with {@code CREATE_NEW, WRITE, NOFOLLOW_LINKS} and
  *       mode 0600; write the record; read its link count ({@code unix:nlink}, one {@code lstat});
  *       close;
@@ -32,21 +34,21 @@ import java.util.Set;
  *   <li>delete the temporary.
  * </ol>
  *
- * <p>Release (what {@code LockFile.removeIf} does):
+ * <p>Release (what {@code LockFile.removeOwn} does, the owner's release):
  * <ol>
- *   <li>{@code link(.lock, aside)}; {@code lstat(aside)};
- *   <li>open the aside name {@code READ, WRITE, NOFOLLOW_LINKS}; {@code tryLock()} (an
+ *   <li>{@code lstat(.lock)} (a regular file? its file key);
+ *   <li>open {@code .lock} {@code READ, WRITE, NOFOLLOW_LINKS}; {@code tryLock()} (an
  *       {@code fcntl} lock); read the content to end of file with positional reads into a
  *       4097-byte buffer;
- *   <li>{@code lstat(.lock)} and compare its file key with the aside's; delete {@code .lock};
- *   <li>close the channel (which drops the {@code fcntl} lock); delete the aside name.
+ *   <li>{@code lstat(.lock)} again and compare its file key with the first; delete {@code .lock};
+ *   <li>close the channel (which drops the {@code fcntl} lock).
  * </ol>
  *
  * <p>Left out, because they are not calls of the protocol: validating the directory
  * ({@code stat}, {@code toRealPath}), canonicalising the lockfile's directory, the in-JVM slot and
  * guard, making a fresh record (random token, clock), formatting and parsing it, comparing tokens.
- * The record written is a real cryo record of the same size, made once. The temporary and aside
- * names are new for every call, as cryo's are (a file system does not treat a name it has just
+ * The record written is a real cryo record of the same size, made once. The temporary's name is
+ * new for every call, as cryo's is (a file system does not treat a name it has just
  * seen removed like a fresh one), but counted instead of drawn at random. Not thread-safe: one
  * instance per thread and directory.
  */
@@ -59,7 +61,6 @@ public final class ProtocolFloor {
 
   private final Path lockFile;
   private final String temporaryPrefix;
-  private final String asidePrefix;
   private long serial;
   private final byte[] record;
   private final ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
@@ -73,7 +74,6 @@ public final class ProtocolFloor {
     this.lockFile = directory.resolve(ProcessLock.FILE_NAME);
     long pid = ProcessHandle.current().pid();
     this.temporaryPrefix = ProcessLock.FILE_NAME + ".cryo-tmp." + pid + ".";
-    this.asidePrefix = ProcessLock.FILE_NAME + ".cryo-aside." + pid + ".";
     this.record = LockRecord.fresh(ProcessIdentity.current(),
         "java pid " + pid + " thread " + Thread.currentThread().getName()).toBytes();
   }
@@ -95,6 +95,9 @@ public final class ProtocolFloor {
    * @return whether it was published (false: something was already there)
    */
   public boolean acquire() throws IOException {
+    if (Files.exists(lockFile)) {
+      return false;
+    }
     Path temporary = lockFile.resolveSibling(temporaryPrefix + uniqueSuffix());
     try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
       ByteBuffer content = ByteBuffer.wrap(record);
@@ -117,44 +120,41 @@ public final class ProtocolFloor {
   }
 
   /**
-   * Removes {@code .lock} through the guarded sequence of a release.
+   * Removes {@code .lock} through the checked sequence of an owner's release.
    *
    * @return whether it was removed
    */
   public boolean release() throws IOException {
-    Path aside = lockFile.resolveSibling(asidePrefix + uniqueSuffix());
-    Files.createLink(aside, lockFile);
-    try {
-      BasicFileAttributes asideAttributes =
-          Files.readAttributes(aside, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      try (FileChannel channel = FileChannel.open(aside, StandardOpenOption.READ,
-          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-        FileLock osLock = channel.tryLock();
-        if (osLock == null) {
-          return false;
-        }
-        readBuffer.clear();
-        long position = 0;
-        while (readBuffer.hasRemaining()) {
-          int read = channel.read(readBuffer, position);
-          if (read < 0) {
-            break;
-          }
-          position += read;
-        }
-        if (position != record.length) {
-          return false;
-        }
-        Object current = Files.readAttributes(lockFile, BasicFileAttributes.class,
-            LinkOption.NOFOLLOW_LINKS).fileKey();
-        if (!Objects.equals(current, asideAttributes.fileKey())) {
-          return false;
-        }
-        Files.delete(lockFile);
-        return true;
+    BasicFileAttributes before =
+        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!before.isRegularFile()) {
+      return false;
+    }
+    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.READ,
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      FileLock osLock = channel.tryLock();
+      if (osLock == null) {
+        return false;
       }
-    } finally {
-      Files.deleteIfExists(aside);
+      readBuffer.clear();
+      long position = 0;
+      while (readBuffer.hasRemaining()) {
+        int read = channel.read(readBuffer, position);
+        if (read < 0) {
+          break;
+        }
+        position += read;
+      }
+      if (position != record.length) {
+        return false;
+      }
+      Object now = Files.readAttributes(lockFile, BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS).fileKey();
+      if (!Objects.equals(now, before.fileKey())) {
+        return false;
+      }
+      Files.delete(lockFile);
+      return true;
     }
   }
 }

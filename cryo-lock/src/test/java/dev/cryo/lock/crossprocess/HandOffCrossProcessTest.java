@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.ProcessLock;
+import dev.cryo.lock.WatchSeam;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,12 +24,18 @@ import org.junit.jupiter.api.io.TempDir;
  * process lets it go (released, or killed), not at its deadline. These are wake-up assertions, not
  * speed assertions: the bound ({@link #SOON}) is a small fraction of the wait ({@link #LONG_WAIT}),
  * so only a waiter that missed the release can break it.
+ *
+ * <p>A release is seen through the file-change notification, so the waiters of the release tests
+ * nap up to {@link #LONG_WAIT} at a time ({@link WatchSeam}) instead of the production cap of a
+ * quarter of a second: with the notification dead, they sleep past {@link #SOON} and the test fails
+ * there. A kill removes nothing, so no notification comes: the reclaim after a kill is seen by the
+ * production nap, which that test keeps.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class HandOffCrossProcessTest {
 
-  private static final Duration LONG_WAIT = Duration.ofSeconds(30);
-  private static final Duration SOON = Duration.ofSeconds(3);
+  private static final Duration LONG_WAIT = Duration.ofMinutes(10);
+  private static final Duration SOON = Duration.ofSeconds(10);
   private static final Duration START = Duration.ofSeconds(60);
 
   @TempDir Path temporary;
@@ -42,6 +49,7 @@ class HandOffCrossProcessTest {
 
   @AfterEach
   void killChildren() throws InterruptedException {
+    WatchSeam.restore();
     for (ChildJvm child : children) {
       child.close();
     }
@@ -51,6 +59,7 @@ class HandOffCrossProcessTest {
   void aWaiterHereGetsTheLockSoonAfterAChildReleasesIt() throws Exception {
     ChildJvm holder = start("holder", "hold", directory.toString());
     String token = holder.awaitLine("@HELD", START);
+    WatchSeam.napAtMost(LONG_WAIT);
     CompletableFuture<ProcessLock> waiter = CompletableFuture.supplyAsync(() -> {
       try {
         return ProcessLock.acquire(directory, LONG_WAIT, "waiter");
@@ -64,7 +73,7 @@ class HandOffCrossProcessTest {
     long released = System.nanoTime();
     holder.send("release");
     holder.awaitLine("@RELEASED", START);
-    try (ProcessLock lock = waiter.get(LONG_WAIT.toSeconds() + 10, TimeUnit.SECONDS)) {
+    try (ProcessLock lock = waiter.get(SOON.toMillis(), TimeUnit.MILLISECONDS)) {
       long waited = System.nanoTime() - released;
       System.out.printf("a waiter here acquired %.1f ms after the child was told to release%n",
           waited / 1e6);
@@ -79,15 +88,15 @@ class HandOffCrossProcessTest {
     ProcessLock held = ProcessLock.acquire(directory, Duration.ZERO, "holder here");
     ChildJvm waiter;
     try {
-      waiter = start("waiter", "wait-acquire", directory.toString(),
-          Long.toString(LONG_WAIT.toMillis()));
+      waiter = start("waiter", HolderMain.NAP_AT_MOST + LONG_WAIT.toMillis(), "wait-acquire",
+          directory.toString(), Long.toString(LONG_WAIT.toMillis()));
       waiter.awaitLine("@WAITING", START);
       Thread.sleep(500);
     } finally {
       held.close();
     }
     long released = System.nanoTime();
-    String waitedByChild = waiter.awaitLine("@ACQUIRED", LONG_WAIT.plusSeconds(10));
+    String waitedByChild = waiter.awaitLine("@ACQUIRED", SOON);
     long waited = System.nanoTime() - released;
     System.out.printf("a waiting child acquired %.1f ms after this JVM released (it waited %s ms)%n",
         waited / 1e6, waitedByChild);
@@ -107,7 +116,7 @@ class HandOffCrossProcessTest {
     Thread.sleep(500);
     long killed = System.nanoTime();
     holder.kill();
-    waiter.awaitLine("@ACQUIRED", LONG_WAIT.plusSeconds(10));
+    waiter.awaitLine("@ACQUIRED", SOON);
     long waited = System.nanoTime() - killed;
     System.out.printf("a waiting child reclaimed %.1f ms after the holder was killed%n",
         waited / 1e6);

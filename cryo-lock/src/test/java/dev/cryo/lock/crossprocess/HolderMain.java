@@ -5,6 +5,8 @@ import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.ProcessLock;
 import dev.cryo.lock.Publication;
+import dev.cryo.lock.PublicationSeam;
+import dev.cryo.lock.WatchSeam;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -26,6 +28,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code @}; commands come one a line on standard input. End of standard input (the test JVM died)
  * halts the child at once.
  *
+ * <p>A first argument {@code --nap-at-most=MILLIS} lets this JVM's waiters nap that long between
+ * looks ({@link WatchSeam}), so that only the file-change notification wakes them in time.
+ *
  * <ul>
  *   <li>{@code contend PORT ID SEED ROUNDS MAX_HOLD_MICROS WAIT_MILLIS DIR...}: ROUNDS times (forever
  *       when negative), pick one of the directories, {@link ProcessLock#acquire} it, report {@code
@@ -37,6 +42,10 @@ import java.util.concurrent.locks.LockSupport;
  *       reuse), as if it had died holding, and the others must race to reclaim it.
  *   <li>{@code semaphore PORT ID SEED ROUNDS MAX_HOLD_MICROS FOLDER...}: the same with {@link
  *       FolderSemaphore#tryTake} retried until it succeeds, and {@link FolderSemaphore#release}.
+ *       While they contend, both obey {@code pause before-link}, {@code pause after-link} (the
+ *       next publication stops there, {@link PublicationSeam}) and {@code pause holding} (the next
+ *       acquisition stops once taken, before the critical section): the child says {@code @PAUSED
+ *       <point>} and parks there for good, to be killed at that point.
  *   <li>{@code hold DIR [COMPANION_PID]}: acquire (sharing the lock with the companion process when
  *       given, see {@link ProcessLock#shareWith}) and say {@code @HELD <token>}; then obey {@code release} (close the
  *       lock, say {@code @RELEASED}), {@code exit} ({@code System.exit(0)}, lock still open), {@code
@@ -49,9 +58,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class HolderMain {
 
+  /** The option that lifts this JVM's nap between looks: {@code --nap-at-most=MILLIS}. */
+  static final String NAP_AT_MOST = "--nap-at-most=";
+
   private HolderMain() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].startsWith(NAP_AT_MOST)) {
+      WatchSeam.napAtMost(Duration.ofMillis(Long.parseLong(args[0].substring(NAP_AT_MOST.length()))));
+      args = Arrays.copyOfRange(args, 1, args.length);
+    }
     try {
       switch (args[0]) {
         case "contend" -> contend(Arrays.copyOfRange(args, 1, args.length), false);
@@ -77,7 +93,7 @@ public final class HolderMain {
     int maxHoldMicros = Integer.parseInt(args[4]);
     Duration wait = Duration.ofMillis(Long.parseLong(args[5]));
     List<Path> directories = paths(args, 6);
-    haltWhenParentGoes();
+    obeyPausesUntilParentGoes();
     ExecutorService other = Executors.newSingleThreadExecutor(runnable -> {
       Thread thread = new Thread(runnable, "second-obtain");
       thread.setDaemon(true);
@@ -98,6 +114,7 @@ public final class HolderMain {
             busy++;
           }
         }
+        pauseIfAsked();
         try {
           verifier.enter(index);
           if (random.nextInt(10) == 0) {
@@ -148,7 +165,7 @@ public final class HolderMain {
     long rounds = Long.parseLong(args[3]);
     int maxHoldMicros = Integer.parseInt(args[4]);
     List<Path> folders = paths(args, 5);
-    haltWhenParentGoes();
+    obeyPausesUntilParentGoes();
     long refusals = 0;
     try (LockVerifier.Client verifier = LockVerifier.Client.connect(port, id)) {
       say("@STARTED");
@@ -161,6 +178,7 @@ public final class HolderMain {
           // The semaphore is never waited for: retry on our own schedule.
           LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(50 + random.nextInt(200)));
         }
+        pauseIfAsked();
         try {
           verifier.enter(index);
           pause(random, maxHoldMicros);
@@ -231,11 +249,27 @@ public final class HolderMain {
     Runtime.getRuntime().halt(3); // the test JVM is gone
   }
 
-  private static void haltWhenParentGoes() {
+  private static volatile boolean pauseHolding;
+
+  /**
+   * Reads the pause commands of a contender from standard input, and halts at its end (the test JVM
+   * died).
+   */
+  private static void obeyPausesUntilParentGoes() {
     Thread watcher = new Thread(() -> {
       try {
-        while (System.in.read() >= 0) {
-          // nothing is expected here
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String command;
+        while ((command = in.readLine()) != null) {
+          switch (command) {
+            case "pause before-link" -> PublicationSeam.once(PublicationSeam.Step.BEFORE_LINK,
+                () -> parkForGood("before-link"));
+            case "pause after-link" -> PublicationSeam.once(PublicationSeam.Step.AFTER_LINK,
+                () -> parkForGood("after-link"));
+            case "pause holding" -> pauseHolding = true;
+            default -> say("@FAILED unknown command " + command);
+          }
         }
       } catch (IOException e) {
         // treated as the end
@@ -244,6 +278,20 @@ public final class HolderMain {
     }, "parent-watch");
     watcher.setDaemon(true);
     watcher.start();
+  }
+
+  private static void pauseIfAsked() {
+    if (pauseHolding) {
+      parkForGood("holding");
+    }
+  }
+
+  /** Says where this thread is, and stays there until the test kills the process. */
+  private static void parkForGood(String point) {
+    say("@PAUSED " + point);
+    while (true) {
+      LockSupport.park();
+    }
   }
 
   private static void pause(SplittableRandom random, int maxMicros) {

@@ -27,18 +27,24 @@ import org.junit.jupiter.api.io.TempDir;
  * LockVerifier}.
  *
  * <p>Child processes contend without end on two {@link ProcessLock}s and one {@link
- * FolderSemaphore}. The test kills one at a time: it stops the child ({@code SIGSTOP}), looks where
- * it is (a temporary of its pid being published, an aside link of a removal, inside the critical
- * section by the verifier, named by a lockfile), and kills it ({@code SIGKILL}) when that is the
- * point it is after this time, or lets it run on and tries again. The point sought cycles through
- * publication, removal, critical section, holding, anywhere; where each kill landed is printed.
- * After each kill a fresh child takes the slot, and the test waits until every lock makes progress
- * again (the dead holder was reclaimed).
+ * FolderSemaphore}. The test kills one at a time ({@code SIGKILL}), at a point that cycles through
+ * before the link of a publication (its temporary written), during it (linked, its temporary not
+ * yet removed), after it (holding, outside the critical section), a removal, the critical section
+ * and anywhere. The three points of a publication are made, not hoped for: the child is told to
+ * stop at its next one ({@link dev.cryo.lock.PublicationSeam}, or once its acquisition returned)
+ * and says so; the test then looks at the disk itself and asserts that the child is where it was
+ * told to stop before it kills it. The others are sampled: the test stops the child ({@code
+ * SIGSTOP}), looks where it is (a temporary of its pid being published, an aside link of a
+ * removal, inside the critical section by the verifier, named by a lockfile), and kills it when
+ * that is the point it is after, or lets it run on and tries again. Where each kill landed is
+ * printed. After each kill a fresh child takes the slot, and the test waits until every lock makes
+ * progress again (the dead holder was reclaimed).
  *
- * <p>What must hold: no overlap ever; progress after every kill; at the end, with every child killed
- * at a random moment, a fresh acquirer gets every lock without waiting; and an acquirer that
- * reclaims a dead holder leaves no temporary or aside link of a dead process behind (so a semaphore
- * folder is removed again by its last release).
+ * <p>What must hold: kills landed before, during and after a publication; no overlap ever;
+ * progress after every kill; at the end, with every child killed at a random moment, a fresh
+ * acquirer gets every lock without waiting; and an acquirer that reclaims a dead holder leaves no
+ * temporary or aside link of a dead process behind (so a semaphore folder is removed again by its
+ * last release).
  *
  * <p>Sizes: {@code 10 × cryo.stress.scale} kills.
  */
@@ -68,12 +74,28 @@ class KillCrossProcessTest {
     }
   }
 
-  private static final List<Predicate<Point>> TARGETS = List.of(
-      point -> point == Point.PUBLISHING || point == Point.LINKED,
-      point -> point == Point.REMOVING,
-      point -> point == Point.INSIDE,
-      point -> point == Point.HOLDING,
-      point -> true);
+  /**
+   * What one kill seeks: a point the child is told to stop at ({@code pause}, a command of {@link
+   * HolderMain}, after which it must be at {@code made}), or one sought by sampling ({@code pause}
+   * null, {@code sought} the points that will do).
+   */
+  private record Target(String pause, Point made, Predicate<Point> sought) {
+    static Target made(String pause, Point point) {
+      return new Target(pause, point, candidate -> candidate == point);
+    }
+
+    static Target sampled(Predicate<Point> sought) {
+      return new Target(null, null, sought);
+    }
+  }
+
+  private static final List<Target> TARGETS = List.of(
+      Target.made("pause before-link", Point.PUBLISHING),
+      Target.made("pause after-link", Point.LINKED),
+      Target.made("pause holding", Point.HOLDING),
+      Target.sampled(point -> point == Point.REMOVING),
+      Target.sampled(point -> point == Point.INSIDE),
+      Target.sampled(point -> true));
 
   private enum Kind { LOCK, SEMAPHORE }
 
@@ -148,7 +170,9 @@ class KillCrossProcessTest {
       awaitProgress(slots);
       Slot slot = slots.get(random.nextInt(slots.size()));
       long pid = slot.child.pid();
-      Point point = killAt(slot, TARGETS.get(kill % TARGETS.size()), random);
+      Target target = TARGETS.get(kill % TARGETS.size());
+      Point point = target.pause() == null ? killAt(slot, target.sought(), random)
+          : killWhenPaused(slot, target);
       landed.merge(point, 1, Integer::sum);
       events.add(String.format("%.3f s: killed %s (client %d) at: %s", (System.nanoTime() - begun)
           / 1e9, slot.child, slot.clientId, point.words));
@@ -167,6 +191,8 @@ class KillCrossProcessTest {
             + " left by the dead, %.1f s%n", KILLS, describe(landed),
         locks.enters() + semaphores.enters(), locks.diedInside() + semaphores.diedInside(),
         sideFilesLeft, (System.nanoTime() - begun) / 1e9);
+    assertThat(landed).as("kills landed before, during and after a publication")
+        .containsKeys(Point.PUBLISHING, Point.LINKED, Point.HOLDING);
 
     // Every lock is recovered at once: a fresh acquirer waits for nobody.
     for (Path directory : List.of(lockA, lockB)) {
@@ -293,6 +319,20 @@ class KillCrossProcessTest {
         throw new AssertionError(story.toString(), violation);
       }
     }
+  }
+
+  /**
+   * Tells the child to stop at the point {@code target} makes, waits until it says it is there,
+   * checks on disk that it is, and kills it.
+   */
+  private Point killWhenPaused(Slot slot, Target target) throws Exception {
+    slot.child.send(target.pause());
+    String said = slot.child.awaitLine("@PAUSED", RECOVERY);
+    Point point = where(slot, slot.child.pid());
+    slot.child.kill();
+    assertThat(point).as("%s, told to '%s', said it stopped at %s", slot.child, target.pause(),
+        said).isEqualTo(target.made());
+    return point;
   }
 
   /** Stops the child at random moments until it is at a point {@code target} wants, then kills it. */

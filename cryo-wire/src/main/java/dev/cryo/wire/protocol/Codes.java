@@ -12,6 +12,11 @@ public final class Codes {
   public static final String USER_LEFT_MOVING = "user_left_moving";
   /** The verdict "frozen" came but no parcel is in the freezer: not retryable. */
   public static final String NO_PARCEL = "no_parcel";
+  /**
+   * The user's parcels were written by a state version the running application cannot read; they
+   * are kept as they were: not retryable, answered with an error page.
+   */
+  public static final String UNREADABLE_PARCEL = "unreadable_parcel";
   /** The worker has quit: route elsewhere. */
   public static final String WORKER_FINISHED = "worker_finished";
   /** A wake failed and left nothing behind: the same call may be retried. */

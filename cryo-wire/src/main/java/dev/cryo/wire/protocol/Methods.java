@@ -11,6 +11,11 @@ public final class Methods {
   public static final String ANNOUNCE = "announce";
   /** Worker → commander: where an identity lives ({@link Locate} → {@link Location}). */
   public static final String LOCATE = "locate";
+  /**
+   * Worker → commander: a push of the application to browser pages ({@link PushMessage} →
+   * {@link PushResult}), written to the front's sockets.
+   */
+  public static final String PUSH = "push";
 
   /** Commander → worker: one HTTP request ({@link HttpCall} → {@link HttpResult}). */
   public static final String HTTP = "http";
@@ -26,7 +31,7 @@ public final class Methods {
   public static final String QUIT = "quit";
 
   /** The calls a commander serves. */
-  public static final Set<String> COMMANDER_CALLS = Set.of(PRESENT, LOCATE);
+  public static final Set<String> COMMANDER_CALLS = Set.of(PRESENT, LOCATE, PUSH);
   /** The events a commander accepts. */
   public static final Set<String> COMMANDER_EVENTS = Set.of(ANNOUNCE);
   /** The calls a worker serves. */

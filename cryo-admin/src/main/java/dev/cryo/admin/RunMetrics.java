@@ -1,0 +1,188 @@
+package dev.cryo.admin;
+
+import dev.cryo.commander.RunListener;
+import dev.cryo.commander.Status;
+import dev.cryo.front.RequestListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The run's metrics, the one place that knows Micrometer: it binds the seams of the other modules
+ * to meters of a Prometheus registry. It is fed as things happen — the commander's events and
+ * calls to workers ({@link RunListener}), the front's answered requests ({@link RequestListener})
+ * — and reads the rest at each {@link #scrape}: the {@link Status} (users per worker, users
+ * placed, frozen and held, the freezer) and the browser sockets ({@link SocketStatistics}).
+ *
+ * <p>The meters, by their Prometheus names (documented in docs/admin.md):
+ * {@code cryo_http_requests_total{status}}, {@code cryo_http_request_latency_seconds} (histogram),
+ * {@code cryo_wire_round_trip_seconds} (histogram: an {@code http} call from the commander to a
+ * worker and its answer), {@code cryo_wake_latency_seconds} (histogram: such a call that woke its
+ * user), {@code cryo_births_total}, {@code cryo_freezes_total}, {@code cryo_wakes_total},
+ * {@code cryo_moves_total{outcome}}, {@code cryo_users_lost_total},
+ * {@code cryo_worker_deaths_total}, {@code cryo_worker_users{worker}}, {@code cryo_users{state}},
+ * {@code cryo_sockets_open}, {@code cryo_pushes_total{outcome}}, {@code cryo_freezer_bytes},
+ * {@code cryo_freezer_free_bytes}.
+ *
+ * <p>Thread-safe: the listeners may be called from any threads at once; {@link #scrape} is
+ * serialised.
+ */
+public final class RunMetrics implements RunListener, RequestListener {
+
+  /** The content type of {@link #scrape}: Prometheus' text exposition format 0.0.4. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Supplier<Status> status;
+  private final Map<Integer, Counter> requestsByStatus = new ConcurrentHashMap<>();
+  private final Timer requestLatency;
+  private final Timer wireRoundTrip;
+  private final Timer wakeLatency;
+  private final Counter births;
+  private final Counter freezes;
+  private final Counter wakes;
+  private final Counter movesDone;
+  private final Counter movesRefused;
+  private final Counter usersLost;
+  private final Counter workerDeaths;
+  private final MultiGauge workerUsers;
+  private volatile Status latest;
+
+  /**
+   * Metrics reading the run's status from {@code status} (called once per scrape, and once now)
+   * and the sockets from {@code sockets}.
+   */
+  public RunMetrics(Supplier<Status> status, SocketStatistics sockets) {
+    this.status = Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(sockets, "sockets");
+    this.latest = status.get();
+    requestLatency = histogram("cryo.http.request.latency",
+        "From a request's arrival at the front to its reply");
+    wireRoundTrip = histogram("cryo.wire.round.trip",
+        "An http call from the commander to a worker over the wire, to its answer");
+    wakeLatency = histogram("cryo.wake.latency",
+        "An http call that woke its user from the freezer, to its answer");
+    births = counter("cryo.births", "Users born (new_user folds)");
+    freezes = counter("cryo.freezes", "Users frozen (user_frozen folds)");
+    wakes = counter("cryo.wakes", "Users woken from the freezer (user_adopted folds)");
+    movesDone = Counter.builder("cryo.moves").description("Moves, done or refused")
+        .tag("outcome", "done").register(registry);
+    movesRefused = Counter.builder("cryo.moves").description("Moves, done or refused")
+        .tag("outcome", "refused").register(registry);
+    usersLost = counter("cryo.users.lost", "Users lost with a dead worker");
+    workerDeaths = counter("cryo.worker.deaths", "Workers that died");
+    workerUsers = MultiGauge.builder("cryo.worker.users")
+        .description("Users living on each worker").register(registry);
+    for (String state : List.of("placed", "frozen", "held")) {
+      Gauge.builder("cryo.users", this, metrics -> usersIn(metrics.latest, state))
+          .description("Users placed on a worker, frozen, and held right now")
+          .tag("state", state).register(registry);
+    }
+    gauge("cryo.freezer.bytes", "The bytes of the working freezer's files",
+        metrics -> metrics.latest.freezer().bytes());
+    gauge("cryo.freezer.free.bytes", "The bytes the freezer's file system may still take",
+        metrics -> metrics.latest.freezer().usableBytes());
+    Gauge.builder("cryo.sockets.open", sockets, SocketStatistics::socketsOpen)
+        .description("Browser sockets open on the front").register(registry);
+    FunctionCounter.builder("cryo.pushes", sockets, SocketStatistics::pushesDelivered)
+        .description("Pushes delivered to a socket, or finding none").tag("outcome", "delivered")
+        .register(registry);
+    FunctionCounter.builder("cryo.pushes", sockets, SocketStatistics::pushesUndelivered)
+        .description("Pushes delivered to a socket, or finding none")
+        .tag("outcome", "undelivered").register(registry);
+    refreshWorkers(latest);
+  }
+
+  private Timer histogram(String name, String description) {
+    return Timer.builder(name).description(description).publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofNanos(100_000)).maximumExpectedValue(Duration.ofSeconds(60))
+        .register(registry);
+  }
+
+  private Counter counter(String name, String description) {
+    return Counter.builder(name).description(description).register(registry);
+  }
+
+  private void gauge(String name, String description, ToDoubleFunction<RunMetrics> value) {
+    Gauge.builder(name, this, value).description(description).baseUnit("bytes")
+        .register(registry);
+  }
+
+  private static double usersIn(Status status, String state) {
+    return switch (state) {
+      case "placed" -> status.usersPlaced();
+      case "frozen" -> status.usersFrozen();
+      default -> status.usersHeld();
+    };
+  }
+
+  @Override
+  public void answered(int status, long nanos) {
+    requestsByStatus.computeIfAbsent(status, code -> Counter.builder("cryo.http.requests")
+        .description("Application requests answered, by status")
+        .tag("status", Integer.toString(code)).register(registry)).increment();
+    requestLatency.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void event(String event, Map<String, Object> fields) {
+    switch (event) {
+      case "fold" -> {
+        switch (String.valueOf(fields.get("kind"))) {
+          case "new_user" -> births.increment();
+          case "user_frozen" -> freezes.increment();
+          case "user_adopted" -> wakes.increment();
+          default -> { }
+        }
+      }
+      case "move" -> (fields.get("refused") == null ? movesDone : movesRefused).increment();
+      case "worker_died" -> {
+        workerDeaths.increment();
+        if (fields.get("lost") instanceof Collection<?> lost) {
+          usersLost.increment(lost.size());
+        }
+      }
+      default -> { }
+    }
+  }
+
+  @Override
+  public void workerCall(String worker, boolean woke, boolean answered, long nanos) {
+    wireRoundTrip.record(nanos, TimeUnit.NANOSECONDS);
+    if (woke && answered) {
+      wakeLatency.record(nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** Takes the status, refreshes the gauges that read it, and writes every meter as text. */
+  public synchronized String scrape() {
+    Status now = status.get();
+    latest = now;
+    refreshWorkers(now);
+    return registry.scrape();
+  }
+
+  private void refreshWorkers(Status now) {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (Status.WorkerStatus worker : now.workers()) {
+      rows.add(MultiGauge.Row.of(Tags.of("worker", worker.name()), worker.users()));
+    }
+    workerUsers.register(rows, true); // a dead worker's row goes
+  }
+}

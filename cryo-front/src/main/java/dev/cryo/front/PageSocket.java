@@ -1,0 +1,292 @@
+package dev.cryo.front;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cryo.commander.Reply;
+import dev.cryo.commander.Request;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap.SimpleImmutableEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.api.StatusCode;
+
+/**
+ * One browser connection's WebSocket ({@code /_cryo/ws}), in the protocol of
+ * {@code docs/socket.md}: pages open their channel on it, their calls go through the same
+ * {@link Upstream#serve} as HTTP (routing, holds, placement, wakes), and pushes come back on it.
+ * It lives in the front: a freeze or move of its user is invisible to it.
+ *
+ * <p>Bounded: {@link SocketLimits#maxInFlight()} calls at once (more are answered 429), messages
+ * up to {@link SocketLimits#maxMessageChars()} (Jetty closes longer ones with 1009), and at most
+ * {@link SocketLimits#maxQueuedChars()} characters waiting to be written — a reader that falls
+ * behind past it is closed with 1008 and cut.
+ *
+ * <p>Public only because Jetty calls its listener methods through method handles; it has no
+ * public constructor and is no API.
+ *
+ * <p>Threads: Jetty calls the listener methods one at a time; calls run on virtual threads of
+ * their own; {@link #send} is called from those and from the commander's push threads.
+ */
+public final class PageSocket implements Session.Listener.AutoDemanding {
+
+  private static final System.Logger LOG = System.getLogger(PageSocket.class.getName());
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** Headers a socket's calls carry beyond the handshake's: the page the call is for. */
+  static final String PAGE_HEADER = "x-cryo-page";
+
+  private final String connection;
+  private final List<Map.Entry<String, String>> handshakeHeaders;
+  private final PageSockets registry;
+  private final Upstream upstream;
+  private final SocketLimits limits;
+  private final Set<String> pages = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong queued = new AtomicLong();
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile boolean slow;
+  private volatile String lastPage;
+  private volatile Session session;
+
+  PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
+      PageSockets registry, Upstream upstream, SocketLimits limits) {
+    this.connection = Objects.requireNonNull(connection);
+    this.handshakeHeaders = List.copyOf(handshakeHeaders);
+    this.registry = registry;
+    this.upstream = upstream;
+    this.limits = limits;
+  }
+
+  /** The connection id of the cookie the handshake carried. */
+  String connection() {
+    return connection;
+  }
+
+  /** The pages bound to this socket. */
+  Set<String> pages() {
+    return Set.copyOf(pages);
+  }
+
+  @Override
+  public void onWebSocketOpen(Session opened) {
+    this.session = opened;
+    registry.opened(this);
+  }
+
+  @Override
+  public void onWebSocketText(String text) {
+    JsonNode message;
+    try {
+      message = JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      message = null;
+    }
+    if (message == null || !message.isObject()) {
+      send(error(null, 400, "bad_message", "a message is one JSON object (docs/socket.md);"
+          + " this one was not read and nothing was done"));
+      return;
+    }
+    JsonNode id = message.get("id");
+    String type = message.path("type").asText("");
+    switch (type) {
+      case "ping" -> send(withId(JSON.createObjectNode().put("type", "pong"), id));
+      case "open" -> open(id, message.path("page").asText(null));
+      case "call" -> call(id, message);
+      default -> send(error(id, 400, "bad_message", "no message type '" + type + "': a message"
+          + " is of type open, call or ping; nothing was done"));
+    }
+  }
+
+  @Override
+  public void onWebSocketBinary(ByteBuffer payload, Callback callback) {
+    callback.succeed();
+    Session current = session;
+    if (current != null) {
+      current.close(StatusCode.BAD_DATA, "binary messages are not part of the protocol",
+          Callback.NOOP);
+    }
+  }
+
+  @Override
+  public void onWebSocketClose(int statusCode, String reason) {
+    end();
+  }
+
+  @Override
+  public void onWebSocketError(Throwable cause) {
+    LOG.log(Level.DEBUG, "a page socket of connection " + connection + " failed: " + cause);
+    end();
+  }
+
+  private void end() {
+    if (ended.compareAndSet(false, true)) {
+      registry.closed(this, slow);
+    }
+  }
+
+  private void open(JsonNode id, String page) {
+    if (page == null || page.isBlank()) {
+      send(error(id, 400, "bad_message", "an open names its page: {\"type\":\"open\","
+          + "\"page\":ID}; nothing was bound"));
+      return;
+    }
+    if (!connection.equals(upstream.connectionOfPage(page).orElse(null))) {
+      send(error(id, 403, "foreign_page", "page '" + page + "' is not a page of this"
+          + " connection; nothing was bound: open a page of your own (POST /api/pages) and name"
+          + " it"));
+      return;
+    }
+    pages.add(page);
+    lastPage = page;
+    registry.bind(page, this);
+    ObjectNode reply = reply(id, 200);
+    reply.putObject("body").put("page", page);
+    send(reply);
+  }
+
+  private void call(JsonNode id, JsonNode message) {
+    if (id == null || id.isNull()) {
+      send(error(null, 400, "bad_message", "a call carries an id, which its reply carries back;"
+          + " nothing was done"));
+      return;
+    }
+    String page = message.path("page").asText(lastPage);
+    if (page == null || !pages.contains(page)) {
+      send(error(id, 409, "channel_not_open", "page '" + page + "' has no channel on this"
+          + " socket; nothing was done: send {\"type\":\"open\",\"page\":ID} first"));
+      return;
+    }
+    String method = message.path("method").asText("GET").toUpperCase(Locale.ROOT);
+    String path = message.path("path").asText("");
+    if (!path.startsWith("/") || path.startsWith("/_cryo/")) {
+      send(error(id, 400, "bad_path", "a call's path starts with / and is not cryo's own (/_cryo/);"
+          + " got '" + path + "'; nothing was done"));
+      return;
+    }
+    if (inFlight.incrementAndGet() > limits.maxInFlight()) {
+      inFlight.decrementAndGet();
+      send(error(id, 429, "too_many_calls", "this socket has " + limits.maxInFlight()
+          + " calls in flight already; this one was not run: wait for a reply, then send it"
+          + " again"));
+      return;
+    }
+    JsonNode body = message.get("body");
+    List<Map.Entry<String, String>> headers = new ArrayList<>(handshakeHeaders);
+    headers.add(new SimpleImmutableEntry<>(PAGE_HEADER, page));
+    byte[] bytes = new byte[0];
+    if (body != null && !body.isNull()) {
+      headers.add(new SimpleImmutableEntry<>("content-type", "application/json"));
+      bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+    }
+    Request request = new Request(connection, method, path, message.path("query").asText(""),
+        headers, bytes);
+    Thread.ofVirtual().name("cryo-socket-call").start(() -> {
+      try {
+        send(replyOf(id, upstream.serve(request)));
+      } catch (RuntimeException e) {
+        LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
+        send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
+      } finally {
+        inFlight.decrementAndGet();
+      }
+    });
+  }
+
+  /** Calls running now (for tests). */
+  int inFlight() {
+    return inFlight.get();
+  }
+
+  /**
+   * Writes {@code message} to the socket unless its queue is full, in which case the socket is
+   * closed and cut (its reader is too slow).
+   *
+   * @return whether it was handed to the socket
+   */
+  boolean send(String message) {
+    Session current = session;
+    if (current == null || !current.isOpen() || ended.get()) {
+      return false;
+    }
+    long size = message.length();
+    if (queued.addAndGet(size) > limits.maxQueuedChars()) {
+      queued.addAndGet(-size);
+      slow = true;
+      LOG.log(Level.WARNING, "a page socket of connection " + connection + " fell more than "
+          + limits.maxQueuedChars() + " characters behind; it is closed");
+      current.close(StatusCode.POLICY_VIOLATION, "slow reader: the outbound queue is full",
+          Callback.NOOP);
+      current.disconnect();
+      end();
+      return false;
+    }
+    current.sendText(message, Callback.from(() -> queued.addAndGet(-size),
+        failure -> queued.addAndGet(-size)));
+    return true;
+  }
+
+  private boolean send(ObjectNode message) {
+    return send(message.toString());
+  }
+
+  private static ObjectNode withId(ObjectNode node, JsonNode id) {
+    if (id != null && !id.isNull()) {
+      node.set("id", id);
+    }
+    return node;
+  }
+
+  private static ObjectNode reply(JsonNode id, int status) {
+    ObjectNode node = withId(JSON.createObjectNode(), id);
+    node.put("type", "reply");
+    node.put("status", status);
+    return node;
+  }
+
+  private static ObjectNode error(JsonNode id, int status, String code, String text) {
+    ObjectNode node = reply(id, status);
+    node.putObject("body").put("error", code).put("message", text);
+    return node;
+  }
+
+  private static ObjectNode replyOf(JsonNode id, Reply reply) {
+    ObjectNode node = reply(id, reply.status());
+    ObjectNode headers = node.putObject("headers");
+    String type = "";
+    for (Map.Entry<String, String> header : reply.headers()) {
+      String name = header.getKey().toLowerCase(Locale.ROOT);
+      if (name.equals("set-cookie")) {
+        continue; // a socket sets no cookie; the browser's stays as it is
+      }
+      headers.put(name, header.getValue());
+      if (name.equals("content-type")) {
+        type = header.getValue().toLowerCase(Locale.ROOT);
+      }
+    }
+    String text = new String(reply.body(), StandardCharsets.UTF_8);
+    if (type.contains("json") && !text.isBlank()) {
+      try {
+        node.set("body", JSON.readTree(text));
+        return node;
+      } catch (IOException e) {
+        // not JSON after all: sent as text
+      }
+    }
+    node.put("body", text);
+    return node;
+  }
+}

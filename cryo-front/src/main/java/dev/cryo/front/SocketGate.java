@@ -1,0 +1,94 @@
+package dev.cryo.front;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.websocket.api.StatusCode;
+import org.eclipse.jetty.websocket.server.ServerUpgradeRequest;
+import org.eclipse.jetty.websocket.server.ServerUpgradeResponse;
+import org.eclipse.jetty.websocket.server.WebSocketCreator;
+
+/**
+ * The handshake of {@code /_cryo/ws}, in this order:
+ * <ol>
+ *   <li>the Origin gate: a handshake whose {@code Origin} is neither the page's own (the
+ *       {@code Host} it was sent to) nor one of the allowed origins is refused with HTTP 403 — no
+ *       cross-site WebSocket hijacking. A handshake without {@code Origin} comes from no browser
+ *       page and passes (a browser always sends it);
+ *   <li>while the run admits no new work ({@link Upstream#admits()}), it is accepted and closed
+ *       with 1013 (try again later);
+ *   <li>without the connection cookie, or with one whose connection the run does not know, it is
+ *       accepted and closed with 1008 (policy violation): a socket never mints a connection;
+ *   <li>otherwise a {@link PageSocket} of that connection.
+ * </ol>
+ * Thread-safe.
+ */
+final class SocketGate implements WebSocketCreator {
+
+  /** The socket's path on the public port. */
+  static final String PATH = "/_cryo/ws";
+
+  private final Upstream upstream;
+  private final PageSockets registry;
+  private final SocketLimits limits;
+  private final Set<String> allowedOrigins;
+
+  SocketGate(Upstream upstream, PageSockets registry, SocketLimits limits,
+      List<String> allowedOrigins) {
+    this.upstream = Objects.requireNonNull(upstream);
+    this.registry = Objects.requireNonNull(registry);
+    this.limits = Objects.requireNonNull(limits);
+    this.allowedOrigins = Set.copyOf(allowedOrigins.stream().map(SocketGate::normalize).toList());
+  }
+
+  @Override
+  public Object createWebSocket(ServerUpgradeRequest request, ServerUpgradeResponse response,
+      Callback callback) {
+    String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+    if (origin != null && !sameOrigin(origin, request)
+        && !allowedOrigins.contains(normalize(origin))) {
+      Response.writeError(request, response, callback, 403, "the origin " + origin + " may not"
+          + " open a socket here; nothing was opened: serve the page from this host, or list the"
+          + " origin with --allowed-origin");
+      return null;
+    }
+    if (!upstream.admits()) {
+      return new RefusedSocket(StatusCode.TRY_AGAIN_LATER, "not running: try again later");
+    }
+    String secret = ConnectionCookie.read(Request.getCookies(request));
+    String connection = secret == null ? null : ConnectionCookie.connectionIdOf(secret);
+    if (connection == null || !upstream.knowsConnection(connection)) {
+      return new RefusedSocket(StatusCode.POLICY_VIOLATION, secret == null
+          ? "no connection cookie: load a page first" : "unknown connection: load a page first");
+    }
+    return new PageSocket(connection, ApplicationHandler.headersOf(request), registry, upstream,
+        limits);
+  }
+
+  /** Whether {@code origin} names the host and port the handshake was sent to. */
+  private static boolean sameOrigin(String origin, Request request) {
+    try {
+      URI uri = URI.create(origin.trim());
+      if (uri.getHost() == null || uri.getScheme() == null) {
+        return false;
+      }
+      int port = uri.getPort() != -1 ? uri.getPort()
+          : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+      return uri.getHost().equalsIgnoreCase(Request.getServerName(request))
+          && port == Request.getServerPort(request);
+    } catch (IllegalArgumentException e) {
+      return false; // "null" (a sandboxed page) or garbage: not this origin
+    }
+  }
+
+  private static String normalize(String origin) {
+    String trimmed = origin.trim().toLowerCase(Locale.ROOT);
+    return trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+  }
+}
