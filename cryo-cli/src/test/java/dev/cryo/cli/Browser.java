@@ -34,7 +34,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * }
  * }</pre>
  *
- * <p>Not thread-safe: one test thread drives it. Waits are bounded ({@link Poll#PATIENCE}).
+ * <p>Not thread-safe: one test thread drives it. Waits are bounded ({@link #PATIENCE}).
  */
 final class Browser implements AutoCloseable {
 
@@ -42,6 +42,12 @@ final class Browser implements AutoCloseable {
   static final Path CHROMIUM = Path.of(System.getProperty("cryo.test.chromium", "/usr/bin/chromium"));
   static final Path CHROMEDRIVER = Path.of(System.getProperty("cryo.test.chromedriver",
       "/usr/bin/chromedriver"));
+
+  /**
+   * How long a condition of a page may take: twice {@link Poll#PATIENCE}, since a page's first
+   * load on a machine many builds share runs a browser, a cold worker and the JIT at once.
+   */
+  static final Duration PATIENCE = Poll.PATIENCE.multipliedBy(2);
 
   private final ChromeDriverService service;
   private final ChromeDriver driver;
@@ -138,7 +144,7 @@ final class Browser implements AutoCloseable {
    */
   <T> T await(String what, Function<WebDriver, T> condition) {
     try {
-      return new WebDriverWait(driver, Poll.PATIENCE, Duration.ofMillis(50))
+      return new WebDriverWait(driver, PATIENCE, Duration.ofMillis(50))
           .withMessage(() -> "waiting until " + what + " (page status: " + statusLine() + ")")
           .until(condition::apply);
     } catch (org.openqa.selenium.TimeoutException e) {

@@ -68,8 +68,8 @@ public final class Commander implements AutoCloseable {
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
-  private final Freezer freezer;
   private final PushRelay pushRelay;
+  private final Freezer freezer;
   private final Path privateSockets;
   private final ScheduledExecutorService ticker;
   private final StopWatcher stopWatcher;
@@ -262,12 +262,11 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
-   * Whether the run admits new work (a new socket, a new request): false once a stop request was
-   * read, a drain began or {@link #close} began (the front answers 503, or 1013 for a socket's
-   * handshake, with {@code Retry-After}).
+   * Whether the run admits requests and socket handshakes: false once a drain began or the run
+   * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
    */
   public boolean admits() {
-    return running && admitting && !stopRequested;
+    return running && admitting;
   }
 
   /**
@@ -383,8 +382,7 @@ public final class Commander implements AutoCloseable {
           reception.isPresent() && reception.get() == handle));
     }
     Routing.Counts counts = routing.counts();
-    return new Status(!running ? "closed" : admitting ? "running" : "draining", now,
-        runState.invocationId(),
+    return new Status(!running ? "closed" : admitting ? "running" : "draining", now, runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
         counts.pages(), counts.anomalies(), freezerUsage);

@@ -52,8 +52,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private long names; // guarded by this
   private long orders; // guarded by this
   private boolean closing; // guarded by this
-  private boolean startsHeld; // guarded by this: a drain starts no worker
   private volatile PushRelay pushRelay;
+  private boolean startsHeld; // guarded by this: a drain starts no worker
 
   Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
     this.config = config;

@@ -3,10 +3,12 @@ package dev.cryo.freezer;
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockRecord;
+import dev.cryo.lock.NoFollowDirectory;
+import dev.cryo.lock.SemaphoreHold;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SeekableByteChannel;
+import java.nio.file.ClosedDirectoryStreamException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
@@ -16,10 +18,14 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -31,6 +37,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The freezer on disk: one root, one folder per user, and the only code that computes a path under
@@ -51,12 +58,23 @@ import java.util.TreeSet;
  * which only the semaphore creates; the freezer does not check who holds it. {@link #releaseSemaphore}
  * removes the folder when the lock was all it had left: the root holds the frozen and nothing else.
  *
+ * <p><b>Folders are worked in by descriptor.</b> A take keeps the folder it took open
+ * ({@link SemaphoreHold}): while this freezer holds a user's semaphore, every read, write and drop
+ * of that user's parcels goes relative to that descriptor, so a folder swapped for a symbolic link
+ * meanwhile carries nothing elsewhere; without a hold, each call opens the folder for itself and
+ * refuses a link ({@link NoFollowDirectory}). Parcels are opened without following a link and
+ * read-write (a FIFO swapped in never blocks), and read and written at explicit positions, which
+ * anything but a regular file refuses. The release goes through the kept lockfile descriptor, and
+ * does not look at the folder when the hold's last act in it was a write.
+ *
  * <p>Reads answer an empty {@code Optional} when there is no such parcel. Drops ask for absence: what
  * is already gone is the same outcome, not an error.
  *
  * <p>Concurrency: every method is thread-safe and may run in several processes at once; the files
- * are the only state, except the root's path, which {@link #renameRoot} changes and which must not
- * run while other calls on this instance are in flight.
+ * are the only shared state. An instance keeps the root's path, which {@link #renameRoot} changes
+ * and which must not run while other calls on this instance are in flight, and the holds of the
+ * semaphores it took (until they are released through it; a semaphore taken through one instance
+ * and released through another is released by its path).
  */
 public final class Freezer {
 
@@ -95,8 +113,16 @@ public final class Freezer {
   private static final FileAttribute<Set<PosixFilePermission>> FILE_MODE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
+  private static final Set<OpenOption> WRITE_OVER = Set.of(StandardOpenOption.READ,
+      StandardOpenOption.WRITE, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+      LinkOption.NOFOLLOW_LINKS);
+  private static final Set<OpenOption> READ_ONLY_SAFELY = Set.of(StandardOpenOption.READ,
+      StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+
   private final ParcelCodec codec;
   private final int maxParcelLength;
+  /** This freezer's holds of semaphores, by folder key: the folders it works in by descriptor. */
+  private final ConcurrentHashMap<String, Trip> trips = new ConcurrentHashMap<>();
   private volatile Path root;
 
   /**
@@ -177,7 +203,11 @@ this.root = realPath(this.root);
 
   /** The file of one connection parcel of {@code user}, which may or may not exist. */
   public Path connectionParcel(String user, String connectionId) {
-    return folder(user).resolve(CONNECTION_PARCEL_PREFIX + FolderKeys.key(connectionId) + PARCEL_SUFFIX);
+    return folder(user).resolve(connectionParcelName(connectionId));
+  }
+
+  private static String connectionParcelName(String connectionId) {
+    return CONNECTION_PARCEL_PREFIX + FolderKeys.key(connectionId) + PARCEL_SUFFIX;
   }
 
   // ---------------------------------------------------------------- the semaphore
@@ -190,17 +220,43 @@ this.root = realPath(this.root);
    * @throws LockException when the semaphore or the folder cannot be used (see {@link FolderSemaphore#tryTake})
    */
   public boolean tryTakeSemaphore(String user, String holder) throws LockException {
-    return FolderSemaphore.tryTake(folder(user), holder);
+    String key = FolderKeys.key(user);
+    SemaphoreHold hold = FolderSemaphore.take(root.resolve(key), holder);
+    if (hold == null) {
+      return false;
+    }
+    Trip stale = trips.put(key, new Trip(hold));
+    if (stale != null) {
+      stale.hold.abandon(); // its record was broken and taken again: nothing of it is ours now
+    }
+    return true;
   }
 
   /**
    * Gives the semaphore of {@code user} back; the folder goes with it when nothing else is left.
+   * When this freezer took it, the release goes through the descriptors the take kept
+   * ({@link SemaphoreHold}), and the folder is not looked at when this hold's last act in it was
+   * a write (a freeze leaves its parcels there).
    *
    * @throws LockException when {@code holder} in this process does not hold it (nothing is changed)
    *     or the file system refuses (see {@link FolderSemaphore#release})
    */
   public void releaseSemaphore(String user, String holder) throws LockException {
-    FolderSemaphore.release(folder(user), holder);
+    String key = FolderKeys.key(user);
+    Trip trip = trips.get(key);
+    if (trip == null || !trip.hold.isHeldBy(holder)) {
+      FolderSemaphore.release(root.resolve(key), holder);
+      return;
+    }
+    try {
+      trip.hold.release(trip.wrote);
+      trips.remove(key, trip);
+    } catch (LockException e) {
+      if (e.reason() != LockException.Reason.RELEASE_REFUSED) {
+        trips.remove(key, trip); // not ours any more: the hold has dropped its descriptors
+      }
+      throw e;
+    }
   }
 
   /**
@@ -228,7 +284,7 @@ this.root = realPath(this.root);
    */
   public void writeUserParcel(String user, Object payload, String writer, String cause, String group)
       throws FreezerException {
-    write(folder(user).resolve(USER_PARCEL), payload, writer, cause, group);
+    write(FolderKeys.key(user), USER_PARCEL, payload, writer, cause, group);
   }
 
   /**
@@ -237,7 +293,7 @@ this.root = realPath(this.root);
    */
   public void writeConnectionParcel(String user, String connectionId, Object payload, String writer,
       String cause, String group) throws FreezerException {
-    write(connectionParcel(user, connectionId), payload, writer, cause, group);
+    write(FolderKeys.key(user), connectionParcelName(connectionId), payload, writer, cause, group);
   }
 
   /**
@@ -245,7 +301,7 @@ this.root = realPath(this.root);
    * {@link #writeUserParcel}, without a semaphore.
    */
   public void writeCommanderParcel(Object payload, String writer, String cause) throws FreezerException {
-    write(root.resolve(COMMANDER_PARCEL), payload, writer, cause, "");
+    write(null, COMMANDER_PARCEL, payload, writer, cause, "");
   }
 
   /**
@@ -260,17 +316,17 @@ this.root = realPath(this.root);
    *     the file, and nothing is changed
    */
   public Optional<Object> readUserParcel(String user) throws FreezerException {
-    return readPayload(folder(user).resolve(USER_PARCEL));
+    return readPayload(FolderKeys.key(user), USER_PARCEL);
   }
 
   /** Reads one connection of {@code user}; the same contract as {@link #readUserParcel}. */
   public Optional<Object> readConnectionParcel(String user, String connectionId) throws FreezerException {
-    return readPayload(connectionParcel(user, connectionId));
+    return readPayload(FolderKeys.key(user), connectionParcelName(connectionId));
   }
 
   /** Reads the commander's own parcel; the same contract as {@link #readUserParcel}. */
   public Optional<Object> readCommanderParcel() throws FreezerException {
-    return readPayload(root.resolve(COMMANDER_PARCEL));
+    return readPayload(null, COMMANDER_PARCEL);
   }
 
   /**
@@ -281,18 +337,18 @@ this.root = realPath(this.root);
    * @throws FreezerException as {@link #readUserParcel}, for the header alone
    */
   public Optional<ParcelHeader> userParcelHeader(String user) throws FreezerException {
-    return readHeader(folder(user).resolve(USER_PARCEL));
+    return readHeader(FolderKeys.key(user), USER_PARCEL);
   }
 
   /** The header of one connection parcel; the same contract as {@link #userParcelHeader}. */
   public Optional<ParcelHeader> connectionParcelHeader(String user, String connectionId)
       throws FreezerException {
-    return readHeader(connectionParcel(user, connectionId));
+    return readHeader(FolderKeys.key(user), connectionParcelName(connectionId));
   }
 
   /** The header of the commander's parcel; the same contract as {@link #userParcelHeader}. */
   public Optional<ParcelHeader> commanderParcelHeader() throws FreezerException {
-    return readHeader(root.resolve(COMMANDER_PARCEL));
+    return readHeader(null, COMMANDER_PARCEL);
   }
 
   /**
@@ -302,17 +358,17 @@ this.root = realPath(this.root);
    * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when the file system refuses
    */
   public void dropUserParcel(String user) throws FreezerException {
-    drop(folder(user).resolve(USER_PARCEL));
+    drop(FolderKeys.key(user), USER_PARCEL);
   }
 
   /** Makes sure one connection parcel is gone; the same contract as {@link #dropUserParcel}. */
   public void dropConnectionParcel(String user, String connectionId) throws FreezerException {
-    drop(connectionParcel(user, connectionId));
+    drop(FolderKeys.key(user), connectionParcelName(connectionId));
   }
 
   /** Makes sure the commander's parcel is gone; the same contract as {@link #dropUserParcel}. */
   public void dropCommanderParcel() throws FreezerException {
-    drop(root.resolve(COMMANDER_PARCEL));
+    drop(null, COMMANDER_PARCEL);
   }
 
   /**
@@ -322,7 +378,7 @@ this.root = realPath(this.root);
    */
   public void writeUnreadableNote(String user, Object payload, String writer, String cause,
       String group) throws FreezerException {
-    write(folder(user).resolve(UNREADABLE_NOTE), payload, writer, cause, group);
+    write(FolderKeys.key(user), UNREADABLE_NOTE, payload, writer, cause, group);
   }
 
   /**
@@ -330,12 +386,12 @@ this.root = realPath(this.root);
    * were not read; the same contract as {@link #userParcelHeader}.
    */
   public Optional<ParcelHeader> unreadableNoteHeader(String user) throws FreezerException {
-    return readHeader(folder(user).resolve(UNREADABLE_NOTE));
+    return readHeader(FolderKeys.key(user), UNREADABLE_NOTE);
   }
 
   /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
   public void dropUnreadableNote(String user) throws FreezerException {
-    drop(folder(user).resolve(UNREADABLE_NOTE));
+    drop(FolderKeys.key(user), UNREADABLE_NOTE);
   }
 
   // ---------------------------------------------------------------- folders and the root
@@ -395,6 +451,7 @@ this.root = realPath(this.root);
    * @throws FreezerException when something survives
    */
   public void wipeRoot() throws FreezerException {
+    abandonTrips(null);
     deleteTree(root);
     createRoot();
     Set<String> left;
@@ -416,6 +473,7 @@ this.root = realPath(this.root);
    * @throws FreezerException when it survives
    */
   public void dropRoot() throws FreezerException {
+    abandonTrips(null);
     deleteTree(root);
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
@@ -518,8 +576,56 @@ this.root = realPath(this.root);
     }
   }
 
-  private void write(Path file, Object payload, String writer, String cause, String group)
-      throws FreezerException {
+  /** Work done in one folder, relative to its descriptor. */
+  @FunctionalInterface
+  private interface FolderWork<T> {
+    T run(SecureDirectoryStream<Path> directory) throws IOException;
+  }
+
+  /** What a call answers when the folder it works in does not exist. */
+  @FunctionalInterface
+  private interface WhenMissing<T> {
+    T answer() throws FreezerException;
+  }
+
+  /**
+   * Runs {@code work} relative to the folder of {@code key} (the root when null): through the
+   * descriptor of this freezer's hold of the folder's semaphore when it has one, else through the
+   * folder opened for this call alone, never through a symbolic link ({@link NoFollowDirectory}).
+   */
+  private <T> T inFolder(String key, FolderWork<T> work, WhenMissing<T> whenMissing)
+      throws IOException {
+    Trip trip = key == null ? null : trips.get(key);
+    if (trip != null) {
+      try {
+        return work.run(trip.hold.directory());
+      } catch (ClosedDirectoryStreamException e) {
+        // released meanwhile by another thread: work in the folder as it is now
+      }
+    }
+    Path folder = key == null ? root : root.resolve(key);
+    SecureDirectoryStream<Path> directory;
+    try {
+      directory = NoFollowDirectory.open(folder);
+    } catch (NoSuchFileException e) {
+      return whenMissing.answer();
+    } catch (NotDirectoryException e) {
+      throw new FreezerException(FreezerException.Reason.NOT_A_REGULAR_FILE, folder, "the freezer"
+          + " folder " + folder + " is not a directory (" + e.getMessage() + "); nothing was"
+          + " done in it and it was not followed: remove it by hand");
+    }
+    try (directory) {
+      return work.run(directory);
+    }
+  }
+
+  private Path fileOf(String key, String name) {
+    return (key == null ? root : root.resolve(key)).resolve(name);
+  }
+
+  private void write(String key, String name, Object payload, String writer, String cause,
+      String group) throws FreezerException {
+    Path file = fileOf(key, name);
     byte[] bytes = ParcelFormat.encode(
         new ParcelHeader(writer, Instant.now(), cause, group, codec.name()), codec.encode(payload));
     if (bytes.length > maxParcelLength) {
@@ -528,23 +634,15 @@ this.root = realPath(this.root);
           + " of " + maxParcelLength + " bytes; nothing was written and what was there is kept:"
           + " keep less state, or raise the cap");
     }
-    // Looks that throw nothing when the parcel is new (the usual case). Something that is not a
-    // regular file is refused: a FIFO would block the open, a link would carry the write elsewhere.
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
-        && Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-      throw notRegular(file, "nothing was written");
-    }
-    try (SeekableByteChannel channel = Files.newByteChannel(file, Set.of(StandardOpenOption.WRITE,
-        StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS),
-        FILE_MODE)) {
-      ByteBuffer buffer = ByteBuffer.wrap(bytes);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
-      }
-    } catch (NoSuchFileException e) {
-      throw new FreezerException(FreezerException.Reason.FOLDER_MISSING, file, "cannot write " + file
-          + ": its folder does not exist; nothing was written: take the user's semaphore first"
-          + " (it creates the folder)", e);
+    try {
+      inFolder(key, directory -> {
+        writeIn(directory, name, file, bytes, key == null ? null : trips.get(key));
+        return null;
+      }, () -> {
+        throw folderMissing(file, null);
+      });
+    } catch (FreezerException e) {
+      throw e;
     } catch (IOException e) {
       throw ioFailure(file, "writing " + file + " failed; it may be torn and will then read as a"
           + " corrupt parcel; the other parcels and the semaphore were not touched: free space or"
@@ -552,19 +650,50 @@ this.root = realPath(this.root);
     }
   }
 
-  private Optional<Object> readPayload(Path file) throws FreezerException {
-    Optional<Parcel> parcel = readParcel(file);
-    if (parcel.isEmpty()) {
+  /**
+   * Writes {@code bytes} directly over {@code name}. Opened read-write (a FIFO swapped in then opens
+   * without waiting for a reader) and never through a link; written at explicit positions, which
+   * anything but a regular file refuses.
+   */
+  private static void writeIn(SecureDirectoryStream<Path> directory, String name, Path file,
+      byte[] bytes, Trip trip) throws IOException {
+    Path entry = Path.of(name);
+    FileChannel channel;
+    try {
+      channel = (FileChannel) directory.newByteChannel(entry, WRITE_OVER, FILE_MODE);
+    } catch (NoSuchFileException e) {
+      throw folderMissing(file, e);
+    } catch (IOException e) {
+      throw notRegularOr(directory, entry, file, "nothing was written", e);
+    }
+    if (trip != null) {
+      trip.wrote = true; // the file is there now, whatever happens to the write
+    }
+    try (channel) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, buffer.position());
+      }
+    } catch (IOException e) {
+      throw notRegularOr(directory, entry, file, "nothing was written", e);
+    }
+  }
+
+  private Optional<Object> readPayload(String key, String name) throws FreezerException {
+    Path file = fileOf(key, name);
+    Optional<byte[]> bytes = readBytes(key, name, file, true);
+    if (bytes.isEmpty()) {
       return Optional.empty();
     }
-    String written = parcel.get().header().codec();
+    Parcel parcel = ParcelFormat.decode(file, bytes.get());
+    String written = parcel.header().codec();
     if (!written.equals(codec.name())) {
       throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "parcel " + file
           + " was written with the codec '" + written + "' and this freezer reads '" + codec.name()
           + "'; it was left as it is: read it with that codec, or drop it");
     }
     try {
-      return Optional.ofNullable(codec.decode(parcel.get().payload()));
+      return Optional.ofNullable(codec.decode(parcel.payload()));
     } catch (IOException | RuntimeException e) {
       throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "the payload of "
           + file + " is whole but the codec '" + written + "' refuses it (" + e.getMessage()
@@ -572,48 +701,131 @@ this.root = realPath(this.root);
     }
   }
 
-  private Optional<Parcel> readParcel(Path file) throws FreezerException {
-    Optional<byte[]> bytes = readBytes(file, maxParcelLength);
-    return bytes.isEmpty() ? Optional.empty()
-        : Optional.of(ParcelFormat.decode(file, bytes.get()));
-  }
-
-  private Optional<ParcelHeader> readHeader(Path file) throws FreezerException {
-    Optional<byte[]> prefix = readBytes(file, -ParcelFormat.HEADER_PREFIX_LENGTH);
+  private Optional<ParcelHeader> readHeader(String key, String name) throws FreezerException {
+    Path file = fileOf(key, name);
+    Optional<byte[]> prefix = readBytes(key, name, file, false);
     return prefix.isEmpty() ? Optional.empty()
         : Optional.of(ParcelFormat.decodeHeader(file, prefix.get()));
   }
 
   /**
-   * The bytes of {@code file}: the whole file when {@code limit} is positive (a file longer than
-   * that is refused, by its size before anything is read and by what is read should it grow), or
-   * its first {@code -limit} bytes when negative.
+   * The bytes of a parcel: the whole file when {@code whole} (a file longer than the cap is
+   * refused, by its size before anything is read and by what is read should it grow), else its
+   * first {@link ParcelFormat#HEADER_PREFIX_LENGTH} bytes.
    */
-  private Optional<byte[]> readBytes(Path file, int limit) throws FreezerException {
+  private Optional<byte[]> readBytes(String key, String name, Path file, boolean whole)
+      throws FreezerException {
     try {
-      BasicFileAttributes attributes =
-          Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-      if (!attributes.isRegularFile()) {
-        throw notRegular(file, "nothing was read");
-      }
-      if (limit > 0 && attributes.size() > limit) {
-        throw tooLarge(file, attributes.size());
-      }
-      try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ,
-          LinkOption.NOFOLLOW_LINKS)) {
-        byte[] bytes = readAtMost(channel, limit > 0 ? limit + 1 : -limit, attributes.size());
-        if (limit > 0 && bytes.length > limit) {
-          throw tooLarge(file, bytes.length);
-        }
-        return Optional.of(bytes);
-      }
-    } catch (NoSuchFileException e) {
-      return Optional.empty();
+      return inFolder(key, directory -> readIn(directory, name, file, whole), Optional::empty);
     } catch (FreezerException e) {
       throw e;
     } catch (IOException e) {
       throw ioFailure(file, "could not read " + file + "; it was left as it is", e);
     }
+  }
+
+  private Optional<byte[]> readIn(SecureDirectoryStream<Path> directory, String name, Path file,
+      boolean whole) throws IOException {
+    Path entry = Path.of(name);
+    FileChannel channel;
+    try {
+      // Read-write, so that a FIFO swapped in opens without waiting for a writer (and then fails
+      // the positional read); never through a link.
+      channel = (FileChannel) directory.newByteChannel(entry, READ_ONLY_SAFELY);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw notRegularOr(directory, entry, file, "nothing was read", e);
+    }
+    try (channel) {
+      long size = channel.size();
+      if (whole && size > maxParcelLength) {
+        throw tooLarge(file, size);
+      }
+      int limit = whole ? maxParcelLength : ParcelFormat.HEADER_PREFIX_LENGTH;
+      byte[] bytes = readAtMost(channel, limit, size);
+      if (whole && bytes.length > maxParcelLength) {
+        throw tooLarge(file, bytes.length);
+      }
+      return Optional.of(bytes);
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw notRegularOr(directory, entry, file, "nothing was read", e);
+    }
+  }
+
+  /**
+   * Reads from the start, up to {@code limit} bytes, plus one to see a file longer than that: one
+   * positional read of the size the file had when looked at (plus one byte, to see it grow) ends
+   * the usual read, since a short read of a regular file is its end; the array grows only when the
+   * file grew meanwhile.
+   */
+  private static byte[] readAtMost(FileChannel channel, int limit, long expected)
+      throws IOException {
+    int room = (int) Math.min((long) limit + 1, Math.max(0, expected) + 1);
+    ByteBuffer buffer = ByteBuffer.allocate(room);
+    while (true) {
+      int read = channel.read(buffer, buffer.position());
+      if (read < 0 || (buffer.hasRemaining() && buffer.position() >= expected)) {
+        return buffer.position() == buffer.capacity() ? buffer.array()
+            : Arrays.copyOf(buffer.array(), buffer.position());
+      }
+      if (!buffer.hasRemaining()) {
+        if (buffer.capacity() > limit) {
+          return buffer.array();
+        }
+        int grown = (int) Math.min((long) limit + 1, buffer.capacity() * 2L);
+        buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());
+      }
+    }
+  }
+
+  private void drop(String key, String name) throws FreezerException {
+    Path file = fileOf(key, name);
+    try {
+      inFolder(key, directory -> {
+        try {
+          directory.deleteFile(Path.of(name));
+        } catch (NoSuchFileException e) {
+          // already gone: the same outcome
+        }
+        Trip trip = key == null ? null : trips.get(key);
+        if (trip != null) {
+          trip.wrote = false; // the folder may be empty now: the release looks
+        }
+        return null;
+      }, () -> null);
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw ioFailure(file, "could not remove " + file + "; it is still there", e);
+    }
+  }
+
+  /**
+   * The failure {@code e} of an open, read or write of {@code entry}: {@link
+   * FreezerException.Reason#NOT_A_REGULAR_FILE} when what is there is not a regular file (one look,
+   * relative to the folder, without following a link), else {@code e} itself.
+   */
+  private static IOException notRegularOr(SecureDirectoryStream<Path> directory, Path entry,
+      Path file, String kept, IOException e) {
+    try {
+      BasicFileAttributes found = directory.getFileAttributeView(entry,
+          BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+      if (!found.isRegularFile()) {
+        return notRegular(file, kept);
+      }
+    } catch (IOException look) {
+      e.addSuppressed(look);
+    }
+    return e;
+  }
+
+  private static FreezerException folderMissing(Path file, IOException e) {
+    return new FreezerException(FreezerException.Reason.FOLDER_MISSING, file, "cannot write " + file
+        + ": its folder does not exist; nothing was written: take the user's semaphore first"
+        + " (it creates the folder)", e);
   }
 
   private FreezerException tooLarge(Path file, long size) {
@@ -623,36 +835,29 @@ this.root = realPath(this.root);
         + " it is and not read: drop it, or read it with a freezer whose cap is higher");
   }
 
-  /**
-   * Reads up to {@code limit} bytes: into one array of the size the file had when looked at (plus
-   * one byte, to see it grow), growing it only when the file grew meanwhile.
-   */
-  private static byte[] readAtMost(FileChannel channel, int limit, long expected)
-      throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(limit, Math.max(0, expected) + 1));
-    while (true) {
-      if (channel.read(buffer) < 0) {
-        return Arrays.copyOf(buffer.array(), buffer.position());
-      }
-      if (!buffer.hasRemaining()) {
-        if (buffer.capacity() >= limit) {
-          return buffer.array();
+  /** Drops the descriptors of every hold of this freezer for {@code key} (null: all of them). */
+  private void abandonTrips(String key) {
+    for (var entry : trips.entrySet()) {
+      if (key == null || entry.getKey().equals(key)) {
+        if (trips.remove(entry.getKey(), entry.getValue())) {
+          entry.getValue().hold.abandon();
         }
-        int grown = (int) Math.min(limit, buffer.capacity() * 2L);
-        buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());
       }
     }
   }
 
-  private static void drop(Path file) throws FreezerException {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      throw ioFailure(file, "could not remove " + file + "; it is still there", e);
+  /** A hold of this freezer, and whether its last act in the folder was a write. */
+  private static final class Trip {
+    final SemaphoreHold hold;
+    volatile boolean wrote;
+
+    Trip(SemaphoreHold hold) {
+      this.hold = hold;
     }
   }
 
   private boolean dropFolder(String key) throws FreezerException {
+    abandonTrips(key);
     Path folder = root.resolve(key);
     boolean wasThere = Files.exists(folder, LinkOption.NOFOLLOW_LINKS);
     deleteTree(folder);

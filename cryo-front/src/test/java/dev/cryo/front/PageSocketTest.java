@@ -12,7 +12,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,11 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -85,54 +82,6 @@ class PageSocketTest {
     }
   }
 
-  /** A JDK WebSocket client that keeps every message and the close. */
-  static final class Client implements WebSocket.Listener {
-    final LinkedBlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
-    final CompletableFuture<Integer> closed = new CompletableFuture<>();
-    final StringBuilder partial = new StringBuilder();
-    WebSocket socket;
-
-    @Override
-    public CompletableFuture<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-      partial.append(data);
-      if (last) {
-        try {
-          messages.add(JSON.readTree(partial.toString()));
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-        partial.setLength(0);
-      }
-      webSocket.request(1);
-      return null;
-    }
-
-    @Override
-    public CompletableFuture<?> onClose(WebSocket webSocket, int statusCode, String reason) {
-      closed.complete(statusCode);
-      return null;
-    }
-
-    @Override
-    public void onError(WebSocket webSocket, Throwable error) {
-      closed.complete(-1);
-    }
-
-    JsonNode next() throws InterruptedException {
-      JsonNode message = messages.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-      assertThat(message).as("a message within " + PATIENCE).isNotNull();
-      return message;
-    }
-
-    void send(String text) {
-      socket.sendText(text, true).join();
-    }
-
-    int closeCode() throws Exception {
-      return closed.get(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
-    }
-  }
-
   private final PagesUpstream upstream = new PagesUpstream();
   private final HttpClient http = HttpClient.newHttpClient();
   private Front front;
@@ -162,21 +111,12 @@ class PageSocketTest {
     return URI.create("ws://127.0.0.1:" + front.port() + "/_cryo/ws");
   }
 
-  private Client connect(String cookie, String origin) {
-    Client client = new Client();
-    WebSocket.Builder builder = http.newWebSocketBuilder();
-    if (cookie != null) {
-      builder.header("Cookie", "cryo_connection=" + cookie);
-    }
-    if (origin != null) {
-      builder.header("Origin", origin);
-    }
-    client.socket = builder.buildAsync(uri(), client).join();
-    return client;
+  private SocketClient connect(String cookie, String origin) {
+    return SocketClient.connect(http, uri(), cookie, origin);
   }
 
-  private Client opened() throws Exception {
-    Client client = connect(secret, "http://127.0.0.1:" + front.port());
+  private SocketClient opened() throws Exception {
+    SocketClient client = connect(secret, "http://127.0.0.1:" + front.port());
     client.send("{\"id\":1,\"type\":\"open\",\"page\":\"p1\"}");
     JsonNode reply = client.next();
     assertThat(reply.path("status").asInt()).as(reply.toString()).isEqualTo(200);
@@ -185,7 +125,7 @@ class PageSocketTest {
 
   @Test
   void aPageOpensItsChannelAndItsCallsAreRepliedById() throws Exception {
-    Client client = opened();
+    SocketClient client = opened();
     client.send("{\"id\":7,\"type\":\"call\",\"method\":\"post\",\"path\":\"/api/x\","
         + "\"body\":{\"n\":1}}");
     JsonNode reply = client.next();
@@ -203,10 +143,10 @@ class PageSocketTest {
 
   @Test
   void aPushReachesEverySocketOfItsPageAndSaysSo() throws Exception {
-    Client first = opened();
-    Client second = opened();
+    SocketClient first = opened();
+    SocketClient second = opened();
     assertThat(upstream.sink.deliver(connection, "p1", "{\"k\":2}".getBytes())).isTrue();
-    for (Client client : List.of(first, second)) {
+    for (SocketClient client : List.of(first, second)) {
       JsonNode push = client.next();
       assertThat(push.path("type").asText()).isEqualTo("push");
       assertThat(push.path("page").asText()).isEqualTo("p1");
@@ -235,7 +175,7 @@ class PageSocketTest {
       assertThat(((WebSocketHandshakeException) e.getCause()).getResponse().statusCode())
           .isEqualTo(403);
     }
-    Client allowed = connect(secret, "https://app.example");
+    SocketClient allowed = connect(secret, "https://app.example");
     allowed.send("{\"type\":\"ping\"}");
     assertThat(allowed.next().path("type").asText()).isEqualTo("pong");
   }
@@ -249,7 +189,7 @@ class PageSocketTest {
   @Test
   void aPageOfAnotherConnectionIsRefused403AndItsCallsFind409() throws Exception {
     upstream.pageConnection.put("theirs", "another-connection");
-    Client client = connect(secret, null);
+    SocketClient client = connect(secret, null);
     client.send("{\"id\":1,\"type\":\"open\",\"page\":\"theirs\"}");
     JsonNode refused = client.next();
     assertThat(refused.path("status").asInt()).isEqualTo(403);
@@ -262,7 +202,7 @@ class PageSocketTest {
 
   @Test
   void anOversizedMessageClosesTheSocketWith1009() throws Exception {
-    Client client = opened();
+    SocketClient client = opened();
     client.send("{\"type\":\"ping\",\"pad\":\"" + "x".repeat(5000) + "\"}");
     assertThat(client.closeCode()).isEqualTo(1009);
   }
@@ -270,7 +210,7 @@ class PageSocketTest {
   @Test
   void pastSixteenCallsInFlightTheRestAreAnswered429() throws Exception {
     upstream.hold = new CountDownLatch(1);
-    Client client = opened();
+    SocketClient client = opened();
     for (int i = 0; i < 20; i++) {
       client.send("{\"id\":" + (100 + i) + ",\"type\":\"call\",\"path\":\"/slow\"}");
     }
@@ -293,14 +233,10 @@ class PageSocketTest {
       raw.setReceiveBufferSize(4096);
       raw.connect(new java.net.InetSocketAddress("127.0.0.1", front.port()));
       OutputStream out = raw.getOutputStream();
-      out.write(("GET /_cryo/ws HTTP/1.1\r\nHost: 127.0.0.1:" + front.port() + "\r\nUpgrade:"
-          + " websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-          + "Sec-WebSocket-Version: 13\r\nCookie: cryo_connection=" + secret + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
+      out.write(SocketClient.rawHandshake("127.0.0.1", front.port(), secret));
       InputStream in = raw.getInputStream();
-      String head = readHead(in);
-      assertThat(head).as(() -> head + rest(in)).startsWith("HTTP/1.1 101");
-      frame(out, "{\"id\":1,\"type\":\"open\",\"page\":\"p1\"}");
+      assertThat(SocketClient.readHead(in)).startsWith("HTTP/1.1 101");
+      SocketClient.frame(out, "{\"id\":1,\"type\":\"open\",\"page\":\"p1\"}");
       // never read again: pushes pile up in the kernel's buffers, then in the front's queue
       Poll.until("the slow reader is closed", () -> {
         if (front.sockets().slowReadersClosed() > 0) {
@@ -311,50 +247,9 @@ class PageSocketTest {
       });
       assertThat(front.sockets().open()).isZero();
     }
-    Client healthy = opened();
+    SocketClient healthy = opened();
     healthy.send("{\"id\":2,\"type\":\"call\",\"path\":\"/still\"}");
     assertThat(healthy.next().path("status").asInt()).isEqualTo(200);
-  }
-
-  private static String rest(InputStream in) {
-    try {
-      return new String(in.readNBytes(700), StandardCharsets.UTF_8);
-    } catch (java.io.IOException e) {
-      return "";
-    }
-  }
-
-  private static String readHead(InputStream in) throws Exception {
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.append((char) b);
-    }
-    return head.toString();
-  }
-
-  /** One masked text frame, as a client must send it. */
-  static void frame(OutputStream out, String text) throws Exception {
-    byte[] payload = text.getBytes(StandardCharsets.UTF_8);
-    java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream();
-    frame.write(0x81);
-    if (payload.length < 126) {
-      frame.write(0x80 | payload.length);
-    } else {
-      frame.write(0x80 | 126);
-      frame.write(payload.length >> 8);
-      frame.write(payload.length & 0xff);
-    }
-    byte[] mask = {1, 2, 3, 4};
-    frame.write(mask);
-    for (int i = 0; i < payload.length; i++) {
-      frame.write(payload[i] ^ mask[i % 4]);
-    }
-    out.write(frame.toByteArray());
-    out.flush();
   }
 
   /** Bounded polling on a condition. */

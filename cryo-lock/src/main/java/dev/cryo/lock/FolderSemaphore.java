@@ -6,7 +6,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -75,6 +77,109 @@ public final class FolderSemaphore {
       }
     }
     return false;
+  }
+
+  /**
+   * Tries once to take the semaphore of {@code folder} for {@code holder}, as {@link #tryTake}
+   * does, and answers the hold: the folder's descriptor, to work in the folder taken whatever is
+   * later put at its name, and the lockfile's, for a release without resolving a path again
+   * ({@link SemaphoreHold#release}).
+   *
+   * <p>The usual take is one pass: the folder is opened (created, 0700, when missing) and checked
+   * to be a real directory ({@link NoFollowDirectory}); the record is written whole into a fresh
+   * temporary relative to it, hard-linked to {@value #FILE_NAME} (an existing lockfile is never
+   * replaced: a reader sees the whole record or none), checked to have landed in the folder held,
+   * and the temporary's name removed, its descriptor kept. Only when a lockfile is already there
+   * does the take fall back to the claim of {@link #tryTake}, which judges the holder and reclaims
+   * a provably dead one.
+   *
+   * @param folder the folder, whose parent is a real path (the caller resolved it once): the
+   *     folder's lockfile then shares its JVM guard with every other spelling's
+   * @return the hold, or {@code null} when a live (or unprovably dead) holder has the semaphore
+   * @throws LockValidationException as {@link #tryTake}, and {@link LockException.Reason#NOT_A_DIRECTORY}
+   *     when the folder is a link or changes under the take (nothing of the take is left)
+   */
+  public static SemaphoreHold take(Path folder, String holder) throws LockException {
+    Objects.requireNonNull(holder, "holder");
+    Path canonical = folder.toAbsolutePath().normalize();
+    Path lockPath = canonical.resolve(FILE_NAME);
+    LockRecord mine = null;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      boolean created = false;
+      SecureDirectoryStream<Path> directory;
+      try {
+        try {
+          directory = NoFollowDirectory.open(canonical);
+        } catch (NoSuchFileException e) {
+          created = createFolder(canonical, lockPath);
+          directory = NoFollowDirectory.open(canonical);
+        }
+      } catch (NoSuchFileException e) {
+        continue; // made and removed again by a release meanwhile: make it again
+      } catch (NotDirectoryException e) {
+        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
+            "the semaphore folder " + canonical + " cannot be taken: " + e.getMessage()
+                + "; nothing was changed: remove what is there if nobody should be, then retry", e);
+      } catch (IOException e) {
+        throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+            "could not open the semaphore folder " + canonical + ": " + LockFile.describe(e), e);
+      }
+      if (mine == null) {
+        mine = LockRecord.fresh(ProcessTable.system().current(), holder);
+      }
+      SemaphoreHold hold = null;
+      try {
+        hold = SemaphoreHold.publish(canonical, directory, mine);
+        if (hold == null) {
+          hold = claimTaken(canonical, directory, holder);
+        }
+        return hold;
+      } catch (LockBusyException e) {
+        return null;
+      } catch (LockValidationException e) {
+        if (e.reason() == LockException.Reason.DIRECTORY_DISAPPEARED) {
+          continue; // a release removed the empty folder between our open and our link
+        }
+        if (created) {
+          removeIfEmpty(canonical);
+        }
+        throw e;
+      } finally {
+        if (hold == null) {
+          closeQuietly(directory);
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The take when a lockfile was already there: the claim of {@link #tryTake} (judge the holder,
+   * reclaim a dead one, publish again by path), then the published file opened relative to the
+   * folder held and checked to be the claim's record.
+   *
+   * @return the hold; never null
+   * @throws LockBusyException when a live holder has it
+   */
+  private static SemaphoreHold claimTaken(Path folder, SecureDirectoryStream<Path> directory,
+      String holder) throws LockException {
+    LockFile file = LockFile.ofCanonical(folder.resolve(FILE_NAME));
+    LockRecord record = Claim.run(file, holder, System.nanoTime());
+    try {
+      return SemaphoreHold.adopt(folder, directory, record);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
+          "took " + file.path() + " but could not open it in the folder held: "
+              + LockFile.describe(e) + "; it stays until its holder is proven dead", e);
+    }
+  }
+
+  private static void closeQuietly(SecureDirectoryStream<Path> directory) {
+    try {
+      directory.close();
+    } catch (IOException e) {
+      // nothing was done through it
+    }
   }
 
   /**
@@ -149,7 +254,7 @@ public final class FolderSemaphore {
    * common paths this is one call: the folder is empty (the end of an adoption), or parcels remain
    * (the end of a freeze) and the listing finds nothing to clean.
    */
-  private static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
+  static void removeFolderIfEmpty(Path folder, LockFile file) throws LockException {
     try {
       try {
         Files.delete(folder);

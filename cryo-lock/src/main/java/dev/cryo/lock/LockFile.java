@@ -182,6 +182,16 @@ public final class LockFile {
   }
 
   /**
+   * Runs a removal that holds its own descriptor of this lockfile ({@link SemaphoreHold}) with the
+   * same guard and patience as {@link #removeOwn}: {@code attempt} runs under this file's JVM guard,
+   * is repeated while it answers {@link Removal#CONTENDED} until {@code patience} has passed, and
+   * pauses between attempts without the guard.
+   */
+  Removal removeHeld(Duration patience, Uninterruptible.Work<Removal> attempt) throws IOException {
+    return patiently(patience, attempt);
+  }
+
+  /**
    * Runs {@code attempt} under this file's JVM guard until it is not {@link Removal#CONTENDED} or
    * {@code patience} has passed, pausing between attempts without the guard: a wait for another
    * process (a reclaimer holding the file's record lock) never holds up the other lockfiles of the
@@ -373,10 +383,31 @@ public final class LockFile {
           "the file is larger than " + LockRecord.MAX_BYTES + " bytes", bytes, modified);
     }
     try {
-      return new LockReading.Present(LockRecord.parse(bytes), bytes, modified);
+      return new LockReading.Present(parseRemembered(bytes), bytes, modified);
     } catch (MalformedRecordException e) {
       return new LockReading.Malformed(e.getMessage(), bytes, modified);
     }
+  }
+
+  /** The last record parsed by {@link #parseRemembered}, with the exact bytes it came from. */
+  private record Parsed(byte[] bytes, LockRecord record) {}
+
+  private static volatile Parsed lastParsed;
+
+  /**
+   * {@link LockRecord#parse}, remembering the last record parsed: a contender that tries again and
+   * again while one holder keeps the lock reads the same bytes each time, and parsing them (UTF-8,
+   * fields, validation) is most of a refused try's own work. Sound because a record is a pure,
+   * immutable function of its bytes, compared whole.
+   */
+  private static LockRecord parseRemembered(byte[] bytes) throws MalformedRecordException {
+    Parsed last = lastParsed;
+    if (last != null && Arrays.equals(last.bytes(), bytes)) {
+      return last.record();
+    }
+    LockRecord record = LockRecord.parse(bytes);
+    lastParsed = new Parsed(bytes.clone(), record);
+    return record;
   }
 
   /**

@@ -16,7 +16,11 @@
  *   <li>{@link dev.cryo.lock.ProcessLock}: waits up to a deadline, reclaims a provably dead
  *       holder, re-enters per thread, releases at normal JVM exit;
  *   <li>{@link dev.cryo.lock.FolderSemaphore}: the freezer's try-once semaphore, naming its holder,
- *       taking the folder with it when it is released and nothing else is left.
+ *       taking the folder with it when it is released and nothing else is left;
+ *       {@link dev.cryo.lock.FolderSemaphore#take} answers a {@link dev.cryo.lock.SemaphoreHold}
+ *       that keeps the folder's descriptor (work in the folder taken, never through a link put at
+ *       its name: {@link dev.cryo.lock.NoFollowDirectory}) and the lockfile's (a release without
+ *       resolving a path again).
  * </ul>
  *
  * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a

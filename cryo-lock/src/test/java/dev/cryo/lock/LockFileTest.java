@@ -52,6 +52,20 @@ class LockFileTest {
     assertThat(lockFile().read()).isInstanceOf(LockReading.Absent.class);
   }
 
+  /** A read remembers the last record it parsed; a record of other bytes is parsed anew. */
+  @Test
+  void readingRecordsInTurnGivesEachItsOwn() throws Exception {
+    LockRecord first = LockRecord.fresh(ProcessIdentity.current(), "first");
+    LockRecord second = LockRecord.fresh(ProcessIdentity.current(), "other");
+    for (LockRecord record : List.of(first, first, second, first, second, second)) {
+      Files.write(lockPath(), record.toBytes());
+      assertThat(lockFile().read()).isInstanceOfSatisfying(LockReading.Present.class,
+          present -> assertThat(present.record()).isEqualTo(record));
+    }
+    Files.write(lockPath(), "cryo-lock 1\nnot a record\n".getBytes(StandardCharsets.UTF_8));
+    assertThat(lockFile().read()).isInstanceOf(LockReading.Malformed.class);
+  }
+
   @Test
   void aRecordIsPresentWithItsExactBytesAndTime() throws Exception {
     LockRecord record = LockRecord.fresh(ProcessIdentity.current(), "reader");

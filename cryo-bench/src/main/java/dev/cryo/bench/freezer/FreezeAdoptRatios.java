@@ -69,7 +69,7 @@ public final class FreezeAdoptRatios {
         System.out.printf("  %-16s %,10.0f users/s  (%.0f us each)%n", NAMES[c], median(rates[c]),
             1e6 / median(rates[c]));
       }
-      System.out.printf("  cryo / tomcatFileStore  %.2fx   (target >= 2)%n", median(overTomcat));
+      System.out.printf("  cryo / tomcatFileStore  %.2fx   (target >= 1.5)%n", median(overTomcat));
       System.out.printf("  floor / cryo            %.2fx   (target <= 2)%n", median(overFloor));
       System.out.printf("  contractFloor / cryo    %.2fx   (cryo's own overhead)%n",
           median(overContract));

@@ -135,8 +135,10 @@ public final class LockStressRun {
         children.add(client);
         started.add(client);
       }
-      // Generous: a round costs about 2 * SLEEP_MS, plus start-up.
-      long limitSeconds = 120 + (long) rounds * Math.max(1, sleepMillis) * 4 / 1000;
+      // Generous: a round costs about 2 * SLEEP_MS, plus start-up; a round without sleep costs
+      // the obtain alone, which on a loaded machine can take several milliseconds.
+      long limitSeconds = 120 + (long) rounds * Math.max(1, sleepMillis) * 4 / 1000
+          + (sleepMillis == 0 ? rounds / 50L : 0);
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(limitSeconds);
       List<Integer> statuses = new ArrayList<>();
       for (Process client : children) {

@@ -241,6 +241,21 @@ public final class PlainMemoryServer implements AutoCloseable {
     }
 
     @Override
+    public dev.cryo.app.Pushed pushToPage(String pageId, byte[] json) {
+      return dev.cryo.app.Pushed.NOTHING; // the anchor has no sockets
+    }
+
+    @Override
+    public dev.cryo.app.Pushed pushToConnection(byte[] json) {
+      return dev.cryo.app.Pushed.NOTHING;
+    }
+
+    @Override
+    public dev.cryo.app.Pushed pushToUser(byte[] json) {
+      return dev.cryo.app.Pushed.NOTHING;
+    }
+
+    @Override
     public LoginResult login(String identity) {
       User existing = users.get(identity);
       if (existing == null) {

@@ -62,6 +62,16 @@ class FreezerContendersTest {
   }
 
   @Test
+  void theLoopRunsEveryContenderOnceAndRefusesAnUnknownOne() throws Exception {
+    for (String contender : new String[] {"cryo", "tomcatFileStore", "floor", "contractFloor"}) {
+      FreezeAdoptLoop.main(new String[] {contender, "1", "1"});
+    }
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> FreezeAdoptLoop.main(new String[] {"nobody", "1", "1"}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nobody");
+  }
+
+  @Test
   void everyCodecRoundTripsThePayload() throws Exception {
     CodecBenchmark codecs = new CodecBenchmark();
     Object expected = RealisticUser.whole();

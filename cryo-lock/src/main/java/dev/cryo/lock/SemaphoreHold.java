@@ -1,0 +1,392 @@
+package dev.cryo.lock;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One taken {@link FolderSemaphore}, as its taker holds it: the folder's descriptor (to work in the
+ * folder it took, whatever is later put at the folder's name) and the lockfile's descriptor (so that
+ * the release is a check, an unlink and a close, with no path resolved again).
+ *
+ * <p>Made by {@link FolderSemaphore#take}. {@link #release} gives the semaphore back through these
+ * descriptors with the guarantees of {@link LockFile#removeOwn}: under the lockfile's JVM guard and
+ * its kernel record lock (taken once, without waiting: a remover of another process at work on the
+ * same file makes the release wait for it, up to the same patience), the bytes are read through
+ * the held descriptor and must be this hold's record, and the name must still designate the held
+ * file; only then is the name unlinked, relative to the folder. A descriptor closed by an interrupt
+ * is opened again relative to the folder, so that an interrupted thread still releases (and keeps
+ * its interrupt flag, {@link Uninterruptible}).
+ *
+ * <p>Thread-safe: {@link #release} and {@link #directory} may be called from any thread, and a
+ * release runs once (a second call, after a successful one, is refused as not held).
+ */
+public final class SemaphoreHold {
+
+  private static final System.Logger LOG = System.getLogger(SemaphoreHold.class.getName());
+  private static final Path LOCK_NAME = Path.of(FolderSemaphore.FILE_NAME);
+  private static final Set<java.nio.file.OpenOption> CREATE_PRIVATE = Set.of(
+      StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+      LinkOption.NOFOLLOW_LINKS);
+  private static final java.nio.file.attribute.FileAttribute<?> PRIVATE_FILE =
+      java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+  private final Path folder;
+  private final SecureDirectoryStream<Path> directory;
+  private final LockRecord record;
+  private final byte[] recordBytes;
+  private final Object fileKey;
+  private FileChannel channel; // guarded by this
+  private boolean released; // guarded by this
+
+  SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
+      Object fileKey, LockRecord record) {
+    this.folder = folder;
+    this.directory = directory;
+    this.channel = channel;
+    this.fileKey = Objects.requireNonNull(fileKey, "fileKey");
+    this.record = record;
+    this.recordBytes = record.toBytes();
+  }
+
+  /**
+   * Publishes {@code record} as the folder's lockfile, relative to the folder held: the record
+   * written whole into a fresh temporary (exclusive create, 0600), hard-linked to the lockfile's
+   * name, checked to be the file now at that name in the folder held (a link resolves the path
+   * again, which the folder's descriptor must agree with), and the temporary's name removed. The
+   * temporary's descriptor becomes the hold's.
+   *
+   * @return the hold, or {@code null} when a lockfile is already there (nothing was left behind)
+   * @throws LockValidationException {@link LockException.Reason#DIRECTORY_DISAPPEARED} when the
+   *     folder's name is gone; {@link LockException.Reason#NOT_A_DIRECTORY} when the record landed
+   *     in another folder than the one held (the folder was swapped meanwhile);
+   *     {@link LockException.Reason#IO_FAILURE} when the file system refused (nothing was
+   *     published)
+   */
+  static SemaphoreHold publish(Path folder, SecureDirectoryStream<Path> directory,
+      LockRecord record) throws LockException {
+    Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
+    Path temporary = Publication.sibling(lockPath, Publication.TEMPORARY_MARK).getFileName();
+    FileChannel channel;
+    Object key;
+    try {
+      channel = Uninterruptible.call(() -> writeTemporary(directory, temporary, record.toBytes()));
+    } catch (NoSuchFileException e) {
+      throw disappeared(folder, lockPath, e);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+          "could not publish a record at " + lockPath + ": " + LockFile.describe(e)
+              + "; the lock was not taken and nothing was left behind: check the directory's"
+              + " permissions and free space", e);
+    }
+    boolean kept = false;
+    try {
+      key = directory.getFileAttributeView(temporary, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      try {
+        Files.createLink(lockPath, folder.resolve(temporary));
+      } catch (FileAlreadyExistsException e) {
+        return null;
+      } catch (NoSuchFileException e) {
+        throw disappeared(folder, lockPath, e);
+      }
+      Object landed;
+      try {
+        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      } catch (NoSuchFileException e) {
+        landed = null;
+      }
+      if (!key.equals(landed)) {
+        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
+            "the folder " + folder + " was replaced while its semaphore was taken: the record"
+                + " was linked somewhere else than the folder opened, and is left there (it"
+                + " names this process, and goes once this process is gone); nothing was taken:"
+                + " find who changes the freezer's folders");
+      }
+      kept = true;
+      return new SemaphoreHold(folder, directory, channel, key, record);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+          "could not publish a record at " + lockPath + ": " + LockFile.describe(e)
+              + "; the lock was not taken: check the directory's permissions and free space", e);
+    } finally {
+      try {
+        directory.deleteFile(temporary);
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "could not remove the temporary {0} in {1}: {2} (it goes once"
+            + " this process is gone)", temporary, folder, e);
+      }
+      if (!kept) {
+        try {
+          channel.close();
+        } catch (IOException e) {
+          // nothing was published through it
+        }
+      }
+    }
+  }
+
+  /** A fresh temporary holding {@code content}, written whole; nothing is left when it fails. */
+  private static FileChannel writeTemporary(SecureDirectoryStream<Path> directory, Path temporary,
+      byte[] content) throws IOException {
+    FileChannel channel = (FileChannel) directory.newByteChannel(temporary, CREATE_PRIVATE,
+        PRIVATE_FILE);
+    boolean complete = false;
+    try {
+      ByteBuffer buffer = ByteBuffer.wrap(content);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, buffer.position());
+      }
+      complete = true;
+      return channel;
+    } finally {
+      if (!complete) {
+        channel.close();
+        try {
+          directory.deleteFile(temporary);
+        } catch (NoSuchFileException e) {
+          // already gone
+        }
+      }
+    }
+  }
+
+  /**
+   * The hold of a lockfile the claim of {@link FolderSemaphore#tryTake} published by path: opened
+   * relative to the folder held, and checked to hold {@code record}.
+   *
+   * @throws LockBusyException when what is there now is not {@code record} (broken and taken by
+   *     another meanwhile)
+   */
+  static SemaphoreHold adopt(Path folder, SecureDirectoryStream<Path> directory,
+      LockRecord record) throws IOException, LockBusyException {
+    Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
+    FileChannel channel;
+    try {
+      channel = Uninterruptible.call(() -> (FileChannel) directory.newByteChannel(LOCK_NAME,
+          Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)));
+    } catch (NoSuchFileException e) {
+      throw new LockBusyException(lockPath, null, "it was removed right after it was taken");
+    }
+    boolean kept = false;
+    try {
+      Object key = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      byte[] bytes = Uninterruptible.call(() -> readBounded(channel));
+      if (!Claim.isOurs(bytes, record)) {
+        throw new LockBusyException(lockPath, null, "another holder took it right after this one");
+      }
+      kept = true;
+      return new SemaphoreHold(folder, directory, channel, key, record);
+    } finally {
+      if (!kept) {
+        channel.close();
+      }
+    }
+  }
+
+  private static LockValidationException disappeared(Path folder, Path lockPath,
+      IOException e) {
+    return new LockValidationException(LockException.Reason.DIRECTORY_DISAPPEARED, lockPath,
+        "the directory " + folder + " disappeared while its lock was being acquired; nothing was"
+            + " left behind: recreate it and retry", e);
+  }
+
+  /** The folder's path, as given to {@link FolderSemaphore#take}; for messages. */
+  public Path folder() {
+    return folder;
+  }
+
+  /**
+   * The folder's descriptor: every file operation in the folder goes relative to it while the
+   * semaphore is held. Closed by a successful {@link #release}; the caller never closes it.
+   */
+  public SecureDirectoryStream<Path> directory() {
+    return directory;
+  }
+
+  /** The record this hold published. */
+  public LockRecord record() {
+    return record;
+  }
+
+  /**
+   * Whether {@code holder} is the name this hold was taken for, as the record keeps it (sanitised
+   * and bounded).
+   */
+  public boolean isHeldBy(String holder) {
+    return LockRecord.sanitize(Objects.requireNonNull(holder, "holder")).equals(record.holder());
+  }
+
+  /**
+   * Gives the semaphore back, and then removes the folder when {@code keepFolder} is false and
+   * nothing else is left in it (as {@link FolderSemaphore#release} does). A caller that knows the
+   * folder holds more (it wrote parcels in it) passes {@code true} and saves the attempt.
+   *
+   * @throws LockValidationException with {@link LockException.Reason#HOLDER_MISMATCH} when the
+   *     lockfile is no longer this hold's record (somebody broke or replaced it: nothing is
+   *     removed), {@link LockException.Reason#RELEASE_REFUSED} when another remover kept it busy
+   *     past the patience (the hold stays; release again) or the file system refused
+   */
+  public synchronized void release(boolean keepFolder) throws LockException {
+    if (released) {
+      throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, lockPath(),
+          "the semaphore " + lockPath() + " was already released by this hold");
+    }
+    LockFile file = LockFile.ofCanonical(lockPath());
+    LockFile.Removal outcome;
+    try {
+      outcome = file.removeHeld(ProcessLock.RELEASE_PATIENCE, this::removeOnce);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, lockPath(),
+          "the file system refused to remove " + lockPath() + ": " + LockFile.describe(e)
+              + "; the semaphore is still held: fix the cause and release again", e);
+    }
+    if (outcome == LockFile.Removal.CONTENDED) {
+      throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, lockPath(),
+          "the semaphore " + lockPath() + " stayed busy with another remover during its release;"
+              + " it is still held: release again");
+    }
+    released = true;
+    closeChannel();
+    try {
+      if (outcome != LockFile.Removal.REMOVED) {
+        throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, lockPath(),
+            "release of " + folder + " by '" + record.holder() + "' refused: the semaphore is "
+                + Claim.describe(file.read()) + " (" + outcome.name().toLowerCase(
+                    java.util.Locale.ROOT) + " since it was taken); it was left as it is");
+      }
+      if (!keepFolder) {
+        FolderSemaphore.removeFolderIfEmpty(folder, file);
+      }
+    } finally {
+      closeDirectory();
+    }
+  }
+
+  /** One guarded attempt: lock, check the bytes and the name, unlink relative to the folder. */
+  private LockFile.Removal removeOnce() throws IOException {
+    FileChannel held = channel;
+    if (held == null || !held.isOpen()) {
+      try {
+        held = (FileChannel) directory.newByteChannel(LOCK_NAME, Set.of(StandardOpenOption.READ,
+            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+      } catch (NoSuchFileException e) {
+        return LockFile.Removal.ABSENT;
+      }
+      channel = held;
+    }
+    FileLock osLock;
+    try {
+      osLock = held.tryLock();
+    } catch (OverlappingFileLockException e) {
+      return LockFile.Removal.CONTENDED; // another channel of this JVM, outside the guard's stripe
+    }
+    if (osLock == null) {
+      return LockFile.Removal.CONTENDED;
+    }
+    try {
+      if (!isRecord(held)) {
+        return LockFile.Removal.CHANGED;
+      }
+      Object now;
+      try {
+        now = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      } catch (NoSuchFileException e) {
+        return LockFile.Removal.ABSENT;
+      }
+      if (!fileKey.equals(now)) {
+        return LockFile.Removal.CHANGED;
+      }
+      LockFile.removalProbe.beforeUnlink(lockPath());
+      try {
+        directory.deleteFile(LOCK_NAME);
+      } catch (NoSuchFileException e) {
+        return LockFile.Removal.ABSENT;
+      }
+      return LockFile.Removal.REMOVED;
+    } finally {
+      if (osLock.isValid()) {
+        osLock.release();
+      }
+    }
+  }
+
+  /**
+   * Whether the held file's bytes are exactly this hold's record: one positional read of one byte
+   * more than the record, whose short answer is the file's end.
+   */
+  private boolean isRecord(FileChannel channel) throws IOException {
+    byte[] expected = recordBytes;
+    ByteBuffer buffer = ByteBuffer.allocate(expected.length + 1);
+    while (buffer.hasRemaining()) {
+      int read = channel.read(buffer, buffer.position());
+      if (read < 0 || (read > 0 && buffer.position() >= expected.length)) {
+        break;
+      }
+    }
+    return buffer.position() == expected.length
+        && Arrays.equals(buffer.array(), 0, expected.length, expected, 0, expected.length);
+  }
+
+  private static byte[] readBounded(FileChannel channel) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
+    long position = 0;
+    while (buffer.hasRemaining()) {
+      int read = channel.read(buffer, position);
+      if (read < 0) {
+        break;
+      }
+      position += read;
+    }
+    return Arrays.copyOf(buffer.array(), buffer.position());
+  }
+
+  private Path lockPath() {
+    return folder.resolve(FolderSemaphore.FILE_NAME);
+  }
+
+  private void closeChannel() {
+    try {
+      if (channel != null) {
+        channel.close();
+      }
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, "closing the lockfile of {0}: {1}", folder, e);
+    }
+  }
+
+  private void closeDirectory() {
+    try {
+      directory.close();
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, "closing the folder {0}: {1}", folder, e);
+    }
+  }
+
+  /**
+   * Drops both descriptors without releasing: for a hold whose record is no longer its own (broken
+   * and taken again), or whose folder was removed whole. The lockfile, if still there, stays.
+   */
+  public void abandon() {
+    closeChannel();
+    closeDirectory();
+  }
+}
