@@ -60,8 +60,8 @@ public final class Admin implements AutoCloseable {
       events.seed(EventLogTail.read(builder.eventLog, EventLogTail.MAX_BYTES));
     }
     this.history = new UsersHistory(builder.samplesKept);
-    this.metrics = new RunMetrics(status, builder.sockets);
-    this.view = new StatusView(status, events, history);
+    this.metrics = new RunMetrics(status);
+    this.view = new StatusView(status, events, history, metrics::sockets);
     this.streams = new LiveStreams(view, builder.streamInterval, builder.maxStreams);
     this.runListener = new RunListener() {
       @Override
@@ -150,6 +150,15 @@ public final class Admin implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads the front's page sockets (open, pushes delivered and undelivered) from {@code stats}
+   * from now on, for the metrics and the page: the front is built after the admin, whose
+   * listeners it takes, so its figures are bound here once it exists (zeros before).
+   */
+  public void bindSockets(dev.cryo.front.SocketStats stats) {
+    metrics.bindSockets(stats);
+  }
+
   /** The metrics, for a test or an embedding. */
   public RunMetrics metrics() {
     return metrics;
@@ -167,7 +176,6 @@ public final class Admin implements AutoCloseable {
   public static final class Builder {
     private final Supplier<Status> status;
     private AdminToken token;
-    private SocketStatistics sockets = SocketStatistics.NONE;
     private Clock clock = Clock.systemUTC();
     private Duration streamInterval = Duration.ofSeconds(1);
     private Duration sampleInterval = Duration.ofSeconds(2);
@@ -183,12 +191,6 @@ public final class Admin implements AutoCloseable {
     /** The admin token, or null for none (default none); {@code @return} this builder. */
     public Builder token(AdminToken value) {
       this.token = value;
-      return this;
-    }
-
-    /** The browser sockets' figures (default {@link SocketStatistics#NONE}); @return this. */
-    public Builder sockets(SocketStatistics value) {
-      this.sockets = Objects.requireNonNull(value, "sockets");
       return this;
     }
 

@@ -3,6 +3,7 @@ package dev.cryo.admin;
 import dev.cryo.commander.RunListener;
 import dev.cryo.commander.Status;
 import dev.cryo.front.RequestListener;
+import dev.cryo.front.SocketStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -27,7 +28,8 @@ import java.util.function.ToDoubleFunction;
  * to meters of a Prometheus registry. It is fed as things happen — the commander's events and
  * calls to workers ({@link RunListener}), the front's answered requests ({@link RequestListener})
  * — and reads the rest at each {@link #scrape}: the {@link Status} (users per worker, users
- * placed, frozen and held, the freezer) and the browser sockets ({@link SocketStatistics}).
+ * placed, frozen and held, the freezer) and the front's page sockets ({@link SocketStats}, bound
+ * with {@link #bindSockets} once the front exists; zeros before).
  *
  * <p>The meters, by their Prometheus names (documented in docs/admin.md):
  * {@code cryo_http_requests_total{status}}, {@code cryo_http_request_latency_seconds} (histogram),
@@ -63,14 +65,41 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final Counter workerDeaths;
   private final MultiGauge workerUsers;
   private volatile Status latest;
+  private volatile SocketStats sockets = NO_SOCKETS;
+
+  /** The figures of a front without page sockets: all zeros. */
+  static final SocketStats NO_SOCKETS = new SocketStats() {
+    @Override
+    public int open() {
+      return 0;
+    }
+
+    @Override
+    public long opened() {
+      return 0;
+    }
+
+    @Override
+    public long pushesDelivered() {
+      return 0;
+    }
+
+    @Override
+    public long pushesUndelivered() {
+      return 0;
+    }
+
+    @Override
+    public long slowReadersClosed() {
+      return 0;
+    }
+  };
 
   /**
-   * Metrics reading the run's status from {@code status} (called once per scrape, and once now)
-   * and the sockets from {@code sockets}.
+   * Metrics reading the run's status from {@code status} (called once per scrape, and once now).
    */
-  public RunMetrics(Supplier<Status> status, SocketStatistics sockets) {
+  public RunMetrics(Supplier<Status> status) {
     this.status = Objects.requireNonNull(status, "status");
-    Objects.requireNonNull(sockets, "sockets");
     this.latest = status.get();
     requestLatency = histogram("cryo.http.request.latency",
         "From a request's arrival at the front to its reply");
@@ -98,14 +127,17 @@ public final class RunMetrics implements RunListener, RequestListener {
         metrics -> metrics.latest.freezer().bytes());
     gauge("cryo.freezer.free.bytes", "The bytes the freezer's file system may still take",
         metrics -> metrics.latest.freezer().usableBytes());
-    Gauge.builder("cryo.sockets.open", sockets, SocketStatistics::socketsOpen)
-        .description("Browser sockets open on the front").register(registry);
-    FunctionCounter.builder("cryo.pushes", sockets, SocketStatistics::pushesDelivered)
+    Gauge.builder("cryo.sockets.open", this, metrics -> metrics.sockets.open())
+        .description("Page sockets open on the front").register(registry);
+    FunctionCounter.builder("cryo.pushes", this, metrics -> metrics.sockets.pushesDelivered())
         .description("Pushes delivered to a socket, or finding none").tag("outcome", "delivered")
         .register(registry);
-    FunctionCounter.builder("cryo.pushes", sockets, SocketStatistics::pushesUndelivered)
+    FunctionCounter.builder("cryo.pushes", this, metrics -> metrics.sockets.pushesUndelivered())
         .description("Pushes delivered to a socket, or finding none")
         .tag("outcome", "undelivered").register(registry);
+    FunctionCounter.builder("cryo.sockets.slow.readers.closed", this,
+            metrics -> metrics.sockets.slowReadersClosed())
+        .description("Page sockets closed because their reader fell behind").register(registry);
     refreshWorkers(latest);
   }
 
@@ -130,6 +162,16 @@ public final class RunMetrics implements RunListener, RequestListener {
       case "frozen" -> status.usersFrozen();
       default -> status.usersHeld();
     };
+  }
+
+  /** Reads the page sockets' figures from {@code stats} from now on. */
+  public void bindSockets(SocketStats stats) {
+    this.sockets = Objects.requireNonNull(stats, "stats");
+  }
+
+  /** The page sockets' figures bound, or zeros. */
+  SocketStats sockets() {
+    return sockets;
   }
 
   @Override

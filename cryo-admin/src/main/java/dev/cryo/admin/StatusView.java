@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cryo.commander.Status;
+import dev.cryo.front.SocketStats;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
  *
  * <pre>{@code
  * {"status": {...the status.json shape, with "alive"...},
+ *  "sockets": {"open": N, "pushes_delivered": N, "pushes_undelivered": N},
  *  "events": [{"at": ISO-8601, "label": "birth"|"freeze"|..., "event": TYPE, ...fields}, ...],
  *  "history": [{"at": ISO-8601, "users": {"main_0001": N, ...}}, ...]}
  * }</pre>
@@ -32,8 +34,11 @@ final class StatusView {
   private final Supplier<Status> status;
   private final EventBoard events;
   private final UsersHistory history;
+  private final Supplier<SocketStats> sockets;
 
-  StatusView(Supplier<Status> status, EventBoard events, UsersHistory history) {
+  StatusView(Supplier<Status> status, EventBoard events, UsersHistory history,
+      Supplier<SocketStats> sockets) {
+    this.sockets = Objects.requireNonNull(sockets, "sockets");
     this.status = Objects.requireNonNull(status, "status");
     this.events = Objects.requireNonNull(events, "events");
     this.history = Objects.requireNonNull(history, "history");
@@ -55,6 +60,11 @@ final class StatusView {
     try {
       ObjectNode root = JSON.createObjectNode();
       root.set("status", JSON.readTree(now.toJson(isAlive(now))));
+      SocketStats open = sockets.get();
+      ObjectNode socketFields = root.putObject("sockets");
+      socketFields.put("open", open.open());
+      socketFields.put("pushes_delivered", open.pushesDelivered());
+      socketFields.put("pushes_undelivered", open.pushesUndelivered());
       root.set("events", JSON.valueToTree(events.latest(EVENTS_SHOWN)));
       ArrayNode samples = root.putArray("history");
       for (UsersHistory.Sample sample : history.samples()) {

@@ -13,7 +13,7 @@
  *   <li>Read only: nothing served here changes the run.
  *   <li>The admin knows the run only through small seams — the commander's
  *       {@link dev.cryo.commander.RunListener} and {@link dev.cryo.commander.Status}, the front's
- *       {@link dev.cryo.front.RequestListener}, {@link dev.cryo.admin.SocketStatistics} — and is
+ *       {@link dev.cryo.front.RequestListener} and {@link dev.cryo.front.SocketStats} — and is
  *       the one module that knows Micrometer ({@link dev.cryo.admin.RunMetrics}).
  *   <li>Bounded: the events and the chart keep a fixed number of entries, the live streams are
  *       limited in number, the page loads nothing from outside the listener.

@@ -6,16 +6,26 @@ import dev.cryo.commander.Status;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.cryo.front.SocketStats;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class RunMetricsTest {
 
   private final AtomicReference<Status> status =
       new AtomicReference<>(Statuses.running("main_0001", 3, "main_0002", 1));
-  private final RunMetrics metrics = new RunMetrics(status::get, new SocketStatistics() {
+  private final RunMetrics metrics = new RunMetrics(status::get);
+
+  /** Sockets with fixed figures. */
+  private static final class FixedSockets implements SocketStats {
     @Override
-    public long socketsOpen() {
+    public int open() {
       return 7;
+    }
+
+    @Override
+    public long opened() {
+      return 9;
     }
 
     @Override
@@ -27,7 +37,17 @@ class RunMetricsTest {
     public long pushesUndelivered() {
       return 2;
     }
-  });
+
+    @Override
+    public long slowReadersClosed() {
+      return 1;
+    }
+  }
+
+  @BeforeEach
+  void bindSockets() {
+    metrics.bindSockets(new FixedSockets());
+  }
 
   @Test
   void everyMeterIsWrittenAsPrometheusTextThatParses() {
@@ -41,6 +61,7 @@ class RunMetricsTest {
     assertThat(text.value("cryo_sockets_open")).isEqualTo(7.0);
     assertThat(text.value("cryo_pushes_total{outcome=\"delivered\"}")).isEqualTo(11.0);
     assertThat(text.value("cryo_pushes_total{outcome=\"undelivered\"}")).isEqualTo(2.0);
+    assertThat(text.value("cryo_sockets_slow_readers_closed_total")).isEqualTo(1.0);
     assertThat(text.value("cryo_freezes_total")).isEqualTo(0.0);
     assertThat(text.type("cryo_http_request_latency_seconds")).isEqualTo("histogram");
     assertThat(text.type("cryo_wire_round_trip_seconds")).isEqualTo("histogram");

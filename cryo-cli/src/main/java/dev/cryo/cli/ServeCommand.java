@@ -224,7 +224,7 @@ final class ServeCommand implements Callable<Integer> {
     Admin admin = null;
     if (adminPort != null || token != null) {
       admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
-          .sockets(socketStatistics(serving)).build();
+          .build();
       administering.set(admin);
       commander.addListener(admin.runListener());
       frontBuilder.requestListener(admin.requestListener());
@@ -232,6 +232,9 @@ final class ServeCommand implements Callable<Integer> {
     }
     Front front = frontBuilder.build();
     serving.set(front);
+    if (admin != null) {
+      admin.bindSockets(front.sockets());
+    }
     if (admin != null && adminPort != null) {
       try {
         AdminListener listener = admin.listen(adminBind, adminPort);
@@ -257,29 +260,6 @@ final class ServeCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return ExitCodes.OK;
-  }
-
-  /** The front's page sockets as the admin reads them; zero before the front is built. */
-  private static dev.cryo.admin.SocketStatistics socketStatistics(AtomicReference<Front> front) {
-    return new dev.cryo.admin.SocketStatistics() {
-      @Override
-      public long socketsOpen() {
-        Front current = front.get();
-        return current == null ? 0 : current.sockets().open();
-      }
-
-      @Override
-      public long pushesDelivered() {
-        Front current = front.get();
-        return current == null ? 0 : current.sockets().pushesDelivered();
-      }
-
-      @Override
-      public long pushesUndelivered() {
-        Front current = front.get();
-        return current == null ? 0 : current.sockets().pushesUndelivered();
-      }
-    };
   }
 
   private AdminToken adminToken() {

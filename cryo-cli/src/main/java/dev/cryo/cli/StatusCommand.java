@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         "Reads DIR/status.json (written by the run's commander on every tick, 5 s) and DIR/.lock"
             + " (whether the commander lives), changing nothing. Prints the run (invocation, pid,"
             + " since), each worker (name, pid, state, users, heap used / ceiling, age) and the"
-            + " users placed, frozen, held and lost.",
+            + " users placed, frozen, held and lost, and the freezer's size and free space.",
         "",
         "With --json, one JSON object: status.json's own (schema cryo.status/1, documented in"
             + " docs/cli.md) with one field added, \"alive\": true when the commander holding the"

@@ -47,6 +47,25 @@ class AdminServeTest {
         "--admin-token", TOKEN);
     http = HttpClient.newHttpClient();
     admin = adminUrl(run);
+    // a loaded machine may start the second worker late (or retry it under another name)
+    Poll.until("two workers run", () -> {
+      try {
+        return runningWorkers().size() >= 2;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+  }
+
+  /** The names of the running workers, from the admin port's status.json. */
+  static java.util.Set<String> runningWorkers() throws Exception {
+    java.util.Set<String> names = new TreeSet<>();
+    for (JsonNode worker : statusJson().path("workers")) {
+      if ("running".equals(worker.path("state").asText())) {
+        names.add(worker.path("name").asText());
+      }
+    }
+    return names;
   }
 
   /** The admin port's base URL, from the line cryo serve prints before its URL line. */
@@ -117,8 +136,9 @@ class AdminServeTest {
     assertThat(served.path("schema").asText()).isEqualTo("cryo.status/1");
     assertThat(served.path("alive").asBoolean()).isTrue();
     assertThat(served.path("run")).isEqualTo(file.path("run"));
+    // the names are the run's (a loaded machine may replace a worker that fell silent)
     assertThat(served.path("workers")).extracting(worker -> worker.path("name").asText())
-        .contains("main_0001", "main_0002");
+        .isNotEmpty().allMatch(name -> name.matches("main_[0-9]{4}"));
     assertThat(served.path("freezer").path("total_bytes").asLong()).isPositive();
     assertThat(served.path("freezer").path("free_bytes").asLong()).isPositive();
   }
@@ -172,6 +192,27 @@ class AdminServeTest {
     assertThat(after.value("cryo_freezer_free_bytes")).isPositive();
   }
 
+  @Test
+  void anOpenPageSocketIsCountedUntilItCloses() throws Exception {
+    DemoClient tab = new DemoClient(http, run.base());
+    tab.openPage();
+    String origin = "http://" + run.base().getHost() + ":" + run.base().getPort();
+    dev.cryo.front.SocketClient socket = dev.cryo.front.SocketClient.connect(http,
+        URI.create("ws://" + run.base().getHost() + ":" + run.base().getPort() + "/_cryo/ws"),
+        tab.cookie(), origin);
+    Poll.until("the metrics count the open socket", () -> socketsOpen() >= 1);
+    socket.close();
+    Poll.until("the metrics count it no more", () -> socketsOpen() == 0);
+  }
+
+  private static double socketsOpen() {
+    try {
+      return metrics().valueOrZero("cryo_sockets_open");
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   private static double delta(PrometheusText before, PrometheusText after, String key) {
     return after.valueOrZero(key) - before.valueOrZero(key);
   }
@@ -180,6 +221,7 @@ class AdminServeTest {
   void theLiveStreamSendsTheWorkersAndTheLatestEvents() throws Exception {
     DemoClient tab = new DemoClient(http, run.base());
     tab.post("/api/counter", Map.of("page", tab.openPage()));
+    java.util.Set<String> before = runningWorkers();
     HttpResponse<Stream<String>> stream = http.send(HttpRequest.newBuilder(
         admin.resolve("/_cryo/status/stream")).header("Authorization", "Bearer " + TOKEN)
         .build(), BodyHandlers.ofLines());
@@ -189,8 +231,14 @@ class AdminServeTest {
       data = lines.filter(line -> line.startsWith("data: ")).findFirst().orElseThrow();
     }
     JsonNode document = JSON.readTree(data.substring("data: ".length()));
-    assertThat(document.path("status").path("workers"))
-        .extracting(worker -> worker.path("name").asText()).contains("main_0001", "main_0002");
+    java.util.Set<String> streamed = new TreeSet<>();
+    for (JsonNode worker : document.path("status").path("workers")) {
+      if ("running".equals(worker.path("state").asText())) {
+        streamed.add(worker.path("name").asText());
+      }
+    }
+    assertThat(streamed).hasSizeGreaterThanOrEqualTo(2)
+        .isIn(before, runningWorkers()); // the run's workers, as status.json says before or after
     assertThat(document.path("events")).extracting(event -> event.path("label").asText())
         .contains("birth");
   }

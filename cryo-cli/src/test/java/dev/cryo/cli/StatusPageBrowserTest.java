@@ -13,7 +13,6 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.WebElement;
 
 /**
  * The status page of a real {@code cryo serve --admin-port 0} in a real headless Chromium: it
@@ -43,11 +42,9 @@ class StatusPageBrowserTest {
         return live.size() == 3 && new java.util.HashSet<>(shownWorkers(browser))
             .equals(new java.util.HashSet<>(live)) ? live : null;
       });
-      assertThat(shownWorkers(browser)).containsExactlyInAnyOrderElementsOf(expected);
-      for (String worker : expected) {
-        WebElement row = browser.find(By.cssSelector("#workers tr[data-worker='" + worker + "']"));
-        assertThat(row.getText()).contains(worker).contains("running");
-      }
+      Map<String, String> rows = shownRows(browser);
+      assertThat(rows.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+      rows.forEach((worker, text) -> assertThat(text).contains(worker).contains("running"));
       browser.await("the chart draws a line per worker", d -> d.findElements(
           By.cssSelector("#chart path[data-worker]")).size() >= 3 ? Boolean.TRUE : null);
       browser.await("the events show a birth", d -> browser.text(By.id("events"))
@@ -70,8 +67,22 @@ class StatusPageBrowserTest {
   }
 
   private static List<String> shownWorkers(Browser browser) {
-    return browser.driver().findElements(By.cssSelector("#workers tr[data-worker]")).stream()
-        .map(row -> row.getDomAttribute("data-worker")).toList();
+    return List.copyOf(shownRows(browser).keySet());
+  }
+
+  /**
+   * Each worker row's name and text, read in one script: the page redraws its rows every second,
+   * so elements found one by one may be gone by the next call.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> shownRows(Browser browser) {
+    Map<String, String> rows = new java.util.LinkedHashMap<>();
+    for (Object pair : (List<Object>) browser.script("return Array.from(document.querySelectorAll("
+        + "'#workers tr[data-worker]')).map(row => [row.dataset.worker, row.innerText]);")) {
+      List<Object> entry = (List<Object>) pair;
+      rows.put((String) entry.get(0), (String) entry.get(1));
+    }
+    return rows;
   }
 
   /** The names of the running workers, from the admin port's status.json. */

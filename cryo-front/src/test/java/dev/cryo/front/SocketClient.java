@@ -79,6 +79,11 @@ public final class SocketClient implements WebSocket.Listener {
   }
 
   /** Sends one text message, waiting until it is written. */
+  /** Closes the socket normally, waiting until the close frame is sent. */
+  public void close() {
+    socket.sendClose(WebSocket.NORMAL_CLOSURE, "done").join();
+  }
+
   public void send(String text) {
     socket.sendText(text, true).join();
   }

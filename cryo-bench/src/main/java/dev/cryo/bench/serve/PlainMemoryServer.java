@@ -217,21 +217,6 @@ public final class PlainMemoryServer implements AutoCloseable {
     }
 
     @Override
-    public dev.cryo.app.Pushed pushToPage(String pageId, byte[] json) {
-      return dev.cryo.app.Pushed.NOTHING; // the anchor serves HTTP only: no page has a socket
-    }
-
-    @Override
-    public dev.cryo.app.Pushed pushToConnection(byte[] json) {
-      return dev.cryo.app.Pushed.NOTHING;
-    }
-
-    @Override
-    public dev.cryo.app.Pushed pushToUser(byte[] json) {
-      return dev.cryo.app.Pushed.NOTHING;
-    }
-
-    @Override
     public String openPage() {
       byte[] bits = new byte[16];
       random.nextBytes(bits);
