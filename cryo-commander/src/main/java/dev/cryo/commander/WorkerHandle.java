@@ -26,6 +26,8 @@ final class WorkerHandle {
   private WorkerProcess process;
   private Wire wire;
   private Presentation presentation;
+  /** Whether the current attempt was given up: a presentation after that is refused. */
+  private boolean attemptEnded; // guarded by this
   private PhotoMessage photo;
   private long order = Long.MAX_VALUE;
   private Instant runningSince;
@@ -71,6 +73,22 @@ final class WorkerHandle {
     }
     process = newProcess;
     wire = null;
+    attemptEnded = false;
+  }
+
+  /**
+   * Gives the current attempt up, unless the worker presented itself meanwhile: a presentation
+   * that arrives after this is refused, so a timed-out attempt never turns RUNNING under a process
+   * that is being killed.
+   *
+   * @return true when the worker had presented itself (the attempt succeeded after all)
+   */
+  synchronized boolean endAttempt() {
+    if (presentation != null) {
+      return true;
+    }
+    attemptEnded = true;
+    return false;
   }
 
   synchronized void attach(Wire newWire) {
@@ -92,7 +110,7 @@ final class WorkerHandle {
    * @return false when the worker is not starting (the presentation is refused)
    */
   synchronized boolean present(Presentation presentation, long order, Instant now) {
-    if (state != WorkerState.STARTING || this.presentation != null) {
+    if (state != WorkerState.STARTING || this.presentation != null || attemptEnded) {
       return false;
     }
     this.presentation = presentation;

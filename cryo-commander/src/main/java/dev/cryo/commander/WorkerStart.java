@@ -92,6 +92,11 @@ final class WorkerStart {
       presentedProcess.accept(process);
       return null;
     } catch (TimeoutException e) {
+      if (handle.endAttempt()) { // it presented itself as the wait ran out: it is running
+        presented = true;
+        presentedProcess.accept(process);
+        return null;
+      }
       return "it did not present itself within " + config.presentation()
           + "; its process group was killed";
     } catch (ExecutionException e) {

@@ -88,13 +88,18 @@ class CommanderTest {
     Files.delete(hang); // the next attempt presents itself
 
     try (Commander commander = started.get(60, TimeUnit.SECONDS)) {
+      // The hung attempt fails; on a loaded machine a later one may also miss the 4 s, and is
+      // then retried the same way: every failed attempt is killed, the last one serves.
       List<JsonNode> failed = events(commander, "worker_start_failed");
-      assertThat(failed).hasSize(1);
-      assertThat(failed.get(0).path("reason").asText()).contains("did not present itself");
+      assertThat(failed).isNotEmpty();
+      assertThat(failed).allSatisfy(failure ->
+          assertThat(failure.path("reason").asText()).contains("did not present itself"));
       List<JsonNode> spawned = events(commander, "worker_spawned");
-      assertThat(spawned).hasSize(2);
-      long hung = spawned.get(0).path("pid").asLong();
-      assertThat(gone(hung)).as("the hung worker's process, pid %d", hung).isTrue();
+      assertThat(spawned).hasSize(failed.size() + 1);
+      for (JsonNode attempt : spawned.subList(0, failed.size())) {
+        long hung = attempt.path("pid").asLong();
+        assertThat(gone(hung)).as("the failed attempt's process, pid %d", hung).isTrue();
+      }
       assertThat(commander.serve(get("c1", "/counter")).status()).isEqualTo(200);
     }
   }
