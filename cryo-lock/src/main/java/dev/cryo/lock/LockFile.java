@@ -477,7 +477,8 @@ public final class LockFile {
         + " directory to this user or root");
   }
 
-  private static byte[] readBounded(FileChannel channel) throws IOException {
+  /** Reads a record from its start: at most one byte past the longest record, whatever the file's length. */
+  static byte[] readBounded(FileChannel channel) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
     long position = 0;
     while (buffer.hasRemaining()) {

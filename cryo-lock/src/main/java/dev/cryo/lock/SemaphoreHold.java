@@ -188,7 +188,7 @@ public final class SemaphoreHold {
     try {
       Object key = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
           LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      byte[] bytes = Uninterruptible.call(() -> readBounded(channel));
+      byte[] bytes = Uninterruptible.call(() -> LockFile.readBounded(channel));
       if (!Claim.isOurs(bytes, record)) {
         throw new LockBusyException(lockPath, null, "another holder took it right after this one");
       }
@@ -346,18 +346,6 @@ public final class SemaphoreHold {
         && Arrays.equals(buffer.array(), 0, expected.length, expected, 0, expected.length);
   }
 
-  private static byte[] readBounded(FileChannel channel) throws IOException {
-    ByteBuffer buffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
-    long position = 0;
-    while (buffer.hasRemaining()) {
-      int read = channel.read(buffer, position);
-      if (read < 0) {
-        break;
-      }
-      position += read;
-    }
-    return Arrays.copyOf(buffer.array(), buffer.position());
-  }
 
   private Path lockPath() {
     return folder.resolve(FolderSemaphore.FILE_NAME);
