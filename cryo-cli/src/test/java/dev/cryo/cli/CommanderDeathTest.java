@@ -2,7 +2,6 @@ package dev.cryo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +30,7 @@ class CommanderDeathTest {
       String page = tab.openPage();
       tab.post("/api/login", Map.of("user", "awake@example.org"));
       assertThat(tab.post("/api/counter", Map.of("page", page)).status()).isEqualTo(200);
-      workers = run.process().descendants().filter(CommanderDeathTest::isWorker).toList();
+      workers = run.workerProcesses();
       assertThat(workers).hasSize(2);
 
       ChildCryo.kill("KILL", run.process().pid());
@@ -57,20 +56,6 @@ class CommanderDeathTest {
     }
     try (Stream<Path> walk = Files.walk(freezer)) {
       return walk.filter(Files::isRegularFile).toList();
-    }
-  }
-
-  /**
-   * Whether the process runs a worker, read from {@code /proc/PID/cmdline} itself: the JDK's
-   * {@code ProcessHandle.Info.commandLine()} is empty for a command line past about 4 KiB, which
-   * a worker's class path is.
-   */
-  private static boolean isWorker(ProcessHandle process) {
-    try {
-      return Files.readString(Path.of("/proc", Long.toString(process.pid()), "cmdline"),
-          java.nio.charset.StandardCharsets.ISO_8859_1).contains("dev.cryo.worker.WorkerMain");
-    } catch (IOException | RuntimeException gone) {
-      return false; // ended meanwhile, or not readable: not a worker of this run
     }
   }
 }

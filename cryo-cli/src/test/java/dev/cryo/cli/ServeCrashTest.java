@@ -294,8 +294,7 @@ class ServeCrashTest {
   }
 
   private static List<ProcessHandle> workers(ServeRun run) {
-    List<ProcessHandle> workers = run.process().descendants().filter(process -> process.info()
-        .commandLine().orElse("").contains("dev.cryo.worker.WorkerMain")).toList();
+    List<ProcessHandle> workers = run.workerProcesses();
     assertThat(workers).hasSize(2);
     return workers;
   }

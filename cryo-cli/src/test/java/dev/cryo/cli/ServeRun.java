@@ -145,4 +145,24 @@ final class ServeRun implements AutoCloseable {
     all.addAll(process.descendants().toList());
     all.forEach(ProcessHandle::destroyForcibly);
   }
+
+  /** The worker processes of this run, as found among the serve's descendants now. */
+  List<ProcessHandle> workerProcesses() {
+    return process().descendants().filter(ServeRun::isWorker).toList();
+  }
+
+  /**
+   * Whether the process runs a worker, read from {@code /proc/PID/cmdline} itself: the JDK's
+   * {@code ProcessHandle.Info.commandLine()} is empty for a command line past about 4 KiB, which
+   * a worker's class path is.
+   */
+  private static boolean isWorker(ProcessHandle process) {
+    try {
+      return java.nio.file.Files.readString(java.nio.file.Path.of("/proc",
+          Long.toString(process.pid()), "cmdline"), java.nio.charset.StandardCharsets.ISO_8859_1)
+          .contains("dev.cryo.worker.WorkerMain");
+    } catch (java.io.IOException | RuntimeException gone) {
+      return false; // ended meanwhile, or not readable: not a worker of this run
+    }
+  }
 }
