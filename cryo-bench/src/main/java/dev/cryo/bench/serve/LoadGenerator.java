@@ -87,16 +87,8 @@ public final class LoadGenerator {
         futures.add(threads.submit(() -> user(client, base, histogram, measureFrom,
             () -> measureTo, null)));
       }
-      long requests = 0;
-      long errors = 0;
-      for (Future<long[]> future : futures) {
-        long[] counts = future.get();
-        requests += counts[0];
-        errors += counts[1];
-      }
-      Histogram all = new Histogram(60_000_000L, 3);
-      histograms.forEach(all::add);
-      return new Result(requests, errors, measure.toNanos() / 1e9, all);
+      Tally tally = Tally.of(futures, histograms, 60_000_000L);
+      return new Result(tally.requests(), tally.errors(), measure.toNanos() / 1e9, tally.all());
     }
   }
 
@@ -134,6 +126,16 @@ public final class LoadGenerator {
       } finally {
         measureTo.set(System.nanoTime());
       }
+      Tally tally = Tally.of(futures, histograms, 600_000_000L);
+      return new Result(tally.requests(), tally.errors(), (measureTo.get() - started) / 1e9,
+          tally.all(), breaks.get());
+    }
+  }
+
+  /** What the virtual users counted, summed, and their latencies in one histogram. */
+  private record Tally(long requests, long errors, Histogram all) {
+    static Tally of(List<Future<long[]>> futures, List<Histogram> histograms, long highest)
+        throws Exception {
       long requests = 0;
       long errors = 0;
       for (Future<long[]> future : futures) {
@@ -141,9 +143,9 @@ public final class LoadGenerator {
         requests += counts[0];
         errors += counts[1];
       }
-      Histogram all = new Histogram(600_000_000L, 3);
+      Histogram all = new Histogram(highest, 3);
       histograms.forEach(all::add);
-      return new Result(requests, errors, (measureTo.get() - started) / 1e9, all, breaks.get());
+      return new Tally(requests, errors, all);
     }
   }
 
