@@ -32,16 +32,8 @@ class HeldWaitTest {
 
   @Test
   void aRequestWaitingForAHoldReportsItsWaitAndWhetherTheHoldWasReleased() throws Exception {
-    try (Commander commander = Commander.start(config(home, "-Dcryo.fake.freeze=hang")
-        .workers(2).orderTimeout(Duration.ofSeconds(1)).hold(Duration.ofSeconds(60)).build())) {
-      assertThat(eventually(Duration.ofSeconds(30), () -> running(commander) == 2)).isTrue();
-      List<Wait> waits = new CopyOnWriteArrayList<>();
-      commander.addListener(new RunListener() {
-        @Override
-        public void heldWait(String user, boolean released, long nanos) {
-          waits.add(new Wait(user, released, nanos));
-        }
-      });
+    try (Commander commander = start(Duration.ofSeconds(1), Duration.ofSeconds(60))) {
+      List<Wait> waits = waits(commander);
       assertThat(commander.serve(get("c1", "/counter")).bodyText()).startsWith(
           "user=guest_c1 counter=1");
       assertThat(waits).as("a request that found no hold").isEmpty();
@@ -66,16 +58,8 @@ class HeldWaitTest {
 
   @Test
   void aRequestHeldPastItsBudgetReportsAWaitNotReleased() throws Exception {
-    try (Commander commander = Commander.start(config(home, "-Dcryo.fake.freeze=hang")
-        .workers(2).orderTimeout(Duration.ofSeconds(20)).hold(Duration.ofMillis(400)).build())) {
-      assertThat(eventually(Duration.ofSeconds(30), () -> running(commander) == 2)).isTrue();
-      List<Wait> waits = new CopyOnWriteArrayList<>();
-      commander.addListener(new RunListener() {
-        @Override
-        public void heldWait(String user, boolean released, long nanos) {
-          waits.add(new Wait(user, released, nanos));
-        }
-      });
+    try (Commander commander = start(Duration.ofSeconds(20), Duration.ofMillis(400))) {
+      List<Wait> waits = waits(commander);
       commander.serve(get("c1", "/counter"));
       CompletableFuture<MoveOutcome> move = CompletableFuture.supplyAsync(
           () -> commander.move("guest_c1"));
@@ -91,6 +75,31 @@ class HeldWaitTest {
       commander.close(); // ends the hanging freeze order
       assertThat(move.get(30, TimeUnit.SECONDS).moved()).isFalse();
     }
+  }
+
+  /** Two fake workers whose freeze orders never answer, running. */
+  private Commander start(Duration orderTimeout, Duration hold) throws InterruptedException {
+    Commander commander = Commander.start(config(home, "-Dcryo.fake.freeze=hang").workers(2)
+        .orderTimeout(orderTimeout).hold(hold).build());
+    try {
+      assertThat(eventually(Duration.ofSeconds(30), () -> running(commander) == 2)).isTrue();
+    } catch (AssertionError e) {
+      commander.close();
+      throw e;
+    }
+    return commander;
+  }
+
+  /** The held waits {@code commander}'s listeners are told of from now on. */
+  private static List<Wait> waits(Commander commander) {
+    List<Wait> waits = new CopyOnWriteArrayList<>();
+    commander.addListener(new RunListener() {
+      @Override
+      public void heldWait(String user, boolean released, long nanos) {
+        waits.add(new Wait(user, released, nanos));
+      }
+    });
+    return waits;
   }
 
   private static long running(Commander commander) {

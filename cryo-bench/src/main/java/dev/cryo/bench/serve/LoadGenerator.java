@@ -11,11 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -68,6 +71,9 @@ public final class LoadGenerator {
     }
   }
 
+  /** How long the virtual users may take to open their pages before a measured load gives up. */
+  private static final Duration OPENING_BOUND = Duration.ofMinutes(5);
+
   private LoadGenerator() {}
 
   /**
@@ -78,8 +84,8 @@ public final class LoadGenerator {
       throws Exception {
     long measureFrom = System.nanoTime() + warmUp.toNanos();
     long measureTo = measureFrom + measure.toNanos();
-    List<Result> results = load(base, users, new long[] {measureFrom}, () -> measureTo,
-        60_000_000L, false, false, () -> {
+    List<Result> results = load(base, users, new AtomicLongArray(new long[] {measureFrom}),
+        () -> measureTo, 60_000_000L, false, false, opened -> () -> {
           long wait = measureTo - System.nanoTime();
           if (wait > 0) {
             TimeUnit.NANOSECONDS.sleep(wait); // the measured window's end
@@ -119,9 +125,10 @@ public final class LoadGenerator {
    * {@link #runDuring} does: {@code warmUp}, then a window of {@code before} measured on its own
    * (the anchor: the same load, nothing else going on), then {@code during} on the calling thread
    * while they go on, measured from its start to its end. The same virtual users run through both
-   * windows without a pause. A request counts in the window it was sent in, however late its
-   * answer (a request held through the end of the action is measured with it); a failure or a
-   * break in the warm-up counts in the first window.
+   * windows without a pause. The warm-up begins once every virtual user has opened his page (a
+   * loaded machine may take seconds to open many). A request counts in the window it was sent in,
+   * however late its answer (a request held through the end of the action is measured with it); a
+   * failure or a break in the warm-up counts in the first window.
    */
   public static Windows runBeforeAndDuring(URI base, int users, Duration warmUp, Duration before,
       Callable<?> during) throws Exception {
@@ -129,14 +136,25 @@ public final class LoadGenerator {
   }
 
   private static Windows checked(URI base, int users, Duration warmUp, Duration before,
-      Callable<?> during, boolean bySent) throws Exception {
-    long beforeFrom = System.nanoTime() + warmUp.toNanos();
-    long duringFrom = beforeFrom + before.toNanos();
+      Callable<?> during, boolean afterOpening) throws Exception {
+    AtomicLongArray starts = new AtomicLongArray(new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
     AtomicLong duringTo = new AtomicLong(Long.MAX_VALUE);
     long[] started = new long[1];
-    List<Result> results = load(base, users, new long[] {beforeFrom, duringFrom}, duringTo::get,
-        600_000_000L, true, bySent, () -> {
-          long wait = duringFrom - System.nanoTime();
+    if (!afterOpening) { // the warm-up from now, as the load starts
+      starts.set(0, System.nanoTime() + warmUp.toNanos());
+      starts.set(1, starts.get(0) + before.toNanos());
+    }
+    List<Result> results = load(base, users, starts, duringTo::get, 600_000_000L, true,
+        afterOpening, opened -> () -> {
+          if (afterOpening) {
+            if (!opened.await(OPENING_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+              throw new IllegalStateException("the virtual users did not open their pages within "
+                  + OPENING_BOUND + " (" + opened.getCount() + " of " + users + " left)");
+            }
+            starts.set(0, System.nanoTime() + warmUp.toNanos());
+            starts.set(1, starts.get(0) + before.toNanos());
+          }
+          long wait = starts.get(1) - System.nanoTime();
           if (wait > 0) {
             TimeUnit.NANOSECONDS.sleep(wait); // the warm-up's and the first window's length
           }
@@ -155,30 +173,34 @@ public final class LoadGenerator {
   }
 
   /**
-   * The load itself: {@code users} virtual users until {@code until}, while {@code action} runs on
-   * the calling thread; one result per window, window {@code i} from {@code starts[i]} to the next
-   * start (the last to {@code until}). A request is measured when it was sent and answered within
-   * its window, or, {@code bySent}, when it was sent within it. Each result's {@code seconds} are
-   * left to the caller (zero here).
+   * The load itself: {@code users} virtual users until {@code until}, while the action made of
+   * {@code opened} (counted down once per virtual user as he has opened his page, or failed to) runs
+   * on the calling thread; one result per window, window {@code i} from {@code starts[i]} to the
+   * next start (the last to {@code until}), read as they go (the action may set them). A request is
+   * measured when it was sent and answered within its window, or, {@code bySent}, when it was sent
+   * within it. Each result's {@code seconds} are left to the caller (zero here).
    */
-  private static List<Result> load(URI base, int users, long[] starts, LongSupplier until,
-      long highest, boolean checked, boolean bySent, Callable<?> action) throws Exception {
+  private static List<Result> load(URI base, int users, AtomicLongArray starts,
+      LongSupplier until, long highest, boolean checked, boolean bySent,
+      Function<CountDownLatch, Callable<?>> action) throws Exception {
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
         HttpClient client = HttpClient.newBuilder().executor(threads)
             .version(HttpClient.Version.HTTP_1_1).build()) {
+      CountDownLatch opened = new CountDownLatch(users);
       List<Future<Window[]>> futures = new ArrayList<>();
       for (int i = 0; i < users; i++) {
-        Window[] windows = new Window[starts.length];
-        for (int w = 0; w < starts.length; w++) {
-          long to = w + 1 < starts.length ? starts[w + 1] : Long.MAX_VALUE;
-          windows[w] = new Window(starts[w], w + 1 < starts.length ? () -> to : until,
-              new Histogram(highest, 3));
+        Window[] windows = new Window[starts.length()];
+        for (int w = 0; w < windows.length; w++) {
+          int next = w + 1;
+          windows[w] = new Window(starts, w, next < windows.length ? () -> starts.get(next)
+              : until, new Histogram(highest, 3));
         }
-        futures.add(threads.submit(() -> user(client, base, windows, until, checked, bySent)));
+        futures.add(threads.submit(() -> user(client, base, windows, until, checked, bySent,
+            opened)));
       }
-      action.call();
+      action.apply(opened).call();
       List<Result> results = new ArrayList<>();
-      for (int w = 0; w < starts.length; w++) {
+      for (int w = 0; w < starts.length(); w++) {
         long requests = 0;
         long errors = 0;
         long breaks = 0;
@@ -198,24 +220,30 @@ public final class LoadGenerator {
 
   /** What one virtual user counted in one window; written by his thread only. */
   private static final class Window {
-    final long from;
+    private final AtomicLongArray starts;
+    private final int index;
     final LongSupplier until;
     final Histogram latency;
     long requests;
     long errors;
     long breaks;
 
-    Window(long from, LongSupplier until, Histogram latency) {
-      this.from = from;
+    Window(AtomicLongArray starts, int index, LongSupplier until, Histogram latency) {
+      this.starts = starts;
+      this.index = index;
       this.until = until;
       this.latency = latency;
+    }
+
+    long from() {
+      return starts.get(index);
     }
   }
 
   /** The window a request sent at {@code sent} belongs to; the first for the warm-up. */
   private static Window sentIn(Window[] windows, long sent) {
     for (int w = windows.length - 1; w > 0; w--) {
-      if (sent >= windows[w].from) {
+      if (sent >= windows[w].from()) {
         return windows[w];
       }
     }
@@ -223,10 +251,16 @@ public final class LoadGenerator {
   }
 
   private static Window[] user(HttpClient client, URI base, Window[] windows, LongSupplier until,
-      boolean checked, boolean bySent) throws IOException, InterruptedException {
-    HttpResponse<String> opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
-        .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
-        BodyHandlers.ofString());
+      boolean checked, boolean bySent, CountDownLatch ready)
+      throws IOException, InterruptedException {
+    HttpResponse<String> opened;
+    try {
+      opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
+          .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
+          BodyHandlers.ofString());
+    } finally {
+      ready.countDown();
+    }
     Matcher cookie = COOKIE.matcher(opened.headers().firstValue("set-cookie").orElse(""));
     Matcher page = PAGE.matcher(opened.body());
     if (opened.statusCode() != 200 || !cookie.find() || !page.find()) {
@@ -264,7 +298,7 @@ public final class LoadGenerator {
       }
       if (checked && status != 200) {
         window.errors++; // with a state check, every failure counts, warm-up included
-      } else if (sent >= window.from && (bySent || answered <= window.until.getAsLong())) {
+      } else if (sent >= window.from() && (bySent || answered <= window.until.getAsLong())) {
         if (status == 200) {
           window.requests++;
           window.latency.recordValue(Math.max(1, (answered - sent) / 1000));

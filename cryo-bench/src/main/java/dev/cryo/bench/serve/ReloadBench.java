@@ -70,7 +70,7 @@ public final class ReloadBench {
    * What one run measured.
    *
    * @param users the users the two workers held before the reload
-   * @param placed each worker's users before the reload ({@code name users})
+   * @param placed each worker's users before the reload ({@code NAME N users, heap …})
    * @param madeSeconds how long the making and the spreading of the users took
    * @param load the load before the reload and during it
    * @param reload what the reload did
@@ -174,6 +174,10 @@ public final class ReloadBench {
     out.println("during the reload (" + window(during));
     out.printf("during / before: p50 x%.2f, p99 x%.2f%n", ratio(during.micros(50),
         still.micros(50)), ratio(during.micros(99), still.micros(99)));
+    long failed = still.errors() + during.errors();
+    long breaks = still.stateBreaks() + during.stateBreaks();
+    out.println(failed == 0 && breaks == 0 ? "no request failed, no state broke"
+        : "NOT ZERO: " + failed + " requests failed, " + breaks + " state breaks");
     ReloadOutcome reload = figures.reload();
     out.printf("reload: %,d ms, %s%n", reload.millis(), reload.message());
     HeldWaits held = figures.held();
@@ -200,7 +204,8 @@ public final class ReloadBench {
 
   private static List<String> placed(Status status) {
     return status.workers().stream().filter(w -> w.state() == WorkerState.RUNNING)
-        .map(w -> w.name() + " " + w.users()).toList();
+        .map(w -> w.name() + " " + w.users() + " users, heap " + w.heapUsedBytes() / (1 << 20)
+            + " of " + w.heapMaxBytes() / (1 << 20) + " MiB").toList();
   }
 
   /**

@@ -31,7 +31,7 @@ class ReloadBenchTest {
     assertThat(figures.reload().replaced()).as(text).hasSize(2);
     assertThat(figures.reload().lost()).as(text).isEmpty();
     assertThat(figures.placed()).as("each worker holds half the users: %s", text)
-        .containsExactlyInAnyOrder("main_0001 100", "main_0002 100");
+        .hasSize(2).allMatch(worker -> worker.contains(" 100 users"));
     LoadGenerator.Result before = figures.load().before();
     LoadGenerator.Result during = figures.load().during();
     assertThat(before.errors() + during.errors()).as(text).isZero();
@@ -40,7 +40,7 @@ class ReloadBenchTest {
     assertThat(during.requests()).as(text).isPositive();
     assertThat(figures.held().notReleased()).as(text).isZero();
     assertThat(text).contains("before the reload (", "during the reload (", "p50", "p99", "max",
-        "0 failed, 0 state breaks", "reload: ", "held requests during the reload",
+        "0 failed, 0 state breaks", "no request failed, no state broke", "reload: ", "held requests during the reload",
         "the longest", "quit_begun");
   }
 }
