@@ -203,7 +203,7 @@ final class Dispatcher {
   /** Waits while {@code user} is held, telling the listeners how long when a hold stood. */
   private boolean awaitUnheld(String user, long deadline) throws InterruptedException {
     if (routing.holdOf(user).isEmpty()) {
-      return routing.awaitUnheld(user, deadline); // free, or held this very moment: not timed
+      return true; // free: the common path takes the routing lock once, as awaitUnheld would
     }
     long found = System.nanoTime();
     boolean released = routing.awaitUnheld(user, deadline);

@@ -9,8 +9,9 @@ import java.util.Map;
  *
  * <p>Threads: {@link #event} is called like an {@link EventSink}, under the routing maps' lock, in
  * the order the events happened; {@link #workerCall} and {@link #heldWait} from the thread of the
- * request that made the call or waited. Both must return quickly, must not block and must not call back into the commander; a
- * throw is logged and ignored (it never changes the maps nor the reply).
+ * request that made the call or waited. All must return quickly, must not block and must not call
+ * back into the commander; a throw is logged and ignored (it never changes the maps nor the
+ * reply).
  */
 public interface RunListener {
 

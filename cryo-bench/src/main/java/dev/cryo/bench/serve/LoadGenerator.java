@@ -174,11 +174,11 @@ public final class LoadGenerator {
 
   /**
    * The load itself: {@code users} virtual users until {@code until}, while the action made of
-   * {@code opened} (counted down once per virtual user as he has opened his page, or failed to) runs
-   * on the calling thread; one result per window, window {@code i} from {@code starts[i]} to the
-   * next start (the last to {@code until}), read as they go (the action may set them). A request is
-   * measured when it was sent and answered within its window, or, {@code bySent}, when it was sent
-   * within it. Each result's {@code seconds} are left to the caller (zero here).
+   * {@code opened} (counted down once per virtual user as he has opened his page, or failed to)
+   * runs on the calling thread; one result per window, window {@code i} from {@code starts[i]} to
+   * the next start (the last to {@code until}), read as they go (the action may set them). A
+   * request is measured when it was sent and answered within its window, or, {@code bySent}, when
+   * it was sent within it. Each result's {@code seconds} are left to the caller (zero here).
    */
   private static List<Result> load(URI base, int users, AtomicLongArray starts,
       LongSupplier until, long highest, boolean checked, boolean bySent,

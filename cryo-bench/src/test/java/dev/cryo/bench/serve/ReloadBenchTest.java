@@ -40,7 +40,7 @@ class ReloadBenchTest {
     assertThat(during.requests()).as(text).isPositive();
     assertThat(figures.held().notReleased()).as(text).isZero();
     assertThat(text).contains("before the reload (", "during the reload (", "p50", "p99", "max",
-        "0 failed, 0 state breaks", "no request failed, no state broke", "reload: ", "held requests during the reload",
-        "the longest", "quit_begun");
+        "0 failed, 0 state breaks", "no request failed, no state broke", "reload: ",
+        "held requests during the reload", "the longest", "quit_begun");
   }
 }
