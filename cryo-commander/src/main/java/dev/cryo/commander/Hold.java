@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One hold on a user (see {@link Routing#hold}): while it stands, his requests wait. Released once,
@@ -17,6 +18,7 @@ public final class Hold {
   private final HoldReason reason;
   private final String destination;
   private final CompletableFuture<Void> released = new CompletableFuture<>();
+  private final AtomicBoolean hurried = new AtomicBoolean();
 
   Hold(String user, HoldReason reason, String destination) {
     this.user = Objects.requireNonNull(user, "user");
@@ -42,6 +44,14 @@ public final class Hold {
   /** Whether the hold was released. */
   public boolean isReleased() {
     return released.isDone();
+  }
+
+  /**
+   * Marks that a waiting request asked for this user's departure to go first (see the dispatcher);
+   * true only for the first caller, so the order is sent once per hold.
+   */
+  boolean markHurried() {
+    return hurried.compareAndSet(false, true);
   }
 
   /** Marks the hold released and wakes its waiters; idempotent. */
