@@ -211,8 +211,8 @@ final class Dispatcher {
       return true; // free: the common path takes the routing lock once, as awaitUnheld would
     }
     long found = System.nanoTime();
-    if (hold.get().reason() == HoldReason.QUITTING && hold.get().markHurried()) {
-      hurry(user);
+    if (hold.get().reason() == HoldReason.QUITTING) {
+      hold.get().hurryOnceOrdered(() -> hurry(user)); // after the quit order: it counts him
     }
     boolean released = routing.awaitUnheld(user, deadline);
     listeners.heldWait(user, released, System.nanoTime() - found);
@@ -224,7 +224,9 @@ final class Dispatcher {
    * waits for his own freeze, not for the rest of the quit's departures (which go in the worker's
    * order). The order is not waited for: the hold is released by his {@code user_frozen} fold, as
    * the quit's own departure would release it, and a failed or refused order changes nothing (the
-   * quit freezes him in its turn). Once per hold ({@link Hold#markHurried}).
+   * quit freezes him in its turn). Once per hold, sent after the quit's own order, so his freeze is
+   * one of the quit's ({@link Hold#hurryOnceOrdered}). Runs on the request's thread or the
+   * quitter's, and never blocks.
    */
   private void hurry(String user) {
     if (!(routing.locate(user) instanceof Location.OnWorker on)) {

@@ -19,6 +19,7 @@ public final class Hold {
   private final String destination;
   private final CompletableFuture<Void> released = new CompletableFuture<>();
   private final AtomicBoolean hurried = new AtomicBoolean();
+  private final CompletableFuture<Void> ordered = new CompletableFuture<>();
 
   Hold(String user, HoldReason reason, String destination) {
     this.user = Objects.requireNonNull(user, "user");
@@ -47,11 +48,19 @@ public final class Hold {
   }
 
   /**
-   * Marks that a waiting request asked for this user's departure to go first (see the dispatcher);
-   * true only for the first caller, so the order is sent once per hold.
+   * Runs {@code hurry} once the quit that holds this user was ordered ({@link #quitOrdered}): at
+   * once when it was, else on the quitter's thread when it is; never when the hold is not a quit's
+   * or its order is never sent. Only the first caller's runs, so a hold is hurried once.
    */
-  boolean markHurried() {
-    return hurried.compareAndSet(false, true);
+  void hurryOnceOrdered(Runnable hurry) {
+    if (hurried.compareAndSet(false, true)) {
+      ordered.thenRun(hurry);
+    }
+  }
+
+  /** Marks that the quit holding this user was sent to his worker; see {@link #hurryOnceOrdered}. */
+  void quitOrdered() {
+    ordered.complete(null);
   }
 
   /** Marks the hold released and wakes its waiters; idempotent. */
