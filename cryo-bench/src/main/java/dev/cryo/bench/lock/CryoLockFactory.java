@@ -116,7 +116,8 @@ public final class CryoLockFactory extends FSLockFactory {
       return new CryoLock(lock, lockDirectory);
     } catch (LockBusyException e) {
       REFUSED.incrementAndGet();
-      throw new LockObtainFailedException("Lock held by another program: " + e.getMessage(), e);
+      // Worded as Lucene's native factory words it; cryo's refusal, with the holder, is the cause.
+      throw new LockObtainFailedException("Lock held by another program: " + lockDirectory, e);
     } finally {
       if (!obtained) {
         HELD.remove(lockDirectory);
