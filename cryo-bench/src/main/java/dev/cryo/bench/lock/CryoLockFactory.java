@@ -116,8 +116,7 @@ public final class CryoLockFactory extends FSLockFactory {
       return new CryoLock(lock, lockDirectory);
     } catch (LockBusyException e) {
       REFUSED.incrementAndGet();
-      // Worded as Lucene's native factory words it; cryo's refusal, with the holder, is the cause.
-      throw new LockObtainFailedException("Lock held by another program: " + lockDirectory, e);
+      throw new LockObtainFailedException("Lock held by another program: " + e.getMessage(), e);
     } finally {
       if (!obtained) {
         HELD.remove(lockDirectory);
