@@ -47,6 +47,6 @@ class IdleSocketsBenchTest {
         .isLessThan((awake - frozen) / 2);
     assertThat(result.workers()).hasSize(2).allSatisfy(worker ->
         assertThat(worker.frozen()).as(worker.worker())
-            .isLessThan(worker.baseline() + (1L << 20)));
+            .isLessThan(worker.baseline() + (3L << 19))); // 1.5 MiB: an idle worker's noise
   }
 }
