@@ -78,6 +78,11 @@ final class ReadTurn {
     }
   }
 
+  /** The thread that holds the turn now, null when free. Any thread; no lock. */
+  Thread holder() {
+    return holder;
+  }
+
   /** Whether the thread holds the turn. Any thread; no lock. */
   boolean heldBy(Thread thread) {
     return holder == thread;
@@ -237,6 +242,24 @@ final class ReadTurn {
   private void give(Thread thread) {
     holder = thread;
     LockSupport.unpark(thread);
+  }
+
+  /** The turn's state, for a diagnosis: who holds it, who follows. Any thread. */
+  @Override
+  public String toString() {
+    lock.lock();
+    try {
+      StringBuilder out = new StringBuilder("ReadTurn[holder=")
+          .append(holder == null ? "none" : holder.getName() + "#" + holder.threadId())
+          .append(closed ? ", closed" : "").append(", followers=");
+      for (Follower follower : followers) {
+        out.append(follower.thread().getName()).append('#').append(follower.thread().threadId())
+            .append(follower.reply().isDone() ? "(done) " : " ");
+      }
+      return out.append(']').toString();
+    } finally {
+      lock.unlock();
+    }
   }
 
   private int liveFollowers() {

@@ -278,7 +278,7 @@ public final class Wire implements AutoCloseable {
   public String toString() {
     String reason = closeReason.get();
     return "Wire[" + name + (reason == null ? ", open" : ", " + reason) + ", " + pending.size()
-        + " pending]";
+        + " pending, " + turn + "]";
   }
 
   // ---------------------------------------------------------------------------------- reading
@@ -403,6 +403,10 @@ public final class Wire implements AutoCloseable {
           }
           interrupted |= leading.keptInterrupt;
           leading.keptInterrupt = false;
+        } else if (reply.isDone()) {
+          // The reply came while lead() waited for the turn's lock: that wait may have used up
+          // the unpark meant for this one, so look again before parking, or it is lost.
+          break;
         } else if (timed) {
           long left = deadline - System.nanoTime();
           if (left <= 0) {
@@ -430,6 +434,11 @@ public final class Wire implements AutoCloseable {
         me.interrupt();
       }
     }
+  }
+
+  /** The thread that holds the right to read this wire now, null when none (a diagnosis). */
+  Thread readingThread() {
+    return turn.holder();
   }
 
   /** Whether the current thread reads this wire now (it may not wait for a reply by reading). */
