@@ -18,6 +18,9 @@ import java.util.function.IntSupplier;
  * <p>How the turn passes:
  *
  * <ul>
+ *   <li>Only while at most {@link #SOLO_CALLS} call of this side is in flight: with more, the turn
+ *       goes to the reader thread, which reads for every caller (each woken by its reply), as a
+ *       wire with one reader thread does.
  *   <li>A caller waiting for its reply takes a free turn and reads until its reply is in; when the
  *       turn is held, it waits as a follower, and the holder hands it the turn when done.
  *   <li>A leader that is done hands the turn to the first follower whose reply has not come yet;
@@ -41,6 +44,16 @@ final class ReadTurn {
 
   /** How long a free turn waits for a caller before the reader thread takes it back. */
   static final long RECLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * The most calls of this side in flight at once for which a caller reads: with more, the reader
+   * thread reads for all of them. A caller that reads is a virtual thread of the application as
+   * often as not, and under load it waits for a carrier behind the application's work, while the
+   * reader thread is scheduled by the kernel: with many calls in flight the hand-off a caller
+   * saves is shared by all of them anyway, and the frames of the peer (its calls back, events)
+   * must not wait for the application's carriers (under {@code cryo serve} on a loaded machine, a
+   * worker's {@code locate} calls then went unanswered for seconds).
+   */
+  static final int SOLO_CALLS = 1;
   /** How long after the peer's last call the reader thread keeps the turn. */
   static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -99,9 +112,12 @@ final class ReadTurn {
         return true;
       }
       if (holder == null && !closed) {
-        holder = follower.thread();
-        followers.remove(follower);
-        return true;
+        if (pendingCalls.getAsInt() <= SOLO_CALLS) {
+          holder = follower.thread();
+          followers.remove(follower);
+          return true;
+        }
+        give(reader); // calls in flight at once: the reader thread reads for all of them
       }
       if (!followers.contains(follower)) {
         followers.add(follower);
@@ -158,7 +174,8 @@ final class ReadTurn {
     }
     lock.lock();
     try {
-      return !closed && pendingCalls.getAsInt() <= liveFollowers();
+      int pending = pendingCalls.getAsInt();
+      return !closed && pending <= SOLO_CALLS && pending <= liveFollowers();
     } finally {
       lock.unlock();
     }
@@ -222,6 +239,11 @@ final class ReadTurn {
 
   /** Under the lock, the turn free: to the first live follower, the reader thread, or free. */
   private void passOn(boolean fromReader) {
+    if (!closed && pendingCalls.getAsInt() > SOLO_CALLS) {
+      followers.clear(); // each is woken by its reply, read by the reader thread
+      give(reader);
+      return;
+    }
     for (Iterator<Follower> it = followers.iterator(); it.hasNext(); ) {
       Follower next = it.next();
       it.remove();
