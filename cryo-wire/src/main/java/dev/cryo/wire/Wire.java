@@ -29,8 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Threads: one thread at a time reads the wire, every frame in order: the wire's reader thread
  * (a daemon platform thread), or a caller waiting for its reply on the call's future ({@code get}
- * or {@code join}) while no other thread reads, which then reads its reply itself and wakes no
- * other thread (docs/wire.md, "Threads"). The thread that reads dispatches each inbound call to a
+ * or {@code join}) while no other thread reads and its call is the only one of this side in
+ * flight, which then reads its reply itself and wakes no other thread (docs/wire.md, "Threads"). The thread that reads dispatches each inbound call to a
  * virtual thread of its own (or serves it itself when the handler says the method may be served
  * inline, {@link WireHandler#servesInline}), handles each event itself (so an event is handled
  * before any later frame, the reply of a call included), and completes the future of each reply.
