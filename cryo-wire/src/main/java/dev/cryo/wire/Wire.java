@@ -80,7 +80,7 @@ public final class Wire implements AutoCloseable {
 
   /** A call waiting for its reply until its deadline (System.nanoTime). */
   private record Pending(long id, String method, CompletableFuture<byte[]> future,
-      long deadline, Duration timeout) {
+      long deadline, Duration timeout, java.util.concurrent.atomic.AtomicBoolean written) {
   }
 
   private Wire(ChannelIo io, String name, WireHandler handler, Set<String> callMethods,
@@ -176,7 +176,8 @@ public final class Wire implements AutoCloseable {
    * pending-call limit (256) is reached (nothing was sent) or the frame is too large, {@link
    * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply
    * is dropped; past the abandoned-id limit (256) the wire closes), {@link WireClosedException}
-   * when the wire ends, {@link RemoteFailure}(code, message) when the peer's handler refused.
+   * when the wire ends (its {@link WireClosedException#sent()} false when the call was never
+   * written: it may be made again elsewhere), {@link RemoteFailure}(code, message) when the peer's handler refused.
    *
    * @param method the peer's call method
    * @param payload the call's payload (not copied: do not change it before the future completes)
@@ -196,7 +197,7 @@ public final class Wire implements AutoCloseable {
     }
     String reason = closeReason.get();
     if (reason != null) {
-      return CompletableFuture.failedFuture(new WireClosedException(name, reason));
+      return CompletableFuture.failedFuture(new WireClosedException(name, reason, false));
     }
     long id = nextId.incrementAndGet();
     byte[] frame;
@@ -214,14 +215,15 @@ public final class Wire implements AutoCloseable {
               + "; nothing was sent; retry once some replies came back"));
     }
     Pending call = new Pending(id, method, new Reply(this),
-        System.nanoTime() + timeout.toNanos(), timeout);
+        System.nanoTime() + timeout.toNanos(), timeout,
+        new java.util.concurrent.atomic.AtomicBoolean());
     pending.put(id, call);
     if (closeReason.get() != null) {
       failPending();
       return call.future;
     }
     try {
-      write(frame);
+      write(frame, call.written());
     } catch (IOException e) {
       closeWith("write_failed: writing a call failed (" + e.getMessage() + ")", Level.WARNING);
     }
@@ -244,10 +246,10 @@ public final class Wire implements AutoCloseable {
         FrameCodec.header(FrameKind.EVENT, 0, method, null, null), payload, limits);
     String reason = closeReason.get();
     if (reason != null) {
-      throw new WireClosedException(name, reason);
+      throw new WireClosedException(name, reason, false);
     }
     try {
-      write(frame);
+      write(frame, null);
     } catch (IOException e) {
       closeWith("write_failed: writing an event failed (" + e.getMessage() + ")", Level.WARNING);
       throw new WireClosedException(name, closeReason.get());
@@ -614,7 +616,7 @@ public final class Wire implements AutoCloseable {
       return;
     }
     try {
-      write(frame);
+      write(frame, null);
     } catch (IOException e) {
       closeWith("write_failed: writing a reply failed (" + e.getMessage() + ")", Level.WARNING);
     }
@@ -633,11 +635,21 @@ public final class Wire implements AutoCloseable {
    * status is set aside for the write and given back after it ({@link ChannelIo#writeFully}): one
    * interrupted caller (a request given up by its client) neither cuts a frame nor ends the wire
    * of every other.
+   *
+   * @param written for a call, set once the lock is held and the wire still open (from then on
+   *     its bytes may reach the peer); null for an event or a reply
    */
-  private void write(byte[] frame) throws IOException {
+  private void write(byte[] frame, java.util.concurrent.atomic.AtomicBoolean written)
+      throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(frame);
     writeLock.lock();
     try {
+      if (written != null) {
+        if (closeReason.get() != null) { // closed while this call waited for the lock: not sent
+          throw new ClosedChannelException();
+        }
+        written.set(true); // from here on, some of it may reach the peer
+      }
       io.writeFully(bytes);
     } finally {
       writeLock.unlock();
@@ -704,7 +716,8 @@ public final class Wire implements AutoCloseable {
     for (Pending call : pending.values()) {
       if (pending.remove(call.id(), call)) {
         settle(call);
-        call.future().completeExceptionally(new WireClosedException(name, reason));
+        call.future().completeExceptionally(
+            new WireClosedException(name, reason, call.written().get()));
       }
     }
   }
