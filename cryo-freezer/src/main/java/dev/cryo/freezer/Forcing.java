@@ -41,6 +41,15 @@ import java.util.function.Consumer;
  * over. Many folders are forced in parallel, on a small pool of daemon threads, since the file
  * system batches concurrent forces into one journal commit.
  *
+ * <p>Past {@link #SYNCFS_ABOVE} folders (a drain's commit, the journal's batches during a drain),
+ * one {@code syncfs(2)} of the root's file system is cheaper than a force per file: it writes back
+ * what is dirty on that file system, and nothing for what an earlier force already wrote. The JDK
+ * offers no {@code syncfs}, so it is asked of the system's {@code sync --file-system ROOT}
+ * (coreutils 8.24 and later report a failed {@code syncfs} by their exit status); when that
+ * program is missing, fails, or takes longer than {@link #SYNCFS_PATIENCE_SECONDS} s, every folder
+ * is forced one by one instead, so the answer is the same either way. The cost of the trade: a
+ * {@code syncfs} also writes back what other programs left dirty on the same file system.
+ *
  * <p>Stateless and thread-safe; the pool is shared by every freezer of the JVM and its threads
  * end when idle.
  */
@@ -48,6 +57,15 @@ final class Forcing {
 
   /** Folders forced at once. */
   static final int PARALLEL = 16;
+
+  /** Above this many folders, one {@code syncfs} of the root's file system is tried first. */
+  static final int SYNCFS_ABOVE = 32;
+
+  /** How long a {@code sync --file-system} may take before the forces one by one take over. */
+  static final long SYNCFS_PATIENCE_SECONDS = 120;
+
+  /** The program asked for a {@code syncfs}; a test seam. */
+  static volatile String syncProgram = "sync";
 
   /** How a parcel is opened to be forced: as the freezer reads it, never through a link. */
   private static final Set<OpenOption> OPEN = Set.of(StandardOpenOption.READ,
@@ -81,6 +99,9 @@ final class Forcing {
    */
   static int forceFolders(Path root, Collection<String> keys) throws FreezerException {
     List<String> all = List.copyOf(keys);
+    if (all.size() > SYNCFS_ABOVE && syncFileSystem(root)) {
+      return all.size();
+    }
     int done = 0;
     IOException first = null;
     Path failed = null;
@@ -182,6 +203,38 @@ final class Forcing {
       channel.force(false);
     }
     forced.accept(file);
+  }
+
+  /**
+   * One {@code syncfs(2)} of {@code root}'s file system, through {@code sync --file-system}.
+   *
+   * @return whether it succeeded: everything written on that file system before the call is on
+   *     disk; {@code false} when the program is missing, failed or ran out of patience (nothing is
+   *     known to be forced then)
+   */
+  static boolean syncFileSystem(Path root) {
+    Process process;
+    try {
+      process = new ProcessBuilder(syncProgram, "--file-system", root.toString())
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    } catch (IOException e) {
+      return false; // no such program here: the forces one by one
+    }
+    try {
+      if (!process.waitFor(SYNCFS_PATIENCE_SECONDS, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return false;
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    if (process.exitValue() != 0) {
+      return false;
+    }
+    forced.accept(root);
+    return true;
   }
 
   /** Forces {@code directory}'s entries (opened without following a link at its name). */

@@ -408,7 +408,8 @@ this.root = realPath(this.root);
    * what those folders held when it began survives a power loss. Nothing else the freezer does
    * forces anything (see the package description); this is the barrier a caller passes before it
    * records durably that these users are frozen. A user with no folder (woken or dropped meanwhile)
-   * is skipped; his semaphore's lockfile is never forced. Many users are forced in parallel.
+   * is skipped; his semaphore's lockfile is never forced. Many users are forced in parallel, or,
+   * past a few dozen, by one {@code syncfs} of the root's file system (when the system offers it).
    *
    * <p>Thread-safe; may run beside any other call, in any process, holding no semaphore: it only
    * forces what is there.
@@ -427,7 +428,9 @@ this.root = realPath(this.root);
 
   /**
    * Forces to disk everything the root holds: every folder's parcels and entries, the commander's
-   * parcel, the root's entries; as {@link #forceUsers} for every folder at once.
+   * parcel, the root's entries; as {@link #forceUsers} for every folder at once (one {@code syncfs}
+   * of the root's file system when there are more than a few dozen folders and the system offers
+   * it).
    *
    * @return how many folders were forced
    * @throws FreezerException as {@link #forceUsers}, or when the root cannot be listed

@@ -28,7 +28,8 @@
  *       never needs to survive one: after a reboot its holder is provably dead by the boot id.
  *       Forcing is the caller's barrier, in one place:
  *       {@link dev.cryo.freezer.Freezer#forceUsers} (the parcels and folders of some users, then
- *       the root's entries; in parallel) and {@link dev.cryo.freezer.Freezer#forceAll}. Whoever
+ *       the root's entries; in parallel, or one {@code syncfs} of the root's file system past a
+ *       few dozen folders) and {@link dev.cryo.freezer.Freezer#forceAll}. Whoever
  *       records somewhere durable that a user is frozen passes that barrier first: the commander's
  *       journal forces a batch's frozen users before it writes the batch, and a drain's commit
  *       ({@link dev.cryo.freezer.Freezer#renameRootDurably}) forces the whole root before the

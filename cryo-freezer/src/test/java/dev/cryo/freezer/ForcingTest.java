@@ -39,6 +39,15 @@ class ForcingTest {
   @AfterEach
   void restore() {
     Forcing.forced = path -> { };
+    Forcing.syncProgram = "sync";
+  }
+
+  /** A stand-in for {@code sync}: records its arguments in {@code log}, exits {@code status}. */
+  private String fakeSync(Path log, int status) throws Exception {
+    Path script = temp.resolve("fake-sync-" + status);
+    Files.writeString(script, "#!/bin/sh\necho \"$@\" >> '" + log + "'\nexit " + status + "\n");
+    assertThat(script.toFile().setExecutable(true)).isTrue();
+    return script.toString();
   }
 
   private void freeze(String user, String... connections) throws Exception {
@@ -97,7 +106,41 @@ class ForcingTest {
   }
 
   @Test
-  void forceAllForcesEveryFolderInParallelAndTheCommandersParcel() throws Exception {
+  void manyFoldersAreForcedByOneSyncfsOfTheRootsFileSystem() throws Exception {
+    Path log = temp.resolve("sync.log");
+    Forcing.syncProgram = fakeSync(log, 0);
+    List<String> users = IntStream.range(0, Forcing.SYNCFS_ABOVE + 1).mapToObj(i -> "user" + i)
+        .toList();
+    for (String user : users) {
+      freeze(user, "c-" + user);
+    }
+    freezer.writeCommanderParcel(Map.of("frozen", users), "commander", "drain");
+
+    assertThat(freezer.forceAll()).isEqualTo(users.size());
+    assertThat(freezer.forceUsers(users)).isEqualTo(users.size());
+
+    assertThat(Files.readAllLines(log)).containsExactly("--file-system " + freezer.root(),
+        "--file-system " + freezer.root());
+    assertThat(forced).containsExactly(freezer.root().resolve(Freezer.COMMANDER_PARCEL),
+        freezer.root(), freezer.root());
+  }
+
+  @Test
+  void fewFoldersAreForcedOneByOneWithoutAsyncfs() throws Exception {
+    Path log = temp.resolve("sync.log");
+    Forcing.syncProgram = fakeSync(log, 0);
+    freeze("alice", "c1");
+
+    freezer.forceAll();
+
+    assertThat(log).doesNotExist();
+    assertThat(forced).contains(freezer.folder("alice").resolve(Freezer.USER_PARCEL));
+  }
+
+  @Test
+  void forceAllForcesEveryFolderInParallelWhenTheSyncfsFails() throws Exception {
+    Path log = temp.resolve("sync.log");
+    Forcing.syncProgram = fakeSync(log, 1);
     List<String> users = IntStream.range(0, 3 * Forcing.PARALLEL).mapToObj(i -> "user" + i)
         .toList();
     for (String user : users) {
@@ -115,6 +158,27 @@ class ForcingTest {
     }
     assertThat(forced.get(forced.size() - 1)).isEqualTo(freezer.root());
     assertThat(forced).hasSize(users.size() * 3 + 2);
+    assertThat(Files.readAllLines(log)).as("tried first").hasSize(1);
+  }
+
+  @Test
+  void aMissingSyncProgramFallsBackToTheForcesOneByOne() throws Exception {
+    Forcing.syncProgram = temp.resolve("no-such-program").toString();
+    List<String> users = IntStream.range(0, Forcing.SYNCFS_ABOVE + 1).mapToObj(i -> "user" + i)
+        .toList();
+    for (String user : users) {
+      freeze(user);
+    }
+
+    assertThat(freezer.forceUsers(users)).isEqualTo(users.size());
+
+    assertThat(forced).hasSize(users.size() * 2 + 1);
+  }
+
+  @Test
+  void theSystemsSyncfsRunsHere() {
+    assertThat(Forcing.syncFileSystem(freezer.root())).as("sync --file-system on this system")
+        .isTrue();
   }
 
   @Test
