@@ -39,7 +39,9 @@ import org.HdrHistogram.Histogram;
  * </pre>
  *
  * Defaults: 10,000 users, 500 wakes. Prints the drain's time to exit (the call's return, which
- * includes the close), the restart to the first request served, and the wakes' latencies.
+ * includes the close) and its two parts by the event log (the freezes folded, from the first to
+ * the last; the last to the commit: the item written, the root forced to disk, renamed, the
+ * rename forced), the restart to the first request served, and the wakes' latencies.
  */
 public final class DrainBench {
 
