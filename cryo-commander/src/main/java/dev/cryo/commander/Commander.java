@@ -188,7 +188,7 @@ public final class Commander implements AutoCloseable {
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
-      commander.journal = Journal.start(home, commander.routing);
+      commander.journal = Journal.start(home, commander.routing, freezer::forceUsers);
       commander.startWorkers();
       return commander;
     } catch (IOException | RuntimeException e) {
