@@ -65,6 +65,7 @@ public final class Commander implements AutoCloseable {
   private final Listeners listeners;
   private final Routing routing;
   private final Supervisor supervisor;
+  private final Placement placement;
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
@@ -108,7 +109,7 @@ public final class Commander implements AutoCloseable {
         home.resolve("workers"));
     this.pushRelay = new PushRelay(routing);
     supervisor.pushRelay(pushRelay);
-    Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
+    this.placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
@@ -248,9 +249,8 @@ public final class Commander implements AutoCloseable {
     long bound = config.presentation().plus(config.startBackoff().multipliedBy(2))
         .multipliedBy(config.startAttempts() + 1L).toMillis();
     try {
-      WorkerHandle reception = first.get(bound, TimeUnit.MILLISECONDS);
-      LOG.log(Level.INFO, "cryo runs in " + home + ": worker " + reception.name()
-          + " is the reception");
+      first.get(bound, TimeUnit.MILLISECONDS);
+      LOG.log(Level.INFO, receptionLine(home, placement.reception(supervisor.views())));
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       throw cause instanceof CommanderException commanderException ? commanderException
@@ -273,6 +273,20 @@ public final class Commander implements AutoCloseable {
         expiryEvery, expiryEvery, TimeUnit.MILLISECONDS);
     housekeeper.scheduleWithFixedDelay(() -> housekeeping("sweep", this::sweepFreezer),
         sweepEvery, sweepEvery, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The start's line naming the reception: the worker placement sends new connections to (the
+   * oldest running one), which need not be the worker whose start completed first.
+   */
+  static String receptionLine(Path home, Verdict reception) {
+    return switch (reception) {
+      case Verdict.Place place -> "cryo runs in " + home + ": worker " + place.worker()
+          + " is the reception";
+      case Verdict.Saturated saturated -> "cryo runs in " + home + ": no worker receives new"
+          + " connections yet (" + saturated.reason() + ")";
+      default -> "cryo runs in " + home + ": the reception is " + reception;
+    };
   }
 
   /**
