@@ -75,6 +75,7 @@ public final class Commander implements AutoCloseable {
   private final ScheduledExecutorService ticker;
   private final Expiry expiry;
   private final Replacement replacement;
+  private final OccupancyCheck occupancyCheck;
   private final ReloadRequests reloadRequests;
   private final Sweep sweep;
   /** Expiry and sweep, off the tick's thread (a round reads many headers). */
@@ -124,6 +125,8 @@ public final class Commander implements AutoCloseable {
     });
     this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
     this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
+    this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
+        RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(home, runState.invocationId(),
         request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
     this.sweep = new Sweep(routing, freezer);
@@ -330,6 +333,8 @@ public final class Commander implements AutoCloseable {
     admitting = false;
     DrainReport report;
     try {
+      // A worker being replaced or closed by the occupancy check ends its quit before the drain's.
+      occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30)));
       report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
           () -> journal.flush(), () -> !running)
           .run(grace, progress);
@@ -508,6 +513,7 @@ public final class Commander implements AutoCloseable {
   private void tick() {
     try {
       supervisor.heartbeat();
+      occupancyCheck.tick();
       measureFreezer();
       publishStatus();
       reloadRequests.tick();
