@@ -45,6 +45,10 @@ import java.util.concurrent.TimeoutException;
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
+ * <p>Its tick also runs the occupancy check ({@code OccupancyCheck}, policy
+ * {@link CommanderConfig#occupancy()}): a worker whose heap stays above 95 % of its ceiling is
+ * replaced, and a spare worker whose users fit on the others is closed (docs/operations.md).
+ *
  * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
  * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
  * platform daemon thread of its own.

@@ -295,10 +295,7 @@ final class OccupancyCheck {
             + " photos in a row (" + worker.heapUsedBytes() / (1024 * 1024) + " of "
             + worker.heapMaxBytes() / (1024 * 1024) + " MiB): it is replaced");
         ReloadOutcome outcome = replacement.replace(worker.name(), grace, "heap");
-        synchronized (this) {
-          seen.remove(worker.name());
-        }
-        if (outcome.refusal() != null) {
+        if (outcome.refusal() != null) { // its photos still count: the next check tries again
           LOG.log(Level.WARNING, "worker " + worker.name() + " was not replaced: "
               + outcome.message());
         }
