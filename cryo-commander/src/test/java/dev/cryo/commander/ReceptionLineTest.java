@@ -20,10 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The start's line "worker X is the reception" names the worker placement sends new connections
- * to (the oldest running one), not the worker whose start happened to complete first: the test
- * holds the first worker to present itself between its presentation and the completion of its
- * start (inside its own log line) until the start's line is written, so that the second worker's
- * start completes first.
+ * to (the oldest running one, as the status shows it), not the worker whose start happened to
+ * complete first: the test holds the first worker to log its presentation between its presentation
+ * and the completion of its start (inside that log line) until the start's line is written, so
+ * that the other worker's start completes first.
  */
 class ReceptionLineTest {
 
@@ -54,8 +54,9 @@ class ReceptionLineTest {
     handlers.add(on(supervisorLog, record -> {
       Matcher presented = PRESENTED.matcher(record.getMessage());
       if (presented.find() && firstPresented.compareAndSet(null, presented.group(1))) {
-        // The first presented is running with the lowest order; its start completes only once
-        // this returns. Within the worker's own wait for its presentation's reply (10 s).
+        // The first to log its presentation is running (most often with the lowest order: the
+        // reception); its start completes only once this returns. Within the worker's own wait
+        // for its presentation's reply (10 s).
         try {
           if (lineWritten.await(7, TimeUnit.SECONDS)) {
             held.add(presented.group(1));
@@ -78,11 +79,11 @@ class ReceptionLineTest {
       assertThat(line.get()).isNotNull();
       Status.WorkerStatus reception = commander.status().workers().stream()
           .filter(Status.WorkerStatus::reception).findFirst().orElseThrow();
-      assertThat(reception.name()).isEqualTo(firstPresented.get());
       assertThat(line.get()).endsWith("worker " + reception.name() + " is the reception");
-      // Whether the second worker's start did complete first (it presents within 7 s of the
+      // Whether the other worker's start did complete first (it presents within 7 s of the
       // first on all but an overloaded machine); when it did not, the line was right either way.
-      System.out.println("the first presented worker was held until the line: " + held);
+      System.out.println("the first presented worker was held until the line: " + held
+          + "; the reception: " + reception.name());
     }
   }
 
