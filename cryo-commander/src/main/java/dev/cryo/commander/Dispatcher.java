@@ -96,7 +96,7 @@ final class Dispatcher {
       justMoved = false; // a done move is dispatched even when it took the whole budget
       String user = routing.userOf(connection).orElse(null);
       if (user != null) {
-        if (!routing.awaitUnheld(user, deadline)) {
+        if (!awaitUnheld(user, deadline)) {
           return unavailable("'" + user + "' is being moved or frozen and was still held after "
               + config.hold());
         }
@@ -198,6 +198,17 @@ final class Dispatcher {
       checkOrdering(worker, connection, result);
       return new Reply(result.status(), entries(result.headers()), result.body());
     }
+  }
+
+  /** Waits while {@code user} is held, telling the listeners how long when a hold stood. */
+  private boolean awaitUnheld(String user, long deadline) throws InterruptedException {
+    if (routing.holdOf(user).isEmpty()) {
+      return true; // free: the common path takes the routing lock once, as awaitUnheld would
+    }
+    long found = System.nanoTime();
+    boolean released = routing.awaitUnheld(user, deadline);
+    listeners.heldWait(user, released, System.nanoTime() - found);
+    return released;
   }
 
   /** A refusal's reply when no retry can mend it; empty when the request is routed again. */

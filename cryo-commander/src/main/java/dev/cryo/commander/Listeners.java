@@ -47,4 +47,14 @@ final class Listeners implements EventSink {
       }
     }
   }
+
+  void heldWait(String user, boolean released, long nanos) {
+    for (RunListener listener : listeners) {
+      try {
+        listener.heldWait(user, released, nanos);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "a run listener failed on a held wait of " + user + ": " + e);
+      }
+    }
+  }
 }

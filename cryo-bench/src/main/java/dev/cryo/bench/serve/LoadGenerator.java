@@ -11,9 +11,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
@@ -65,6 +71,9 @@ public final class LoadGenerator {
     }
   }
 
+  /** How long the virtual users may take to open their pages before a measured load gives up. */
+  private static final Duration OPENING_BOUND = Duration.ofMinutes(5);
+
   private LoadGenerator() {}
 
   /**
@@ -73,23 +82,19 @@ public final class LoadGenerator {
    */
   public static Result run(URI base, int users, Duration warmUp, Duration measure)
       throws Exception {
-    try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
-        HttpClient client = HttpClient.newBuilder().executor(threads)
-            .version(HttpClient.Version.HTTP_1_1).build()) {
-      long start = System.nanoTime();
-      long measureFrom = start + warmUp.toNanos();
-      long measureTo = measureFrom + measure.toNanos();
-      List<Future<long[]>> futures = new ArrayList<>();
-      List<Histogram> histograms = new ArrayList<>();
-      for (int i = 0; i < users; i++) {
-        Histogram histogram = new Histogram(60_000_000L, 3);
-        histograms.add(histogram);
-        futures.add(threads.submit(() -> user(client, base, histogram, measureFrom,
-            () -> measureTo, null)));
-      }
-      Tally tally = Tally.of(futures, histograms, 60_000_000L);
-      return new Result(tally.requests(), tally.errors(), measure.toNanos() / 1e9, tally.all());
-    }
+    long measureFrom = System.nanoTime() + warmUp.toNanos();
+    long measureTo = measureFrom + measure.toNanos();
+    List<Result> results = load(base, users, new AtomicLongArray(new long[] {measureFrom}),
+        () -> measureTo, 60_000_000L, false, false, opened -> () -> {
+          long wait = measureTo - System.nanoTime();
+          if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait); // the measured window's end
+          }
+          return null;
+        });
+    Result window = results.get(0);
+    return new Result(window.requests(), window.errors(), measure.toNanos() / 1e9,
+        window.latency());
   }
 
   /**
@@ -100,61 +105,162 @@ public final class LoadGenerator {
    */
   public static Result runDuring(URI base, int users, Duration warmUp, Callable<?> during)
       throws Exception {
+    Windows windows = checked(base, users, warmUp, Duration.ZERO, during, false);
+    Result warm = windows.before(); // empty but for the warm-up's failures and breaks
+    Result measured = windows.during();
+    return new Result(measured.requests(), warm.errors() + measured.errors(), measured.seconds(),
+        measured.latency(), warm.stateBreaks() + measured.stateBreaks());
+  }
+
+  /**
+   * Two windows of one steady load.
+   *
+   * @param before the window just before the action, the same load with nothing else going on
+   * @param during the window from the action's start to its end
+   */
+  public record Windows(Result before, Result during) {}
+
+  /**
+   * Runs {@code users} virtual users against {@code base}, checking their state as
+   * {@link #runDuring} does: {@code warmUp}, then a window of {@code before} measured on its own
+   * (the anchor: the same load, nothing else going on), then {@code during} on the calling thread
+   * while they go on, measured from its start to its end. The same virtual users run through both
+   * windows without a pause. The warm-up begins once every virtual user has opened his page (a
+   * loaded machine may take seconds to open many). A request counts in the window it was sent in,
+   * however late its answer (a request held through the end of the action is measured with it); a
+   * failure or a break in the warm-up counts in the first window.
+   */
+  public static Windows runBeforeAndDuring(URI base, int users, Duration warmUp, Duration before,
+      Callable<?> during) throws Exception {
+    return checked(base, users, warmUp, before, during, true);
+  }
+
+  private static Windows checked(URI base, int users, Duration warmUp, Duration before,
+      Callable<?> during, boolean afterOpening) throws Exception {
+    AtomicLongArray starts = new AtomicLongArray(new long[] {Long.MAX_VALUE, Long.MAX_VALUE});
+    AtomicLong duringTo = new AtomicLong(Long.MAX_VALUE);
+    long[] started = new long[1];
+    if (!afterOpening) { // the warm-up from now, as the load starts
+      starts.set(0, System.nanoTime() + warmUp.toNanos());
+      starts.set(1, starts.get(0) + before.toNanos());
+    }
+    List<Result> results = load(base, users, starts, duringTo::get, 600_000_000L, true,
+        afterOpening, opened -> () -> {
+          if (afterOpening) {
+            if (!opened.await(OPENING_BOUND.toSeconds(), TimeUnit.SECONDS)) {
+              throw new IllegalStateException("the virtual users did not open their pages within "
+                  + OPENING_BOUND + " (" + opened.getCount() + " of " + users + " left)");
+            }
+            starts.set(0, System.nanoTime() + warmUp.toNanos());
+            starts.set(1, starts.get(0) + before.toNanos());
+          }
+          long wait = starts.get(1) - System.nanoTime();
+          if (wait > 0) {
+            TimeUnit.NANOSECONDS.sleep(wait); // the warm-up's and the first window's length
+          }
+          started[0] = System.nanoTime();
+          try {
+            return during.call();
+          } finally {
+            duringTo.set(System.nanoTime());
+          }
+        });
+    Result first = results.get(0);
+    Result second = results.get(1);
+    return new Windows(new Result(first.requests(), first.errors(), before.toNanos() / 1e9,
+        first.latency(), first.stateBreaks()), new Result(second.requests(), second.errors(),
+        (duringTo.get() - started[0]) / 1e9, second.latency(), second.stateBreaks()));
+  }
+
+  /**
+   * The load itself: {@code users} virtual users until {@code until}, while the action made of
+   * {@code opened} (counted down once per virtual user as he has opened his page, or failed to)
+   * runs on the calling thread; one result per window, window {@code i} from {@code starts[i]} to
+   * the next start (the last to {@code until}), read as they go (the action may set them). A
+   * request is measured when it was sent and answered within its window, or, {@code bySent}, when
+   * it was sent within it. Each result's {@code seconds} are left to the caller (zero here).
+   */
+  private static List<Result> load(URI base, int users, AtomicLongArray starts,
+      LongSupplier until, long highest, boolean checked, boolean bySent,
+      Function<CountDownLatch, Callable<?>> action) throws Exception {
     try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
         HttpClient client = HttpClient.newBuilder().executor(threads)
             .version(HttpClient.Version.HTTP_1_1).build()) {
-      long measureFrom = System.nanoTime() + warmUp.toNanos();
-      java.util.concurrent.atomic.AtomicLong measureTo = new java.util.concurrent.atomic
-          .AtomicLong(Long.MAX_VALUE);
-      java.util.concurrent.atomic.AtomicLong breaks = new java.util.concurrent.atomic
-          .AtomicLong();
-      List<Future<long[]>> futures = new ArrayList<>();
-      List<Histogram> histograms = new ArrayList<>();
+      CountDownLatch opened = new CountDownLatch(users);
+      List<Future<Window[]>> futures = new ArrayList<>();
       for (int i = 0; i < users; i++) {
-        Histogram histogram = new Histogram(600_000_000L, 3);
-        histograms.add(histogram);
-        futures.add(threads.submit(() -> user(client, base, histogram, measureFrom,
-            measureTo::get, breaks)));
+        Window[] windows = new Window[starts.length()];
+        for (int w = 0; w < windows.length; w++) {
+          int next = w + 1;
+          windows[w] = new Window(starts, w, next < windows.length ? () -> starts.get(next)
+              : until, new Histogram(highest, 3));
+        }
+        futures.add(threads.submit(() -> user(client, base, windows, until, checked, bySent,
+            opened)));
       }
-      long wait = measureFrom - System.nanoTime();
-      if (wait > 0) {
-        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait); // the warm-up's length
+      action.apply(opened).call();
+      List<Result> results = new ArrayList<>();
+      for (int w = 0; w < starts.length(); w++) {
+        long requests = 0;
+        long errors = 0;
+        long breaks = 0;
+        Histogram all = new Histogram(highest, 3);
+        for (Future<Window[]> future : futures) {
+          Window window = future.get()[w];
+          requests += window.requests;
+          errors += window.errors;
+          breaks += window.breaks;
+          all.add(window.latency);
+        }
+        results.add(new Result(requests, errors, 0, all, breaks));
       }
-      long started = System.nanoTime();
-      try {
-        during.call();
-      } finally {
-        measureTo.set(System.nanoTime());
-      }
-      Tally tally = Tally.of(futures, histograms, 600_000_000L);
-      return new Result(tally.requests(), tally.errors(), (measureTo.get() - started) / 1e9,
-          tally.all(), breaks.get());
+      return results;
     }
   }
 
-  /** What the virtual users counted, summed, and their latencies in one histogram. */
-  private record Tally(long requests, long errors, Histogram all) {
-    static Tally of(List<Future<long[]>> futures, List<Histogram> histograms, long highest)
-        throws Exception {
-      long requests = 0;
-      long errors = 0;
-      for (Future<long[]> future : futures) {
-        long[] counts = future.get();
-        requests += counts[0];
-        errors += counts[1];
-      }
-      Histogram all = new Histogram(highest, 3);
-      histograms.forEach(all::add);
-      return new Tally(requests, errors, all);
+  /** What one virtual user counted in one window; written by his thread only. */
+  private static final class Window {
+    private final AtomicLongArray starts;
+    private final int index;
+    final LongSupplier until;
+    final Histogram latency;
+    long requests;
+    long errors;
+    long breaks;
+
+    Window(AtomicLongArray starts, int index, LongSupplier until, Histogram latency) {
+      this.starts = starts;
+      this.index = index;
+      this.until = until;
+      this.latency = latency;
+    }
+
+    long from() {
+      return starts.get(index);
     }
   }
 
-  private static long[] user(HttpClient client, URI base, Histogram histogram, long from,
-      java.util.function.LongSupplier until, java.util.concurrent.atomic.AtomicLong breaks)
+  /** The window a request sent at {@code sent} belongs to; the first for the warm-up. */
+  private static Window sentIn(Window[] windows, long sent) {
+    for (int w = windows.length - 1; w > 0; w--) {
+      if (sent >= windows[w].from()) {
+        return windows[w];
+      }
+    }
+    return windows[0];
+  }
+
+  private static Window[] user(HttpClient client, URI base, Window[] windows, LongSupplier until,
+      boolean checked, boolean bySent, CountDownLatch ready)
       throws IOException, InterruptedException {
-    HttpResponse<String> opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
-        .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
-        BodyHandlers.ofString());
+    HttpResponse<String> opened;
+    try {
+      opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
+          .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
+          BodyHandlers.ofString());
+    } finally {
+      ready.countDown();
+    }
     Matcher cookie = COOKIE.matcher(opened.headers().firstValue("set-cookie").orElse(""));
     Matcher page = PAGE.matcher(opened.body());
     if (opened.statusCode() != 200 || !cookie.find() || !page.find()) {
@@ -165,14 +271,11 @@ public final class LoadGenerator {
         .header("cookie", "cryo_connection=" + cookie.group(1))
         .header("content-type", "application/json")
         .POST(BodyPublishers.ofString("{\"page\":\"" + page.group(1) + "\"}")).build();
-    long requests = 0;
-    long errors = 0;
     long last = -1;
     while (true) {
       long sent = System.nanoTime();
-      long to = until.getAsLong();
-      if (sent >= to) {
-        return new long[] {requests, errors};
+      if (sent >= until.getAsLong()) {
+        return windows;
       }
       int status;
       String body = "";
@@ -184,23 +287,23 @@ public final class LoadGenerator {
         status = -1;
       }
       long answered = System.nanoTime();
-      to = until.getAsLong();
-      if (breaks != null && status == 200) {
+      Window window = sentIn(windows, sent);
+      if (checked && status == 200) {
         Matcher value = COUNTER.matcher(body);
         long now = value.find() ? Long.parseLong(value.group(1)) : -2;
         if (last >= 0 && now != last + 1) {
-          breaks.incrementAndGet();
+          window.breaks++;
         }
         last = now;
       }
-      if (breaks != null && status != 200) {
-        errors++; // with a state check, every failure counts, warm-up included
-      } else if (sent >= from && answered <= to) {
+      if (checked && status != 200) {
+        window.errors++; // with a state check, every failure counts, warm-up included
+      } else if (sent >= window.from() && (bySent || answered <= window.until.getAsLong())) {
         if (status == 200) {
-          requests++;
-          histogram.recordValue(Math.max(1, (answered - sent) / 1000));
+          window.requests++;
+          window.latency.recordValue(Math.max(1, (answered - sent) / 1000));
         } else {
-          errors++;
+          window.errors++;
         }
       }
     }
