@@ -26,7 +26,8 @@ import org.eclipse.jetty.util.Callback;
  *   <li>on the public port without a token: declined, so the path is a 404 like any other
  *       unknown path of cryo's (this handler is not even mounted there then).
  * </ul>
- * Only GET (and HEAD, answered as GET by Jetty's rules) is served: another method is 405.
+ * Only GET and HEAD are served: another method is 405. A HEAD is answered with the headers a GET
+ * would get and no body (Jetty's rules); on the live stream it ends there, so it holds no stream.
  *
  * <p>Blocking: runs on a virtual thread; a live stream holds its thread while it lasts.
  */
@@ -114,7 +115,13 @@ final class AdminHandler extends Handler.Abstract {
         response.getHeaders().put("Referrer-Policy", "no-referrer");
         write(response, callback, "text/html; charset=utf-8", page);
       }
-      default -> streams.serve(response, callback);
+      default -> {
+        if (method.equals("HEAD")) {
+          streams.head(response, callback);
+        } else {
+          streams.serve(response, callback);
+        }
+      }
     }
     return true;
   }

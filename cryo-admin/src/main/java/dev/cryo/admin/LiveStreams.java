@@ -24,6 +24,8 @@ final class LiveStreams implements AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(LiveStreams.class.getName());
 
+  private static final String EVENT_STREAM = "text/event-stream; charset=utf-8";
+
   private final StatusView view;
   private final Duration interval;
   private final Semaphore slots;
@@ -33,6 +35,16 @@ final class LiveStreams implements AutoCloseable {
     this.view = Objects.requireNonNull(view, "view");
     this.interval = Objects.requireNonNull(interval, "interval");
     this.slots = new Semaphore(limit);
+  }
+
+  /**
+   * Answers a HEAD on the stream: the headers of a stream's start, and the end at once, with no
+   * stream slot taken. Any thread.
+   */
+  void head(Response response, Callback callback) {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, EVENT_STREAM);
+    response.write(true, ByteBuffer.allocate(0), callback);
   }
 
   /** Serves one stream on the caller's (virtual) thread until it ends. */
@@ -48,7 +60,7 @@ final class LiveStreams implements AutoCloseable {
     }
     try {
       response.setStatus(200);
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream; charset=utf-8");
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, EVENT_STREAM);
       // retry: how long the browser waits before it reconnects by itself after a cut
       if (!send(response, "retry: 2000\n\n".getBytes(StandardCharsets.UTF_8))) {
         callback.failed(new java.io.EOFException("the browser left"));

@@ -166,4 +166,24 @@ class AdminAccessTest {
     assertThat(document.has("events")).isTrue();
     assertThat(document.path("history").isArray()).isTrue();
   }
+
+  @Test
+  void aHeadOnTheLiveStreamAnswersTheHeadersAndEnds() throws Exception {
+    start(null);
+    // Over a raw socket with "Connection: close": the server closes once the answer has ended; a
+    // stream that goes on never closes, and the read times out.
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", adminPort.port())) {
+      socket.setSoTimeout(20_000);
+      socket.getOutputStream().write(("HEAD /_cryo/status/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      String answer;
+      try {
+        answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      } catch (java.net.SocketTimeoutException e) {
+        throw new AssertionError("a HEAD on the live stream did not end within 20 s", e);
+      }
+      assertThat(answer).startsWith("HTTP/1.1 200").containsIgnoringCase(
+          "content-type: text/event-stream").doesNotContain("data: ").doesNotContain("retry:");
+    }
+  }
 }

@@ -117,4 +117,20 @@ class RunMetricsTest {
     assertThat(after.value("cryo_worker_users{worker=\"main_0003\"}")).isEqualTo(0.0);
     assertThat(after.value("cryo_worker_users{worker=\"main_0001\"}")).isEqualTo(4.0);
   }
+
+  @Test
+  void aFreezeReportedOnlyInAQuitReportIsCountedOnceAndOneAlsoFoldedIsNot() {
+    // 'a' is frozen by a fold and then named by his worker's quit report: one freeze.
+    metrics.event("fold", Map.of("worker", "main_0001", "kind", "user_frozen", "user", "a"));
+    // 'b' and 'c' are named only by the quit report: two freezes more.
+    metrics.event("quit_report", Map.of("worker", "main_0001", "frozen", List.of("a", "b", "c")));
+    assertThat(PrometheusText.parse(metrics.scrape()).value("cryo_freezes_total"))
+        .isEqualTo(3.0);
+    // 'd', frozen on main_0001, woken on main_0002 and named by main_0002's quit report: two.
+    metrics.event("fold", Map.of("worker", "main_0001", "kind", "user_frozen", "user", "d"));
+    metrics.event("fold", Map.of("worker", "main_0002", "kind", "user_adopted", "user", "d"));
+    metrics.event("quit_report", Map.of("worker", "main_0002", "frozen", List.of("d")));
+    assertThat(PrometheusText.parse(metrics.scrape()).value("cryo_freezes_total"))
+        .isEqualTo(5.0);
+  }
 }

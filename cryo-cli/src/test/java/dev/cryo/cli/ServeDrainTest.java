@@ -22,6 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
  * directory, twice: in the second run half of them wake (each one's state read back identical, his
  * cookie resolving to him) and the other half stay frozen through the second drain; in the third
  * run everyone's state reads back identical. None is lost.
+ *
+ * <p>Among them, {@link #TAILS} guests in the middle of a login: each, with a page of his own
+ * (a counter, a note), logs in as an identity that lives awake on the other worker; his worker
+ * writes the login's tail parcel (his connection and page, under that identity) and answers 303,
+ * which he has not followed when the drain begins — the tail parcel is still pending, and the
+ * identity is frozen by its own worker's quit beside it. After each restart his cookie resolves to
+ * the identity, and his page reads byte for byte as the login left it: the identity's counter, his
+ * page's counter and note.
  */
 class ServeDrainTest {
 
@@ -32,6 +40,8 @@ class ServeDrainTest {
    */
   static final int USERS = Integer.getInteger("cryo.drainTest.users", 300);
   private static final int CLIENTS = 8;
+  /** Guests whose login's tail parcel is pending when the drain begins. */
+  static final int TAILS = 2;
 
   @TempDir Path scratch;
 
@@ -55,11 +65,15 @@ class ServeDrainTest {
         for (Future<Tab> tab : made) {
           tabs.add(tab.get());
         }
+        for (int k = 0; k < TAILS; k++) {
+          tabs.addAll(0, loginTail(new DemoClient(http, run.base()),
+              new DemoClient(http, run.base()), k));
+        }
         System.out.printf("%d users made in %d ms%n", USERS, millisSince(begun));
         begun = System.nanoTime();
         drain(home, run);
         assertThat(run.err()).contains("draining").containsPattern(
-            "drained: " + USERS + " users carried into .*reboot in [0-9.]+ s");
+            "drained: " + (USERS + TAILS) + " users carried into .*reboot in [0-9.]+ s");
         System.out.printf("drained in %d ms: %s%n", millisSince(begun), run.err().lines()
             .filter(line -> line.contains("drained")).findFirst().orElse("?"));
         assertThat(RunDirectory.at(home).loadRunState().orElseThrow().hasEnded()).isTrue();
@@ -71,8 +85,8 @@ class ServeDrainTest {
       // frozen through a second drain: users frozen before a drain are carried too.
       ServeRun second = ServeRun.serving(home, "--workers", "2");
       try {
-        assertThat(second.err()).contains("the reboot data").contains("was adopted: " + USERS
-            + " users come back frozen");
+        assertThat(second.err()).contains("the reboot data").contains("was adopted: "
+            + (USERS + TAILS) + " users come back frozen");
         long checking = System.nanoTime();
         check(pool, http, second, tabs.subList(0, USERS / 2));
         System.out.printf("%d users woken and checked in %d ms%n", USERS / 2,
@@ -83,7 +97,8 @@ class ServeDrainTest {
       }
       ServeRun third = ServeRun.serving(home, "--workers", "2");
       try {
-        assertThat(third.err()).contains("was adopted: " + USERS + " users come back frozen");
+        assertThat(third.err()).contains("was adopted: " + (USERS + TAILS)
+            + " users come back frozen");
         check(pool, http, third, tabs);
       } finally {
         third.close();
@@ -110,8 +125,8 @@ class ServeDrainTest {
       DemoClient client = new DemoClient(http, run.base());
       client.useCookie(tab.client().cookie());
       checks.add(pool.submit(() -> {
-        assertThat(state(client, tab.page())).as("user %s", tab.state().path("user"))
-            .isEqualTo(tab.state());
+        assertThat(state(client, tab.page()).toString()).as("user %s", tab.state().path("user"))
+            .isEqualTo(tab.state().toString()); // byte for byte, in the demo's order
         assertThat(client.cookie()).isEqualTo(tab.client().cookie()); // no new cookie minted
         return null;
       }));
@@ -144,6 +159,45 @@ class ServeDrainTest {
       assertThat(client.post("/api/move", Map.of()).status()).isEqualTo(200);
     }
     return new Tab(client, page, state);
+  }
+
+  /**
+   * A guest in the middle of a login: identity {@code tail<k>} is made by {@code identity} (a page,
+   * counters) and moved to the other worker, where it lives awake; the guest {@code guest} opens a
+   * page (a counter, a note) on the reception and logs in as it. His worker hands his connection
+   * over by the freezer (the tail parcel, under the identity) and answers 303 to the identity's
+   * worker, which the guest does not follow: the drain finds the parcel pending.
+   *
+   * @return the identity's tab and the guest's, each with the state his page must read after a
+   *     restart
+   */
+  private static List<Tab> loginTail(DemoClient identity, DemoClient guest, int k)
+      throws Exception {
+    String user = "tail" + k;
+    String own = identity.openPage();
+    for (int i = 0; i < 2 + k; i++) {
+      assertThat(identity.post("/api/counter", Map.of("page", own)).status()).isEqualTo(200);
+    }
+    assertThat(identity.post("/api/login", Map.of("user", user, "page", own)).status())
+        .isEqualTo(200);
+    DemoClient.Answer move = identity.post("/api/move", Map.of());
+    assertThat(move.status()).as(move.text()).isEqualTo(200);
+    JsonNode identityState = state(identity, own);
+    String page = guest.openPage();
+    assertThat(guest.post("/api/counter", Map.of("page", page)).status()).isEqualTo(200);
+    assertThat(guest.post("/api/notes", Map.of("page", page, "text", "tail note " + k)).status())
+        .isEqualTo(200);
+    DemoClient.Answer there = guest.get("/api/state?page=" + page);
+    assertThat(there.field("worker")).as("the guest lives on the other worker than %s", user)
+        .isEqualTo(move.field("from"));
+    DemoClient.Answer login = guest.post("/api/login", Map.of("user", user, "page", page));
+    assertThat(login.status()).as("a login tail: %s", login.text()).isEqualTo(303);
+    ObjectNode expected = DemoClient.JSON.createObjectNode();
+    expected.put("user", user);
+    expected.put("counter", identityState.path("counter").asLong());
+    expected.put("pageCounter", 1);
+    expected.putArray("notes").add("tail note " + k);
+    return List.of(new Tab(identity, own, identityState), new Tab(guest, page, expected));
   }
 
   /** The page's state as the demo shows it, without the worker that served it. */

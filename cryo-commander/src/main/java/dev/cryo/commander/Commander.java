@@ -45,6 +45,10 @@ import java.util.concurrent.TimeoutException;
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address).
  *
+ * <p>Its tick also runs the occupancy check ({@code OccupancyCheck}, policy
+ * {@link CommanderConfig#occupancy()}): a worker whose heap stays above 95 % of its ceiling is
+ * replaced, and a spare worker whose users fit on the others is closed (docs/operations.md).
+ *
  * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
  * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
  * platform daemon thread of its own.
@@ -65,6 +69,7 @@ public final class Commander implements AutoCloseable {
   private final Listeners listeners;
   private final Routing routing;
   private final Supervisor supervisor;
+  private final Placement placement;
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
@@ -74,6 +79,7 @@ public final class Commander implements AutoCloseable {
   private final ScheduledExecutorService ticker;
   private final Expiry expiry;
   private final Replacement replacement;
+  private final OccupancyCheck occupancyCheck;
   private final ReloadRequests reloadRequests;
   private final Sweep sweep;
   /** Expiry and sweep, off the tick's thread (a round reads many headers). */
@@ -108,7 +114,7 @@ public final class Commander implements AutoCloseable {
         home.resolve("workers"));
     this.pushRelay = new PushRelay(routing);
     supervisor.pushRelay(pushRelay);
-    Placement placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
+    this.placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
@@ -123,6 +129,8 @@ public final class Commander implements AutoCloseable {
     });
     this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
     this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
+    this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
+        RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(home, runState.invocationId(),
         request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
     this.sweep = new Sweep(routing, freezer);
@@ -188,7 +196,7 @@ public final class Commander implements AutoCloseable {
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
-      commander.journal = Journal.start(home, commander.routing);
+      commander.journal = Journal.start(home, commander.routing, freezer::forceUsers);
       commander.startWorkers();
       return commander;
     } catch (IOException | RuntimeException e) {
@@ -248,9 +256,8 @@ public final class Commander implements AutoCloseable {
     long bound = config.presentation().plus(config.startBackoff().multipliedBy(2))
         .multipliedBy(config.startAttempts() + 1L).toMillis();
     try {
-      WorkerHandle reception = first.get(bound, TimeUnit.MILLISECONDS);
-      LOG.log(Level.INFO, "cryo runs in " + home + ": worker " + reception.name()
-          + " is the reception");
+      first.get(bound, TimeUnit.MILLISECONDS);
+      LOG.log(Level.INFO, receptionLine(home, placement.reception(supervisor.views())));
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       throw cause instanceof CommanderException commanderException ? commanderException
@@ -273,6 +280,20 @@ public final class Commander implements AutoCloseable {
         expiryEvery, expiryEvery, TimeUnit.MILLISECONDS);
     housekeeper.scheduleWithFixedDelay(() -> housekeeping("sweep", this::sweepFreezer),
         sweepEvery, sweepEvery, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The start's line naming the reception: the worker placement sends new connections to (the
+   * oldest running one), which need not be the worker whose start completed first.
+   */
+  static String receptionLine(Path home, Verdict reception) {
+    return switch (reception) {
+      case Verdict.Place place -> "cryo runs in " + home + ": worker " + place.worker()
+          + " is the reception";
+      case Verdict.Saturated saturated -> "cryo runs in " + home + ": no worker receives new"
+          + " connections yet (" + saturated.reason() + ")";
+      default -> "cryo runs in " + home + ": the reception is " + reception;
+    };
   }
 
   /**
@@ -316,6 +337,8 @@ public final class Commander implements AutoCloseable {
     admitting = false;
     DrainReport report;
     try {
+      // A worker being replaced or closed by the occupancy check ends its quit before the drain's.
+      occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30)));
       report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
           () -> journal.flush(), () -> !running)
           .run(grace, progress);
@@ -494,6 +517,7 @@ public final class Commander implements AutoCloseable {
   private void tick() {
     try {
       supervisor.heartbeat();
+      occupancyCheck.tick();
       measureFreezer();
       publishStatus();
       reloadRequests.tick();

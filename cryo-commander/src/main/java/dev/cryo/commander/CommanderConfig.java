@@ -35,13 +35,14 @@ import java.util.function.Supplier;
  * @param memoryAvailable the machine's free memory (default: {@code MemAvailable})
  * @param onStopRequest called once, from the tick, when a stop request for this run appears
  * @param housekeeping the expiry of the frozen and the sweep of orphan folders
+ * @param occupancy the occupancy check: a worker whose heap stays full replaced, a spare one closed
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
     Clock clock, Duration heartbeat, Duration presentation, Duration hold, Duration callTimeout,
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
-    Housekeeping housekeeping) {
+    Housekeeping housekeeping, Occupancy occupancy) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -52,6 +53,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Objects.requireNonNull(memoryAvailable, "memoryAvailable");
     Objects.requireNonNull(onStopRequest, "onStopRequest");
     Objects.requireNonNull(housekeeping, "housekeeping");
+    Objects.requireNonNull(occupancy, "occupancy");
     if (workers < 1 || maxWorkers < workers || maxUsersPerWorker < 1 || workerHeapBytes < 1
         || startAttempts < 1 || retryAfterSeconds < 0) {
       throw new IllegalArgumentException("need 1 <= workers <= maxWorkers, maxUsersPerWorker >= 1,"
@@ -94,6 +96,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private Supplier<OptionalLong> memoryAvailable = MachineMemory::available;
     private Consumer<StopMode> onStopRequest = mode -> { };
     private Housekeeping housekeeping = Housekeeping.DEFAULTS;
+    private Occupancy occupancy = Occupancy.DEFAULTS;
 
     private Builder(Path home, String application) {
       this.home = Objects.requireNonNull(home, "home");
@@ -208,13 +211,20 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** The occupancy check's policy (default {@link Occupancy#DEFAULTS}). */
+    public Builder occupancy(Occupancy value) {
+      occupancy = value;
+      return this;
+    }
+
     /** The configuration. */
     public CommanderConfig build() {
       int max = maxWorkers != null ? maxWorkers : Math.max(6, workers);
       return new CommanderConfig(home, workers, max, maxUsersPerWorker, workerHeapBytes,
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
-          startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping);
+          startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
+          occupancy);
     }
   }
 }

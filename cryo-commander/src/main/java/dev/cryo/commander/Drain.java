@@ -86,8 +86,9 @@ final class Drain {
     fields.put("frozen", before.frozen());
     fields.put("grace_ms", grace.toMillis());
     routing.note("drain_begun", fields);
-    progress.accept("cryo: draining " + before.placed() + " awake users from " + names.size()
-        + " workers (" + before.frozen() + " frozen already; stragglers cut after " + grace
+    progress.accept("cryo: draining " + DrainReport.users(before.placed()).replace(" user",
+        " awake user") + " from " + names.size() + (names.size() == 1 ? " worker (" : " workers (")
+        + before.frozen() + " frozen already; stragglers cut after " + grace
         .toMillis() / 1000.0 + " s)");
     pauseAfter("begun", progress);
     boolean oneByOne = "first-quit".equals(System.getProperty(PAUSE_PROPERTY));
@@ -178,6 +179,6 @@ final class Drain {
       total += users;
       perWorker.add(name + ": " + users);
     }
-    return "cryo: draining: " + total + " users left to freeze (" + perWorker + ")";
+    return "cryo: draining: " + DrainReport.users(total) + " left to freeze (" + perWorker + ")";
   }
 }

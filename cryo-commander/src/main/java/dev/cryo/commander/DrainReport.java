@@ -35,10 +35,16 @@ public record DrainReport(int carried, List<String> lost, List<QuitOutcome> quit
   public String summary() {
     String time = String.format(java.util.Locale.ROOT, "%.1f s", took.toMillis() / 1000.0);
     if (!committed()) {
-      return "cryo: the drain did not commit (" + failure + "); " + carried + " users are frozen in"
-          + " the working freezer, which the next start adopts; it took " + time;
+      return "cryo: the drain did not commit (" + failure + "); " + users(carried)
+          + (carried == 1 ? " is" : " are") + " frozen in the working freezer, which the next"
+          + " start adopts; it took " + time;
     }
-    return "cryo: drained: " + carried + " users carried into " + rebootData
+    return "cryo: drained: " + users(carried) + " carried into " + rebootData
         + (lost.isEmpty() ? "" : ", " + lost.size() + " lost " + lost) + " in " + time;
+  }
+
+  /** {@code "1 user"}, {@code "N users"}: a count of users as the drain's lines say it. */
+  static String users(int count) {
+    return count + (count == 1 ? " user" : " users");
   }
 }

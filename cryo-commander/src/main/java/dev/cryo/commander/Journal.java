@@ -12,7 +12,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +30,19 @@ import java.util.concurrent.TimeUnit;
  * <p>Records are buffered in memory as the maps change and written in batches every
  * {@link #BATCH} (one write and one {@code fsync} per batch): a change is on disk at most a batch
  * after it happened; a crash inside that window loses only the newest changes (a user frozen in it
- * reads as awake: lost, never invented). When the file holds more than {@link #COMPACT_FACTOR}
+ * reads as awake: lost, never invented).
+ *
+ * <p><b>The barrier.</b> A worker's freeze forces nothing: its parcels are in the page cache, where
+ * every process reads them, but a power loss can lose them. So a batch that records a user as
+ * frozen is written only once his parcels are on disk: before each write, the {@link Barrier} is
+ * passed the users whose newest record in the batch is {@code FROZEN} (a user frozen and woken
+ * again within one batch, as a move usually is, is not forced at all), and the batch waits for it
+ * ({@link dev.cryo.freezer.Freezer#forceUsers}, on this journal's thread, never on a request's
+ * path). A barrier that fails keeps the batch in memory, in order, and the next tick tries again:
+ * the journal then lags, and a crash meanwhile reads those users as awake (lost, never a frozen
+ * user without his parcel on disk). A compaction passes the same barrier for what it drops from
+ * the buffer. The users of the journal's first compaction (adopted at the start) are not forced
+ * again: they were forced by the run that recorded them (its own barrier, or its drain's commit). When the file holds more than {@link #COMPACT_FACTOR}
  * times the records its maps need (and at least {@link #COMPACT_MIN}), it is compacted: the maps
  * are written afresh into {@code journal.new}, which replaces the journal in one atomic rename; the
  * copy of the maps and the switch of the buffer happen under the maps' lock, so no change falls
@@ -37,6 +53,19 @@ import java.util.concurrent.TimeUnit;
  * called from any thread.
  */
 final class Journal implements MapChanges, AutoCloseable {
+
+  /**
+   * What must be on disk before a batch recording these users as frozen is written: their parcels
+   * ({@link dev.cryo.freezer.Freezer#forceUsers}). Called on the journal's thread.
+   */
+  @FunctionalInterface
+  interface Barrier {
+    /** Forces what {@code frozen} hold; returns once it is on disk, or throws. */
+    void force(Set<String> frozen) throws IOException;
+
+    /** No barrier: for tests of the journal's records alone. */
+    Barrier NONE = frozen -> { };
+  }
 
   /** The journal's name in the run directory. */
   static final String FILE_NAME = "journal";
@@ -51,19 +80,24 @@ final class Journal implements MapChanges, AutoCloseable {
 
   private final Path file;
   private final Routing routing;
+  private final Barrier barrier;
   private final ScheduledExecutorService writer;
   private final Object bufferLock = new Object();
   private ByteArrayOutputStream buffer = new ByteArrayOutputStream(); // guarded by bufferLock
   private int buffered; // guarded by bufferLock
+  /** Per user touched by the buffer, whether his newest record there is FROZEN. */
+  private Map<String, Boolean> frozenInBuffer = new HashMap<>(); // guarded by bufferLock
+  private boolean barrierFailing; // guarded by fileLock
   private final Object fileLock = new Object();
   private FileChannel channel; // guarded by fileLock
   private long recordsOnDisk; // guarded by fileLock
   private long liveRecords; // guarded by fileLock: the records of the last compaction
   private boolean closed; // guarded by fileLock
 
-  private Journal(Path file, Routing routing) {
+  private Journal(Path file, Routing routing, Barrier barrier) {
     this.file = file;
     this.routing = routing;
+    this.barrier = barrier;
     this.writer = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-journal");
       thread.setDaemon(true);
@@ -73,10 +107,11 @@ final class Journal implements MapChanges, AutoCloseable {
 
   /**
    * Starts the journal of {@code routing} in {@code home}: writes its maps as they are now (a new
-   * journal replaces whatever was there, in one rename), then follows every change.
+   * journal replaces whatever was there, in one rename), then follows every change, each batch
+   * behind {@code barrier}.
    */
-  static Journal start(Path home, Routing routing) throws IOException {
-    Journal journal = new Journal(home.resolve(FILE_NAME), routing);
+  static Journal start(Path home, Routing routing, Barrier barrier) throws IOException {
+    Journal journal = new Journal(home.resolve(FILE_NAME), routing, barrier);
     journal.compact();
     long batch = BATCH.toMillis();
     journal.writer.scheduleWithFixedDelay(journal::writeBatch, batch, batch,
@@ -108,19 +143,96 @@ final class Journal implements MapChanges, AutoCloseable {
 
   @Override
   public void located(String user, boolean frozen) {
-    append(new JournalRecord(frozen ? Kind.FROZEN : Kind.AWAKE, user, null));
+    append(new JournalRecord(frozen ? Kind.FROZEN : Kind.AWAKE, user, null), user, frozen);
   }
 
   @Override
   public void forgotten(String user) {
-    append(new JournalRecord(Kind.GONE, user, null));
+    append(new JournalRecord(Kind.GONE, user, null), user, false);
   }
 
   private void append(JournalRecord record) {
+    append(record, null, false);
+  }
+
+  /** Appends {@code record}; {@code user}, when it locates one, with whether he is now frozen. */
+  private void append(JournalRecord record, String user, boolean frozen) {
     byte[] frame = record.frame();
     synchronized (bufferLock) {
       buffer.write(frame, 0, frame.length);
       buffered++;
+      if (user != null) {
+        frozenInBuffer.put(user, frozen);
+      }
+    }
+  }
+
+  /** What the buffer held, taken out of it whole: its bytes, its count, its users' newest states. */
+  private record Taken(byte[] bytes, int count, Map<String, Boolean> users) {
+    Set<String> frozen() {
+      Set<String> frozen = new TreeSet<>();
+      users.forEach((user, isFrozen) -> {
+        if (isFrozen) {
+          frozen.add(user);
+        }
+      });
+      return frozen;
+    }
+  }
+
+  /** Empties the buffer into what it held; under bufferLock. */
+  private Taken takeBuffer() {
+    Taken taken = new Taken(buffer.toByteArray(), buffered, frozenInBuffer);
+    buffer = new ByteArrayOutputStream();
+    buffered = 0;
+    frozenInBuffer = new HashMap<>();
+    return taken;
+  }
+
+  /** Puts {@code taken} back in front of what was buffered since, in order. */
+  private void putBack(Taken taken) {
+    synchronized (bufferLock) {
+      ByteArrayOutputStream merged = new ByteArrayOutputStream();
+      merged.write(taken.bytes(), 0, taken.bytes().length);
+      byte[] since = buffer.toByteArray();
+      merged.write(since, 0, since.length);
+      buffer = merged;
+      buffered += taken.count();
+      Map<String, Boolean> users = new HashMap<>(taken.users());
+      users.putAll(frozenInBuffer); // what came since is newer
+      frozenInBuffer = users;
+    }
+  }
+
+  /**
+   * Passes the barrier for the users {@code taken} records as frozen; on a failure, puts it back
+   * and says so (once per run of failures).
+   *
+   * @return whether the batch may be written
+   */
+  private boolean passBarrier(Taken taken) {
+    Set<String> frozen = taken.frozen();
+    if (frozen.isEmpty()) {
+      return true;
+    }
+    try {
+      barrier.force(frozen);
+      if (barrierFailing) {
+        barrierFailing = false;
+        LOG.log(Level.INFO, "the journal " + file + " could force the parcels of its frozen users"
+            + " again; it caught up");
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      putBack(taken);
+      if (!barrierFailing) {
+        barrierFailing = true;
+        LOG.log(Level.ERROR, "the parcels of " + frozen.size() + " users frozen since the last"
+            + " batch could not be forced to disk (" + e + "); the journal " + file + " keeps"
+            + " their batch in memory and tries again every " + BATCH + ": a crash meanwhile"
+            + " loses them as awake users");
+      }
+      return false;
     }
   }
 
@@ -137,20 +249,19 @@ final class Journal implements MapChanges, AutoCloseable {
         return;
       }
       try {
-        byte[] bytes;
-        int count;
+        Taken taken;
         synchronized (bufferLock) {
           if (buffered == 0) {
             return;
           }
-          bytes = buffer.toByteArray();
-          count = buffered;
-          buffer = new ByteArrayOutputStream();
-          buffered = 0;
+          taken = takeBuffer();
         }
-        write(channel, bytes);
+        if (!passBarrier(taken)) {
+          return;
+        }
+        write(channel, taken.bytes());
         channel.force(false);
-        recordsOnDisk += count;
+        recordsOnDisk += taken.count();
         if (recordsOnDisk > Math.max(COMPACT_MIN, COMPACT_FACTOR * liveRecords)) {
           compact();
         }
@@ -166,6 +277,7 @@ final class Journal implements MapChanges, AutoCloseable {
     synchronized (fileLock) {
       Path fresh = file.resolveSibling(FILE_NAME + ".new");
       List<byte[]> frames = new ArrayList<>();
+      Taken[] dropped = new Taken[1];
       routing.withSnapshot(maps -> {
         maps.users().forEach((user, location) -> frames.add(new JournalRecord(
             location instanceof Location.Frozen ? Kind.FROZEN : Kind.AWAKE, user, null).frame()));
@@ -174,11 +286,14 @@ final class Journal implements MapChanges, AutoCloseable {
         maps.pageConnection().forEach((page, connection) -> frames.add(
             new JournalRecord(Kind.PAGE, page, connection).frame()));
         synchronized (bufferLock) { // what changed before this copy is in it: drop it
-          buffer = new ByteArrayOutputStream();
-          buffered = 0;
+          dropped[0] = takeBuffer();
         }
         routing.tell(this);
       });
+      if (!passBarrier(dropped[0])) { // put back: the journal on disk stays as it was
+        throw new IOException("the journal was not compacted: the parcels of the users it would"
+            + " record as frozen are not on disk yet");
+      }
       ByteArrayOutputStream all = new ByteArrayOutputStream();
       for (byte[] frame : frames) {
         all.write(frame, 0, frame.length);

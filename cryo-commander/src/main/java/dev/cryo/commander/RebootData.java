@@ -49,7 +49,9 @@ final class RebootData {
 
   /**
    * Writes {@code item} into {@code freezer}'s root, runs {@code afterItem}, and renames the root to
-   * {@code home/reboot}.
+   * {@code home/reboot}, durably ({@link Freezer#renameRootDurably}): the root's parcels and the item
+   * are forced before the rename, and the rename after it, so that a power loss after this returns
+   * finds the reboot data whole.
    *
    * @return the reboot data's path
    * @throws FreezerException when the item cannot be written or the root cannot be renamed (the
@@ -61,7 +63,7 @@ final class RebootData {
     freezer.writeCommanderParcel(item.toPayload(), WRITER, item.cause());
     afterItem.run();
     Path reboot = home.resolve(DIRECTORY);
-    freezer.renameRoot(reboot);
+    freezer.renameRootDurably(reboot); // every parcel and the item on disk first, the rename after
     return reboot;
   }
 

@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,8 @@ import java.util.function.BiFunction;
  * stops choosing it, its users are held (their requests wait and are not refused), each is frozen
  * once his call ends, and his held requests are served by whichever worker wakes him. A rolling
  * reload ({@link #reload}) replaces every running worker, with a new application path when one is
- * given; {@link #replace} replaces one (a worker whose heap stays too full).
+ * given; {@link #replace} replaces one (a worker whose heap stays too full); {@link #shrink}
+ * closes one with no successor (a spare worker whose users fit on the others).
  *
  * <p>A new worker that does not start stops the reload there: the old worker runs on, as do those
  * after it, and the application path goes back to what it was. The commander keeps its port and
@@ -75,6 +77,36 @@ final class Replacement {
   /** Replaces the one worker {@code name} (same application path), as a reload would. */
   ReloadOutcome replace(String name, Duration grace, String why) {
     return run(List.of(name), null, grace, why);
+  }
+
+  /**
+   * Closes the one worker {@code name} with no successor (the group shrinks): placement stops
+   * choosing it, and it is quit as in a reload — its users held, frozen once their calls end, and
+   * woken on their next request wherever placement picks. Event {@code shrunk} ({@code worker},
+   * {@code why}, {@code frozen}, {@code lost}, {@code message}).
+   *
+   * @return the quit's outcome, or empty when another replacement of workers is running (nothing
+   *     was changed)
+   */
+  Optional<QuitOutcome> shrink(String name, Duration grace, String why) {
+    synchronized (busy) {
+      if (running) {
+        return Optional.empty();
+      }
+      running = true;
+    }
+    try {
+      supervisor.retiring(List.of(name), true);
+      QuitOutcome outcome = quit.apply(name, grace);
+      note("shrunk", "worker", name, "why", why, "frozen", outcome.frozen(), "lost",
+          outcome.lost(), "message", outcome.message());
+      return Optional.of(outcome);
+    } finally {
+      supervisor.retiring(List.of(name), false);
+      synchronized (busy) {
+        running = false;
+      }
+    }
   }
 
   private ReloadOutcome run(List<String> old, Path appPath, Duration grace, String why) {

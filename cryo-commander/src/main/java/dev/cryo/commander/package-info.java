@@ -79,6 +79,13 @@
  *   <li>{@code user_expired} — a frozen user past his time to live ({@link
  *       dev.cryo.commander.Housekeeping}): {@code user}, {@code connections} (how many were
  *       forgotten with him), {@code message}; his folder is dropped right after.
+ *   <li>{@code occupancy_restart} — the occupancy check ({@code OccupancyCheck}) replaces a worker
+ *       whose heap stayed full: {@code worker}, {@code heap_used}, {@code heap_max},
+ *       {@code full_photos}; the replacement's {@code reload_begun} (with {@code why}
+ *       {@code heap}), {@code replaced} and {@code reload_ended} follow.
+ *       {@code occupancy_close} — it closes a spare worker: {@code worker}, {@code users},
+ *       {@code age_ms}, {@code recent_calls}; the quit's events and {@code shrunk}
+ *       ({@code worker}, {@code why}, {@code frozen}, {@code lost}, {@code message}) follow.
  *   <li>{@code sweep} — orphan folders dropped: {@code swept} (how many), {@code keys} (their
  *       folder keys, sorted); written only when something was swept.
  * </ul>

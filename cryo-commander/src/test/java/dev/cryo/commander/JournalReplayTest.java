@@ -101,7 +101,7 @@ class JournalReplayTest {
   @Test
   void theCommandersJournalReplaysIntoItsMapsAcrossCompactions() throws Exception {
     Routing routing = new Routing(new RecordingSink());
-    Journal journal = Journal.start(directory, routing);
+    Journal journal = Journal.start(directory, routing, Journal.Barrier.NONE);
     try {
       for (int i = 0; i < 3 * Journal.COMPACT_MIN; i++) { // past the compaction threshold
         routing.fold("w1", new Announcement(2L * i + 1, AnnouncementKind.NEW_CONNECTION,

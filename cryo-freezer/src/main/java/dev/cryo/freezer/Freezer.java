@@ -32,6 +32,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -66,6 +67,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * read-write (a FIFO swapped in never blocks), and read and written at explicit positions, which
  * anything but a regular file refuses. The release goes through the kept lockfile descriptor, and
  * does not look at the folder when the hold's last act in it was a write.
+ *
+ * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
+ * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
+ * must survive a power loss is forced by {@link #forceUsers}, {@link #forceAll} and
+ * {@link #renameRootDurably}, called by whoever records the freeze durably.
  *
  * <p>Reads answer an empty {@code Optional} when there is no such parcel. Drops ask for absence: what
  * is already gone is the same outcome, not an error.
@@ -392,6 +398,79 @@ this.root = realPath(this.root);
   /** Makes sure the {@value #UNREADABLE_NOTE} of {@code user} is gone; as {@link #dropUserParcel}. */
   public void dropUnreadableNote(String user) throws FreezerException {
     drop(FolderKeys.key(user), UNREADABLE_NOTE);
+  }
+
+  // ---------------------------------------------------------------- durability
+
+  /**
+   * Forces to disk what the freezer holds of each of {@code users} — his parcels (and an
+   * {@value #UNREADABLE_NOTE}), his folder's entries — then the root's entries: once this returns,
+   * what those folders held when it began survives a power loss. Nothing else the freezer does
+   * forces anything (see the package description); this is the barrier a caller passes before it
+   * records durably that these users are frozen. A user with no folder (woken or dropped meanwhile)
+   * is skipped; his semaphore's lockfile is never forced. Many users are forced in parallel, or,
+   * past a few dozen, by one {@code syncfs} of the root's file system (when the system offers it).
+   *
+   * <p>Thread-safe; may run beside any other call, in any process, holding no semaphore: it only
+   * forces what is there.
+   *
+   * @return how many of them had a folder
+   * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when a force failed: what
+   *     it names is not known to be on disk (every other folder was still forced)
+   */
+  public int forceUsers(Collection<String> users) throws FreezerException {
+    TreeSet<String> keys = new TreeSet<>();
+    for (String user : users) {
+      keys.add(FolderKeys.key(user));
+    }
+    return Forcing.forceFolders(root, keys);
+  }
+
+  /**
+   * Forces to disk everything the root holds: every folder's parcels and entries, the commander's
+   * parcel, the root's entries; as {@link #forceUsers} for every folder at once (one {@code syncfs}
+   * of the root's file system when there are more than a few dozen folders and the system offers
+   * it).
+   *
+   * @return how many folders were forced
+   * @throws FreezerException as {@link #forceUsers}, or when the root cannot be listed
+   */
+  public int forceAll() throws FreezerException {
+    try (SecureDirectoryStream<Path> top = NoFollowDirectory.open(root)) {
+      Forcing.forceEntry(top, Path.of(COMMANDER_PARCEL), root.resolve(COMMANDER_PARCEL));
+      return Forcing.forceFolders(root, Forcing.folderKeys(root));
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw ioFailure(root, "could not force the freezer root " + root + " to disk; what it holds"
+          + " is not known to be on disk", e);
+    }
+  }
+
+  /**
+   * {@link #renameRoot}, made to survive a power loss on both sides: everything in the root is
+   * forced first ({@link #forceAll}), so that the root never appears under its new name with a
+   * parcel not on disk, and the directory holding the new name is forced after the rename, so that
+   * the rename itself is on disk when this returns. What a drain's commit calls.
+   *
+   * @throws FreezerException as {@link #forceAll} (nothing was renamed) and {@link #renameRoot};
+   *     {@link FreezerException.Reason#IO_FAILURE} when the rename was made but could not be forced
+   *     (the root is at its new name; a power loss may undo the rename)
+   */
+  public void renameRootDurably(Path destination) throws FreezerException {
+    forceAll();
+    Path before = root.getParent();
+    renameRoot(destination);
+    Path after = root.getParent();
+    try {
+      Forcing.forceDirectory(after);
+      if (before != null && !before.equals(after)) {
+        Forcing.forceDirectory(before);
+      }
+    } catch (IOException e) {
+      throw ioFailure(after, "the freezer root was renamed to " + root + ", but the rename could"
+          + " not be forced to disk: a power loss may undo it", e);
+    }
   }
 
   // ---------------------------------------------------------------- folders and the root

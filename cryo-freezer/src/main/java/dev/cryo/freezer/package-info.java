@@ -21,6 +21,21 @@
  *       by the file: a planted parcel can at worst be refused.
  *   <li>Reads say "absent" with an empty {@code Optional}; drops ask for absence, so dropping what
  *       is not there is no error.
+ *   <li>Durability: nothing a freeze, a wake or a semaphore does is forced to disk. Parcels are
+ *       written into the page cache, which every process of the machine shares, so another worker
+ *       adopts them at once; they survive the death of the process that wrote them (a kill, a
+ *       crash of that JVM) but not a power loss or a crash of the machine's kernel. The semaphore
+ *       never needs to survive one: after a reboot its holder is provably dead by the boot id.
+ *       Forcing is the caller's barrier, in one place:
+ *       {@link dev.cryo.freezer.Freezer#forceUsers} (the parcels and folders of some users, then
+ *       the root's entries; in parallel, or one {@code syncfs} of the root's file system past a
+ *       few dozen folders) and {@link dev.cryo.freezer.Freezer#forceAll}. Whoever
+ *       records somewhere durable that a user is frozen passes that barrier first: the commander's
+ *       journal forces a batch's frozen users before it writes the batch, and a drain's commit
+ *       ({@link dev.cryo.freezer.Freezer#renameRootDurably}) forces the whole root before the
+ *       rename and the rename after it. A parcel a power loss tore anyway (written after its
+ *       barrier, or by hand) reads as {@link dev.cryo.freezer.FreezerException.Reason#CORRUPT_PARCEL},
+ *       never as another payload.
  * </ul>
  */
 package dev.cryo.freezer;

@@ -7,11 +7,11 @@ import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 
 /**
  * Who holds a lock: the content of one lockfile.
@@ -78,12 +78,10 @@ public record LockRecord(
   public static final int MAX_HOLDER_LENGTH = 200;
 
   private static final String MAGIC = "cryo-lock 1";
-  private static final Pattern TOKEN = Pattern.compile("[0-9a-f]{32}");
-  private static final Pattern MACHINE = TOKEN;
-  private static final Pattern WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
-  private static final Pattern DECIMAL = Pattern.compile("[0-9]{1,19}");
-  /** Tokens only need to be unique; a DRBG draws them without a system call each. */
-  private static final SecureRandom RANDOM = tokenSource();
+  private static final byte[] MAGIC_LINE = (MAGIC + "\n").getBytes(StandardCharsets.US_ASCII);
+  private static final int LONGEST_WORD = 255;
+  private static final int LONGEST_DECIMAL = 19;
+  private static final Tokens TOKENS = new Tokens();
 
   /** Validates the components; see the class documentation for their meaning. */
   public LockRecord {
@@ -96,16 +94,16 @@ public record LockRecord(
     if (companionPid == 0 && companionStart != -1) {
       throw new IllegalArgumentException("a companion start needs a companion pid");
     }
-    if (bootId != null && !WORD.matcher(bootId).matches()) {
+    if (bootId != null && !isWord(bootId)) {
       throw new IllegalArgumentException("boot id must be printable ASCII without spaces");
     }
-    if (machineId != null && !MACHINE.matcher(machineId).matches()) {
+    if (machineId != null && !isHex32(machineId)) {
       throw new IllegalArgumentException("machine id must be 32 lowercase hex digits");
     }
-    if (host != null && !WORD.matcher(host).matches()) {
+    if (host != null && !isWord(host)) {
       throw new IllegalArgumentException("host must be printable ASCII without spaces");
     }
-    if (token != null && !TOKEN.matcher(token).matches()) {
+    if (token != null && !isHex32(token)) {
       throw new IllegalArgumentException("token must be 32 lowercase hex digits");
     }
     if (holder != null) {
@@ -121,8 +119,7 @@ public record LockRecord(
    *     {@link #MAX_HOLDER_LENGTH} characters
    */
   public static LockRecord fresh(ProcessIdentity self, String holder) {
-    byte[] random = new byte[16];
-    RANDOM.nextBytes(random);
+    byte[] random = TOKENS.next();
     return new LockRecord(
         self.pid(),
         self.start(),
@@ -136,13 +133,39 @@ public record LockRecord(
         -1);
   }
 
-  private static SecureRandom tokenSource() {
-    try {
-      return SecureRandom.getInstance("DRBG");
-    } catch (java.security.NoSuchAlgorithmException e) {
-      return new SecureRandom();
+  /**
+   * Where the tokens come from: a DRBG (no system call per draw), asked for the bytes of
+   * {@code BATCH} tokens at a time, since each request costs several hashes of the generator's
+   * state whatever its length. Tokens only need to be unique and unguessable, and bytes of one request are as
+   * unguessable as bytes of many. Thread-safe.
+   */
+  private static final class Tokens {
+    private static final int TOKEN_BYTES = 16;
+    private static final int BATCH = 64;
+    private final SecureRandom random = source();
+    private final byte[] batch = new byte[TOKEN_BYTES * BATCH];
+    private int used = batch.length; // guarded by this
+
+    synchronized byte[] next() {
+      if (used == batch.length) {
+        random.nextBytes(batch);
+        used = 0;
+      }
+      byte[] token = Arrays.copyOfRange(batch, used, used + TOKEN_BYTES);
+      Arrays.fill(batch, used, used + TOKEN_BYTES, (byte) 0); // handed out once, kept nowhere
+      used += TOKEN_BYTES;
+      return token;
+    }
+
+    private static SecureRandom source() {
+      try {
+        return SecureRandom.getInstance("DRBG");
+      } catch (java.security.NoSuchAlgorithmException e) {
+        return new SecureRandom();
+      }
     }
   }
+
 
   /**
    * A record without a machine id, as writers that record none (and this class before it did)
@@ -182,7 +205,7 @@ public record LockRecord(
     appendLine(text, "holder", holder);
     appendLine(text, "token", token);
     if (since != null) {
-      text.append("since ").append(since).append('\n');
+      text.append("since ").append(IsoMillis.format(since)).append('\n');
     }
     if (companionPid > 0) {
       text.append("companion ").append(companionPid);
@@ -204,7 +227,7 @@ public record LockRecord(
       text.append(" (\"").append(holder).append("\")");
     }
     if (since != null) {
-      text.append(" since ").append(since);
+      text.append(" since ").append(IsoMillis.format(since));
     }
     if (companionPid > 0) {
       text.append(", with companion pid ").append(companionPid);
@@ -218,6 +241,117 @@ public record LockRecord(
    * @throws MalformedRecordException when the bytes are not a record; the message says why
    */
   public static LockRecord parse(byte[] bytes) throws MalformedRecordException {
+    LockRecord plain = parsePlain(bytes);
+    return plain != null ? plain : parseStrictly(bytes);
+  }
+
+  /**
+   * The record in {@code bytes} when they are plainly one, as this class writes it: the first line,
+   * then {@code key value} lines of printable ASCII, each ending in a newline, every key known and
+   * once, every value valid, {@code since} in the record's own shape ({@link IsoMillis}). Anything
+   * else, even a record {@link #parseStrictly} accepts, gives {@code null}, and that parser decides
+   * and words the refusal: so this one only has to agree with it on what it accepts, never to
+   * match its messages. It exists for speed: a contended try reads a record, and the general
+   * parser (a decoder, a map, regular expressions, a date-time formatter) was most of its work.
+   */
+  private static LockRecord parsePlain(byte[] bytes) {
+    int length = bytes.length;
+    if (length > MAX_BYTES || length <= MAGIC_LINE.length
+        || !Arrays.equals(bytes, 0, MAGIC_LINE.length, MAGIC_LINE, 0, MAGIC_LINE.length)) {
+      return null;
+    }
+    String pid = null;
+    String start = null;
+    String boot = null;
+    String machine = null;
+    String host = null;
+    String holder = null;
+    String token = null;
+    String since = null;
+    String companion = null;
+    int at = MAGIC_LINE.length;
+    while (at < length) {
+      int space = -1;
+      int end = at;
+      for (; end < length && bytes[end] != '\n'; end++) {
+        byte b = bytes[end];
+        if (b < 0x20 || b > 0x7e) {
+          return null;
+        }
+        if (b == ' ' && space < 0) {
+          space = end;
+        }
+      }
+      if (end == length || space <= at) {
+        return null;
+      }
+      String value = new String(bytes, space + 1, end - space - 1, StandardCharsets.ISO_8859_1);
+      String key = new String(bytes, at, space - at, StandardCharsets.ISO_8859_1);
+      boolean repeated;
+      switch (key) {
+        case "pid" -> { repeated = pid != null; pid = value; }
+        case "start" -> { repeated = start != null; start = value; }
+        case "boot" -> { repeated = boot != null; boot = value; }
+        case "machine" -> { repeated = machine != null; machine = value; }
+        case "host" -> { repeated = host != null; host = value; }
+        case "holder" -> { repeated = holder != null; holder = value; }
+        case "token" -> { repeated = token != null; token = value; }
+        case "since" -> { repeated = since != null; since = value; }
+        case "companion" -> { repeated = companion != null; companion = value; }
+        default -> repeated = true;
+      }
+      if (repeated) {
+        return null;
+      }
+      at = end + 1;
+    }
+    long pidValue = plainDecimal(pid);
+    long startValue = start == null ? -1 : plainDecimal(start);
+    long companionPid = 0;
+    long companionStart = -1;
+    if (companion != null) {
+      int space = companion.indexOf(' ');
+      companionPid = plainDecimal(space < 0 ? companion : companion.substring(0, space));
+      if (space >= 0) {
+        companionStart = plainDecimal(companion.substring(space + 1));
+      }
+      if (companionPid <= 0 || companionStart < -1) {
+        return null;
+      }
+    }
+    Instant sinceValue = since == null ? null : IsoMillis.parse(since);
+    if (pidValue <= 0 || startValue < -1 || (since != null && sinceValue == null)) {
+      return null;
+    }
+    try {
+      return new LockRecord(pidValue, startValue, boot, machine, host, holder, token, sinceValue,
+          companionPid, companionStart);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  /** A decimal of 1 to 19 ASCII digits that fits a {@code long}; -2 for anything else. */
+  private static long plainDecimal(String text) {
+    if (text == null || text.isEmpty() || text.length() > LONGEST_DECIMAL) {
+      return -2;
+    }
+    long value = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return -2;
+      }
+      value = value * 10 + (c - '0');
+      if (value < 0) {
+        return -2; // past Long.MAX_VALUE
+      }
+    }
+    return value;
+  }
+
+  /** The general parser: any record, and the reason in words for what is none. */
+  static LockRecord parseStrictly(byte[] bytes) throws MalformedRecordException {
     if (bytes.length > MAX_BYTES) {
       throw new MalformedRecordException("the record is larger than " + MAX_BYTES + " bytes");
     }
@@ -235,7 +369,7 @@ public record LockRecord(
     if (trimmed.isEmpty()) {
       throw new MalformedRecordException("the lockfile is empty");
     }
-    if (DECIMAL.matcher(trimmed).matches()) {
+    if (isDecimal(trimmed)) {
       return new LockRecord(positive(trimmed, "pid"), -1, null, null, null, null, null, null, 0,
           -1);
     }
@@ -314,7 +448,7 @@ public record LockRecord(
   }
 
   private static long decimal(String text, String what) throws MalformedRecordException {
-    if (!DECIMAL.matcher(text).matches()) {
+    if (!isDecimal(text)) {
       throw new MalformedRecordException(what + " is not a decimal number: '" + bounded(text) + "'");
     }
     try {
@@ -322,6 +456,37 @@ public record LockRecord(
     } catch (NumberFormatException e) {
       throw new MalformedRecordException(what + " is out of range");
     }
+  }
+
+  /** {@code [0-9]{1,19}}. */
+  private static boolean isDecimal(String text) {
+    return isAll(text, LONGEST_DECIMAL, '0', '9', '0', '9');
+  }
+
+  /** {@code [\x21-\x7e]{1,255}}: printable ASCII without spaces. */
+  private static boolean isWord(String text) {
+    return isAll(text, LONGEST_WORD, 0x21, 0x7e, 0x21, 0x7e);
+  }
+
+  /** {@code [0-9a-f]{32}}: a token or a machine id. */
+  private static boolean isHex32(String text) {
+    return text.length() == 32 && isAll(text, 32, '0', '9', 'a', 'f');
+  }
+
+  /** Whether {@code text} has 1 to {@code longest} characters, each in one of the two ranges. */
+  private static boolean isAll(String text, int longest, int from, int to, int alsoFrom,
+      int alsoTo) {
+    int length = text.length();
+    if (length == 0 || length > longest) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      char c = text.charAt(i);
+      if ((c < from || c > to) && (c < alsoFrom || c > alsoTo)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void appendLine(StringBuilder text, String key, String value) {
@@ -340,6 +505,10 @@ public record LockRecord(
    * code points.
    */
   static String sanitize(String holder) {
+    if (holder.length() <= MAX_HOLDER_LENGTH && isAll(holder, MAX_HOLDER_LENGTH, 0x20, 0x7e,
+        0x20, 0x7e)) {
+      return holder; // printable ASCII within the bound: nothing to change (the common case)
+    }
     StringBuilder clean = new StringBuilder(Math.min(holder.length(), MAX_HOLDER_LENGTH));
     holder.codePoints().limit(MAX_HOLDER_LENGTH).forEach(point ->
         clean.appendCodePoint(Character.isISOControl(point) || point == 0x2028 || point == 0x2029

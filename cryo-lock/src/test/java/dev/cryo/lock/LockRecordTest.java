@@ -271,4 +271,130 @@ class LockRecordTest {
         .as((pid, start, boot, host, holder, token, since, companion) -> new LockRecord(
             pid, start, boot, host, holder, token, since, companion[0], companion[1]));
   }
+
+  /**
+   * The fast reading of plain records ({@code parsePlain}) must agree with the strict parser on
+   * every input: the same record, or a refusal. Plain records, then the same bytes with one byte
+   * replaced, inserted or removed (a digit too many, a space, a lost newline, a key misspelt, an
+   * impossible date), so that both sides of every check of the fast path are reached.
+   */
+  @Property(tries = 3000)
+  void theFastReadingAgreesWithTheStrictParser(@ForAll("plainRecords") LockRecord record,
+      @ForAll("edits") int[] edit) {
+    byte[] bytes = edited(record.toBytes(), edit);
+    LockRecord strict;
+    try {
+      strict = LockRecord.parseStrictly(bytes);
+    } catch (MalformedRecordException e) {
+      assertThatThrownBy(() -> LockRecord.parse(bytes))
+          .as("%s", new String(bytes, StandardCharsets.ISO_8859_1))
+          .isInstanceOf(MalformedRecordException.class).hasMessage(e.getMessage());
+      return;
+    }
+    assertThat(catching(() -> LockRecord.parse(bytes)))
+        .as("%s", new String(bytes, StandardCharsets.ISO_8859_1)).isEqualTo(strict);
+  }
+
+  @Test
+  void theFastReadingMeetsEachShapeItLeavesToTheStrictParser() throws Exception {
+    String head = "cryo-lock 1\npid 42\n";
+    // accepted alike
+    assertThat(LockRecord.parse(bytes(head + "since 2026-02-28T23:59:59Z\n")).since())
+        .isEqualTo(Instant.parse("2026-02-28T23:59:59Z"));
+    assertThat(LockRecord.parse(bytes(head + "since 2026-11-29T16:31:05.123456Z\n")).since())
+        .isEqualTo(Instant.parse("2026-11-29T16:31:05.123456Z"));
+    assertThat(LockRecord.parse(bytes(head + "since 1969-12-31T23:59:59.5Z\n")).since())
+        .isEqualTo(Instant.parse("1969-12-31T23:59:59.5Z"));
+    assertThat(LockRecord.parse(bytes(head + "holder \u00e9t\u00e9\n")).holder()).isEqualTo("\u00e9t\u00e9");
+    assertThat(LockRecord.parse(bytes(head + "since 2026-02-28T24:00:00Z\n")).since())
+        .as("the JDK reads the end of a day").isEqualTo(Instant.parse("2026-03-01T00:00:00Z"));
+    assertThat(LockRecord.parse(bytes(head + "companion 7\n")).companionPid()).isEqualTo(7);
+    assertThat(LockRecord.parse(bytes("cryo-lock 1\npid 42")).pid()).isEqualTo(42);
+    // refused alike, with the strict parser's words
+    for (String bad : new String[] {head + "since 2026-02-29T00:00:00Z\n",
+        head + "pid 43\n", head + "color red\n",
+        head + "start -1\n", head + "start 99999999999999999999\n", head + "\n\n",
+        "cryo-lock 1\npid 0\n", "cryo-lock 1\npid 9223372036854775808\n",
+        head + "companion 7 8 9\n", head + "companion 0\n", head + "host a b\n"}) {
+      byte[] content = bytes(bad);
+      MalformedRecordException strict = org.junit.jupiter.api.Assertions.assertThrows(
+          MalformedRecordException.class, () -> LockRecord.parseStrictly(content), bad);
+      assertThatThrownBy(() -> LockRecord.parse(content)).as(bad)
+          .isInstanceOf(MalformedRecordException.class).hasMessage(strict.getMessage());
+    }
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static LockRecord catching(java.util.concurrent.Callable<LockRecord> parse) {
+    try {
+      return parse.call();
+    } catch (Exception e) {
+      throw new AssertionError("the strict parser accepted what parse refused: " + e, e);
+    }
+  }
+
+  /** {@code bytes} with {@code edit} = {kind, position, byte} applied: 0 none, 1 replace, 2 insert, 3 remove. */
+  private static byte[] edited(byte[] bytes, int[] edit) {
+    int at = Math.floorMod(edit[1], bytes.length);
+    byte value = (byte) edit[2];
+    return switch (edit[0]) {
+      case 1 -> {
+        byte[] copy = bytes.clone();
+        copy[at] = value;
+        yield copy;
+      }
+      case 2 -> {
+        byte[] copy = new byte[bytes.length + 1];
+        System.arraycopy(bytes, 0, copy, 0, at);
+        copy[at] = value;
+        System.arraycopy(bytes, at, copy, at + 1, bytes.length - at);
+        yield copy;
+      }
+      case 3 -> {
+        byte[] copy = new byte[bytes.length - 1];
+        System.arraycopy(bytes, 0, copy, 0, at);
+        System.arraycopy(bytes, at + 1, copy, at, bytes.length - at - 1);
+        yield copy;
+      }
+      default -> bytes;
+    };
+  }
+
+  @Provide
+  Arbitrary<int[]> edits() {
+    Arbitrary<Integer> values = Arbitraries.oneOf(Arbitraries.of((int) '\n', (int) ' ', (int) '0',
+        (int) '9', (int) 'a', (int) ':', (int) '-', (int) '.', (int) 'Z', (int) 'T', 0x7f, 0xc3,
+        0x09), Arbitraries.integers().between(0, 255));
+    return Combinators.combine(Arbitraries.integers().between(0, 3),
+        Arbitraries.integers().between(0, 1 << 20), values)
+        .as((kind, at, value) -> new int[] {kind, at, value});
+  }
+
+  @Provide
+  Arbitrary<LockRecord> plainRecords() {
+    Arbitrary<Long> pids = Arbitraries.oneOf(Arbitraries.longs().between(1, 4_194_304),
+        Arbitraries.longs().between(1, Long.MAX_VALUE));
+    Arbitrary<Long> starts = Arbitraries.longs().between(-1, 1L << 40);
+    Arbitrary<String> words = Arbitraries.strings().withCharRange('!', '~').ofMinLength(1)
+        .ofMaxLength(40).injectNull(0.1);
+    Arbitrary<String> holders = Arbitraries.strings().withCharRange(' ', '~').ofMaxLength(220)
+        .injectNull(0.1);
+    Arbitrary<String> tokens = Arbitraries.strings().withChars("0123456789abcdef")
+        .ofLength(32).injectNull(0.1);
+    Arbitrary<Instant> sinces = Arbitraries.longs().between(0, 253_402_300_799L)
+        .flatMap(seconds -> Arbitraries.oneOf(Arbitraries.just(0),
+            Arbitraries.integers().between(0, 999).map(millis -> millis * 1_000_000))
+            .map(nanos -> Instant.ofEpochSecond(seconds, nanos)))
+        .injectNull(0.1);
+    Arbitrary<long[]> companions = Arbitraries.oneOf(
+        Arbitraries.just(new long[] {0, -1}),
+        Combinators.combine(pids, starts).as((pid, start) -> new long[] {pid, start}));
+    return Combinators.combine(pids, starts, words, tokens, words, holders, tokens, sinces)
+        .flatAs((pid, start, boot, machine, host, holder, token, since) -> companions.map(
+            companion -> new LockRecord(pid, start, boot, machine, host, holder, token, since,
+                companion[0], companion[1])));
+  }
 }

@@ -20,19 +20,24 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One end of a wire: calls, replies and events over one connected Unix domain socket, correlated
  * by id (docs/wire.md).
  *
- * <p>Threads: one reader thread per wire (a daemon platform thread, see docs/wire.md) reads every
- * frame in order; it dispatches each
- * inbound call to a virtual thread of its own, handles each event itself (so an event is handled
+ * <p>Threads: one thread at a time reads the wire, every frame in order: the wire's reader thread
+ * (a daemon platform thread), or a caller waiting for its reply on the call's future ({@code get}
+ * or {@code join}) while no other thread reads and its call is the only one of this side in
+ * flight, which then reads its reply itself and wakes no other thread (docs/wire.md, "Threads"). The thread that reads dispatches each inbound call to a
+ * virtual thread of its own (or serves it itself when the handler says the method may be served
+ * inline, {@link WireHandler#servesInline}), handles each event itself (so an event is handled
  * before any later frame, the reply of a call included), and completes the future of each reply.
- * Dependent stages attached to a call's future without an executor therefore run on the reader
- * thread and must not block. Writes come from any thread, one frame at a time under one lock, in
- * the order they took the lock; each frame is written whole. Every public method is thread-safe.
+ * Dependent stages attached to a call's future without an executor therefore run on the thread
+ * that reads and must not block. Writes come from any thread, one frame at a time under one lock,
+ * in the order they took the lock; each frame is written whole. Every public method is
+ * thread-safe.
  *
  * <p>A hostile or malformed inbound frame closes this wire with a logged reason; nothing is
  * thrown out of the reader and no other wire notices.
@@ -44,10 +49,12 @@ public final class Wire implements AutoCloseable {
   /** The message of the JDK's SocketException for ECONNRESET. */
   private static final String CONNECTION_RESET = "Connection reset";
 
-  private final SocketChannel channel;
+  private final ChannelIo io;
   private final String name;
   private final WireHandler handler;
   private final Set<String> callMethods;
+  /** The call methods the handler serves on the thread that reads ({@link WireHandler#servesInline}). */
+  private final Set<String> inlineMethods;
   private final Set<String> eventMethods;
   private final WireLimits limits;
 
@@ -63,33 +70,50 @@ public final class Wire implements AutoCloseable {
   private final AtomicReference<String> closeReason = new AtomicReference<>();
   private final Thread reader;
   private final ThreadFactory callThreads;
+  private final FrameReader frames;
+  /** Who reads the wire now: the reader thread or a caller waiting for its reply. */
+  private final ReadTurn turn;
+  /** System.nanoTime of the last inbound call; written by the turn's holder. */
+  private long lastInboundCall = Long.MIN_VALUE / 2;
+  /** Whether the frame just handled was a reply; written by the turn's holder. */
+  private boolean lastWasReply;
 
   /** A call waiting for its reply until its deadline (System.nanoTime). */
   private record Pending(long id, String method, CompletableFuture<byte[]> future,
-      long deadline, Duration timeout) {
+      long deadline, Duration timeout, java.util.concurrent.atomic.AtomicBoolean written) {
   }
 
-  private Wire(SocketChannel channel, String name, WireHandler handler, Set<String> callMethods,
+  private Wire(ChannelIo io, String name, WireHandler handler, Set<String> callMethods,
       Set<String> eventMethods, WireLimits limits) {
-    this.channel = channel;
+    this.io = io;
     this.name = name;
     this.handler = handler;
     this.callMethods = callMethods;
     this.eventMethods = eventMethods;
     this.limits = limits;
-    // A platform thread, not a virtual one: between two frames it blocks in the kernel's read and
-    // is woken by it directly, where a virtual reader parks in the JDK's poller and costs a poller
+    Set<String> inline = new java.util.HashSet<>();
+    for (String method : callMethods) {
+      if (handler.servesInline(method)) {
+        inline.add(method);
+      }
+    }
+    this.inlineMethods = Set.copyOf(inline);
+    // A platform thread, not a virtual one: between two frames it waits in the kernel and is
+    // woken by it directly, where a virtual reader parks in the JDK's poller and costs a poller
     // wake-up and a carrier hand-off per frame (docs/benchmarks.md, "cryo-wire"). One per wire.
     this.reader = Thread.ofPlatform().daemon(true).name("wire-" + name + "-reader")
         .unstarted(this::read);
     this.callThreads = Thread.ofVirtual().name("wire-" + name + "-call-", 1).factory();
+    this.frames = new FrameReader(io, limits);
+    this.turn = new ReadTurn(frames::hasBuffered, pendingCount::get);
   }
 
   /**
    * Starts serving a connected channel. callMethods/eventMethods: the methods this side accepts
    * inbound; an inbound frame naming another method closes the wire (hostile).
    *
-   * @param channel a connected Unix domain socket channel (put in blocking mode); the wire owns it
+   * @param channel a connected Unix domain socket channel (put in non-blocking mode); the wire
+   *     owns it
    * @param name the wire's name in logs, thread names and messages (for instance the worker's)
    * @param handler serves this side's inbound calls and events
    * @param callMethods the methods of the calls this side serves
@@ -112,12 +136,15 @@ public final class Wire implements AutoCloseable {
     if (!channel.isConnected()) {
       throw new IllegalStateException("wire " + name + " refused: the channel is not connected");
     }
+    ChannelIo io;
     try {
-      channel.configureBlocking(true);
+      io = ChannelIo.open(channel);
     } catch (IOException e) {
-      throw new IllegalStateException("wire " + name + " refused: the channel cannot block", e);
+      throw new IllegalStateException("wire " + name + " refused: the channel cannot be put in"
+          + " non-blocking mode with its selectors (" + e.getMessage() + ")", e);
     }
-    Wire wire = new Wire(channel, name, handler, calls, events, limits);
+    Wire wire = new Wire(io, name, handler, calls, events, limits);
+    wire.turn.start(wire.reader);
     Timeouts.watch(wire);
     wire.reader.start();
     return wire;
@@ -149,12 +176,15 @@ public final class Wire implements AutoCloseable {
    * pending-call limit (256) is reached (nothing was sent) or the frame is too large, {@link
    * WireTimeoutException} after timeout (within 10 ms after it; its id is abandoned: a late reply
    * is dropped; past the abandoned-id limit (256) the wire closes), {@link WireClosedException}
-   * when the wire ends, {@link RemoteFailure}(code, message) when the peer's handler refused.
+   * when the wire ends (its {@link WireClosedException#sent()} false when the call was never
+   * written: it may be made again elsewhere), {@link RemoteFailure}(code, message) when the peer's handler refused.
    *
    * @param method the peer's call method
    * @param payload the call's payload (not copied: do not change it before the future completes)
    * @param timeout how long to wait for the reply (positive)
-   * @return the reply's payload, completed on the reader thread
+   * @return the reply's payload, completed on the thread that reads the wire; waiting on it
+   *     with {@code get} or {@code join} reads the wire on the waiting thread while no other
+   *     thread does (the reply then wakes no other thread)
    * @throws IllegalArgumentException when the method is not a valid name or the timeout is not
    *     positive
    */
@@ -167,7 +197,7 @@ public final class Wire implements AutoCloseable {
     }
     String reason = closeReason.get();
     if (reason != null) {
-      return CompletableFuture.failedFuture(new WireClosedException(name, reason));
+      return CompletableFuture.failedFuture(new WireClosedException(name, reason, false));
     }
     long id = nextId.incrementAndGet();
     byte[] frame;
@@ -184,15 +214,16 @@ public final class Wire implements AutoCloseable {
               + limits.maxPendingCalls() + " calls already wait for a reply on wire " + name
               + "; nothing was sent; retry once some replies came back"));
     }
-    Pending call = new Pending(id, method, new CompletableFuture<>(),
-        System.nanoTime() + timeout.toNanos(), timeout);
+    Pending call = new Pending(id, method, new Reply(this),
+        System.nanoTime() + timeout.toNanos(), timeout,
+        new java.util.concurrent.atomic.AtomicBoolean());
     pending.put(id, call);
     if (closeReason.get() != null) {
       failPending();
       return call.future;
     }
     try {
-      write(frame);
+      write(frame, call.written());
     } catch (IOException e) {
       closeWith("write_failed: writing a call failed (" + e.getMessage() + ")", Level.WARNING);
     }
@@ -215,10 +246,10 @@ public final class Wire implements AutoCloseable {
         FrameCodec.header(FrameKind.EVENT, 0, method, null, null), payload, limits);
     String reason = closeReason.get();
     if (reason != null) {
-      throw new WireClosedException(name, reason);
+      throw new WireClosedException(name, reason, false);
     }
     try {
-      write(frame);
+      write(frame, null);
     } catch (IOException e) {
       closeWith("write_failed: writing an event failed (" + e.getMessage() + ")", Level.WARNING);
       throw new WireClosedException(name, closeReason.get());
@@ -237,7 +268,8 @@ public final class Wire implements AutoCloseable {
 
   /**
    * Closes the channel; pending calls fail with {@link WireClosedException}; onClosed runs once
-   * (on the reader thread, once the event it may be handling returns). Idempotent.
+   * (on the reader thread, once the thread that reads has handled the frame it may be handling).
+   * Idempotent.
    */
   @Override
   public void close() {
@@ -248,37 +280,36 @@ public final class Wire implements AutoCloseable {
   public String toString() {
     String reason = closeReason.get();
     return "Wire[" + name + (reason == null ? ", open" : ", " + reason) + ", " + pending.size()
-        + " pending]";
+        + " pending, " + turn + "]";
   }
 
   // ---------------------------------------------------------------------------------- reading
 
-  /** The reader thread's body: frames in order until the wire ends; never throws. */
+  /** How a run of reading ended. */
+  private enum ReadEnd { STOPPED, CLOSED }
+
+  /** What the reader thread does while the channel has no byte: wait (its interrupts ignored). */
+  private boolean readerWait() throws IOException {
+    io.awaitReadable(0);
+    return true;
+  }
+
+  /**
+   * The reader thread's body: it reads while it holds the turn, gives it up when callers read
+   * their own replies, and ends the wire (onClosed) once it closed; never throws.
+   */
   private void read() {
-    FrameReader frames = new FrameReader(channel, limits);
     try {
       while (true) {
-        Frame frame = frames.next();
-        if (frame == null) {
-          closeWith("end_of_stream: the peer closed its end of the wire", Level.DEBUG);
+        turn.awaitReader();
+        if (!isOpen()) {
           break;
         }
-        if (!dispatch(frame)) {
+        lastWasReply = false;
+        if (readFrames(this::readerWait, this::readerMayYield) == ReadEnd.CLOSED) {
           break;
         }
-      }
-    } catch (MalformedFrameException e) {
-      closeWith(e.reason(), Level.WARNING);
-    } catch (ClosedChannelException e) {
-      closeWith("closed: the channel was closed", Level.DEBUG);
-    } catch (IOException e) {
-      if (e instanceof SocketException && CONNECTION_RESET.equals(e.getMessage())) {
-        // ECONNRESET: the peer's socket closed with bytes of this side unread, as when the
-        // peer's process dies in the middle of its work: the same death as an end of stream.
-        closeWith("end_of_stream: the peer reset the connection (it ended with frames of this"
-            + " side unread)", Level.DEBUG);
-      } else {
-        closeWith("read_failed: reading the wire failed (" + e.getMessage() + ")", Level.WARNING);
+        turn.yieldFromReader();
       }
     } catch (RuntimeException | Error e) {
       LOG.log(Level.ERROR, "wire " + name + ": its reader failed", e);
@@ -293,8 +324,186 @@ public final class Wire implements AutoCloseable {
     }
   }
 
-  /** Handles one frame on the reader thread; false when it closed the wire. */
+  private boolean readerMayYield() {
+    return lastWasReply && turn.readerMayYield(lastInboundCall, System.nanoTime());
+  }
+
+  /**
+   * Reads and handles frames on the current thread, which holds the turn, until stop says so
+   * after a frame, the wait says so between frames, or the wire ends (closed with its reason).
+   */
+  private ReadEnd readFrames(FrameReader.Wait wait, java.util.function.BooleanSupplier stop) {
+    try {
+      while (!stop.getAsBoolean()) {
+        if (!isOpen()) {
+          return ReadEnd.CLOSED;
+        }
+        Frame frame = frames.next(wait);
+        if (frame == FrameReader.NOT_NOW) {
+          return ReadEnd.STOPPED;
+        }
+        if (frame == null) {
+          closeWith("end_of_stream: the peer closed its end of the wire", Level.DEBUG);
+          return ReadEnd.CLOSED;
+        }
+        if (!dispatch(frame)) {
+          return ReadEnd.CLOSED;
+        }
+      }
+      return ReadEnd.STOPPED;
+    } catch (MalformedFrameException e) {
+      closeWith(e.reason(), Level.WARNING);
+    } catch (ClosedChannelException e) {
+      closeWith("closed: the channel was closed", Level.DEBUG);
+    } catch (IOException e) {
+      if (e instanceof SocketException && CONNECTION_RESET.equals(e.getMessage())) {
+        // ECONNRESET: the peer's socket closed with bytes of this side unread, as when the
+        // peer's process dies in the middle of its work: the same death as an end of stream.
+        closeWith("end_of_stream: the peer reset the connection (it ended with frames of this"
+            + " side unread)", Level.DEBUG);
+      } else {
+        closeWith("read_failed: reading the wire failed (" + e.getMessage() + ")", Level.WARNING);
+      }
+    } catch (RuntimeException | Error e) {
+      LOG.log(Level.ERROR, "wire " + name + ": reading it failed", e);
+      closeWith("internal: the reader failed (" + e + ")", Level.ERROR);
+    }
+    return ReadEnd.CLOSED;
+  }
+
+  /**
+   * Waits until a reply of this wire is done, reading the wire on this thread while it holds the
+   * turn (a follower otherwise, woken when the reply is in or the turn is handed to it).
+   *
+   * @param interruptible whether an interrupt ends the wait with InterruptedException (else it
+   *     is kept and given back when the wait ends)
+   * @param timed whether deadline (System.nanoTime) bounds the wait
+   * @return false when the deadline passed before the reply
+   */
+  boolean await(Reply reply, boolean interruptible, boolean timed, long deadline)
+      throws InterruptedException {
+    if (reply.isDone()) {
+      return true;
+    }
+    Thread me = Thread.currentThread();
+    ReadTurn.Follower follower = new ReadTurn.Follower(me, reply);
+    reply.whenComplete((bytes, failure) -> wake(me));
+    Leading leading = new Leading(reply, interruptible, timed, deadline);
+    boolean interrupted = false;
+    try {
+      while (!reply.isDone()) {
+        if (turn.lead(follower)) {
+          readFrames(leading, reply::isDone);
+          turn.release();
+          if (leading.interrupted) {
+            leading.interrupted = false;
+            if (interruptible) {
+              throw new InterruptedException("interrupted while waiting for a reply on wire "
+                  + name);
+            }
+            interrupted = true;
+          }
+          interrupted |= leading.keptInterrupt;
+          leading.keptInterrupt = false;
+        } else if (reply.isDone()) {
+          // The reply came while lead() waited for the turn's lock: that wait may have used up
+          // the unpark meant for this one, so look again before parking, or it is lost.
+          break;
+        } else if (timed) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return reply.isDone();
+          }
+          LockSupport.parkNanos(this, left);
+        } else {
+          LockSupport.park(this);
+        }
+        if (Thread.interrupted()) {
+          if (interruptible) {
+            throw new InterruptedException("interrupted while waiting for a reply on wire "
+                + name);
+          }
+          interrupted = true;
+        }
+        if (timed && !reply.isDone() && deadline - System.nanoTime() <= 0) {
+          return false;
+        }
+      }
+      return true;
+    } finally {
+      turn.leave(follower);
+      if (interrupted) {
+        me.interrupt();
+      }
+    }
+  }
+
+  /** The thread that holds the right to read this wire now, null when none (a diagnosis). */
+  Thread readingThread() {
+    return turn.holder();
+  }
+
+  /** Whether the current thread reads this wire now (it may not wait for a reply by reading). */
+  boolean readsOnCurrentThread() {
+    return turn.heldBy(Thread.currentThread());
+  }
+
+  /** Wakes a thread waiting for its reply: out of its wait for bytes, or out of its park. */
+  private void wake(Thread waiter) {
+    if (turn.heldBy(waiter)) {
+      if (Thread.currentThread() != waiter) {
+        io.wakeReader();
+      }
+    } else {
+      LockSupport.unpark(waiter);
+    }
+  }
+
+  /** A caller's wait for bytes while it reads for its reply. */
+  private final class Leading implements FrameReader.Wait {
+    private final Reply reply;
+    private final boolean interruptible;
+    private final boolean timed;
+    private final long deadline;
+    /** An interrupt stopped the reading (interruptible waits). */
+    boolean interrupted;
+    /** An interrupt came and was set aside (uninterruptible waits). */
+    boolean keptInterrupt;
+
+    Leading(Reply reply, boolean interruptible, boolean timed, long deadline) {
+      this.reply = reply;
+      this.interruptible = interruptible;
+      this.timed = timed;
+      this.deadline = deadline;
+    }
+
+    @Override
+    public boolean await() throws IOException {
+      if (reply.isDone()) {
+        return false;
+      }
+      long millis = 0;
+      if (timed) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        millis = Math.max(1, (left + 999_999) / 1_000_000);
+      }
+      if (io.awaitReadable(millis)) {
+        if (interruptible) {
+          interrupted = true;
+          return false;
+        }
+        keptInterrupt = true;
+      }
+      return !reply.isDone();
+    }
+  }
+
+  /** Handles one frame on the thread that reads; false when it closed the wire. */
   private boolean dispatch(Frame frame) {
+    lastWasReply = frame.kind() == FrameKind.REPLY || frame.kind() == FrameKind.ERROR;
     return switch (frame.kind()) {
       case CALL -> acceptCall(frame);
       case EVENT -> acceptEvent(frame);
@@ -315,7 +524,12 @@ public final class Wire implements AutoCloseable {
       return hostile("duplicate_id: the peer reused the id " + frame.id()
           + " of a call still being served");
     }
-    callThreads.newThread(() -> serve(frame)).start();
+    lastInboundCall = System.nanoTime();
+    if (inlineMethods.contains(frame.method())) {
+      serve(frame);
+    } else {
+      callThreads.newThread(() -> serve(frame)).start();
+    }
     return true;
   }
 
@@ -372,7 +586,10 @@ public final class Wire implements AutoCloseable {
 
   // ---------------------------------------------------------------------------------- serving
 
-  /** Runs one inbound call's handler on its own virtual thread and writes its reply. */
+  /**
+   * Runs one inbound call's handler and writes its reply: on a virtual thread of its own, or on
+   * the thread that reads for a method the handler serves inline.
+   */
   private void serve(Frame call) {
     byte[] frame;
     try {
@@ -399,7 +616,7 @@ public final class Wire implements AutoCloseable {
       return;
     }
     try {
-      write(frame);
+      write(frame, null);
     } catch (IOException e) {
       closeWith("write_failed: writing a reply failed (" + e.getMessage() + ")", Level.WARNING);
     }
@@ -414,24 +631,28 @@ public final class Wire implements AutoCloseable {
   // ------------------------------------------------------------------------- writing, closing
 
   /**
-   * Writes one whole frame under the write lock. The writer's interrupt status is set aside for
-   * the write: a socket channel closes itself when a thread with its interrupt status set writes
-   * to it, and one interrupted caller (a request given up by its client) must not end the wire of
-   * every other. An interrupt that lands while the write blocks still closes it.
+   * Writes one whole frame under the write lock, on the calling thread. The writer's interrupt
+   * status is set aside for the write and given back after it ({@link ChannelIo#writeFully}): one
+   * interrupted caller (a request given up by its client) neither cuts a frame nor ends the wire
+   * of every other.
+   *
+   * @param written for a call, set once the lock is held and the wire still open (from then on
+   *     its bytes may reach the peer); null for an event or a reply
    */
-  private void write(byte[] frame) throws IOException {
+  private void write(byte[] frame, java.util.concurrent.atomic.AtomicBoolean written)
+      throws IOException {
     ByteBuffer bytes = ByteBuffer.wrap(frame);
-    boolean interrupted = Thread.interrupted();
     writeLock.lock();
     try {
-      while (bytes.hasRemaining()) {
-        channel.write(bytes);
+      if (written != null) {
+        if (closeReason.get() != null) { // closed while this call waited for the lock: not sent
+          throw new ClosedChannelException();
+        }
+        written.set(true); // from here on, some of it may reach the peer
       }
+      io.writeFully(bytes);
     } finally {
       writeLock.unlock();
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
   }
 
@@ -440,7 +661,18 @@ public final class Wire implements AutoCloseable {
    * then fails their futures (and closes the wire past the abandoned bound) on a virtual thread,
    * so that no caller's dependent stage runs on the clock's thread.
    */
-  void expireOverdue(long now) {
+  /**
+   * The clock's tick ({@link Timeouts}): expires the overdue calls and gives a turn left free
+   * back to the reader thread.
+   *
+   * @return whether the turn was free at some moment since the last tick
+   */
+  boolean tick(long now) {
+    expireOverdue(now);
+    return turn.tick(now);
+  }
+
+  private void expireOverdue(long now) {
     List<Pending> expired = null;
     for (Pending call : pending.values()) {
       if (now - call.deadline() < 0) {
@@ -484,7 +716,8 @@ public final class Wire implements AutoCloseable {
     for (Pending call : pending.values()) {
       if (pending.remove(call.id(), call)) {
         settle(call);
-        call.future().completeExceptionally(new WireClosedException(name, reason));
+        call.future().completeExceptionally(
+            new WireClosedException(name, reason, call.written().get()));
       }
     }
   }
@@ -497,10 +730,11 @@ public final class Wire implements AutoCloseable {
     LOG.log(level, () -> "wire " + name + " closed: " + reason);
     Timeouts.forget(this);
     try {
-      channel.close();
+      io.close();
     } catch (IOException e) {
       LOG.log(Level.DEBUG, () -> "wire " + name + ": closing its channel failed: " + e);
     }
     failPending();
+    turn.close();
   }
 }

@@ -18,7 +18,11 @@ class RecordingHandler implements WireHandler {
   static final Serve ECHO = (method, payload) -> payload;
 
   volatile Serve serve;
+  /** The call methods served inline (asked when the wire opens). */
+  volatile java.util.Set<String> inline = java.util.Set.of();
   final List<String> events = new CopyOnWriteArrayList<>();
+  /** The thread that handled each event. */
+  final List<Thread> eventThreads = new CopyOnWriteArrayList<>();
   final AtomicInteger closes = new AtomicInteger();
   final CountDownLatch closed = new CountDownLatch(1);
   volatile String closeReason;
@@ -42,7 +46,13 @@ class RecordingHandler implements WireHandler {
   }
 
   @Override
+  public boolean servesInline(String method) {
+    return inline.contains(method);
+  }
+
+  @Override
   public void onEvent(String method, byte[] payload) {
+    eventThreads.add(Thread.currentThread());
     events.add(method + ":" + new String(payload, java.nio.charset.StandardCharsets.UTF_8));
     eventsSeen.release();
   }

@@ -287,16 +287,23 @@ class WireTest {
       pair.worker.close(); // the peer dies
       assertThat(commanderSide.awaitClosed()).startsWith("end_of_stream:");
       for (CompletableFuture<byte[]> call : commanderSide.pending) {
-        assertThat(failure(call)).isInstanceOf(WireClosedException.class);
+        assertThat(failure(call)).as("a call the peer had received")
+            .isInstanceOfSatisfying(WireClosedException.class,
+                e -> assertThat(e.sent()).isTrue());
       }
       assertThat(commanderSide.pendingFailedFirst.get()).isTrue();
       assertThat(workerSide.awaitClosed()).startsWith("closed:");
       pair.commander.close();
       assertThat(commanderSide.closes.get()).isEqualTo(1);
       assertThat(failure(pair.commander.call("ping", new byte[0], LONG)))
-          .isInstanceOf(WireClosedException.class);
+          .as("a call made after the end: never written, so it may be made again elsewhere")
+          .isInstanceOfSatisfying(WireClosedException.class, e -> {
+            assertThat(e.sent()).isFalse();
+            assertThat(e.getMessage()).contains("nothing was sent");
+          });
       assertThatThrownBy(() -> pair.commander.event("note", new byte[0]))
-          .isInstanceOf(WireClosedException.class);
+          .isInstanceOfSatisfying(WireClosedException.class,
+              e -> assertThat(e.sent()).isFalse());
     }
   }
 

@@ -1,5 +1,8 @@
 package dev.cryo.bench.serve;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.cryo.bench.Scratch;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
@@ -7,10 +10,12 @@ import dev.cryo.commander.DrainReport;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
 import dev.cryo.demo.DemoApplication;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,13 +39,16 @@ import org.HdrHistogram.Histogram;
  * </pre>
  *
  * Defaults: 10,000 users, 500 wakes. Prints the drain's time to exit (the call's return, which
- * includes the close), the restart to the first request served, and the wakes' latencies.
+ * includes the close) and its two parts by the event log (the freezes folded, from the first to
+ * the last; the last to the commit: the item written, the root forced to disk, renamed, the
+ * rename forced), the restart to the first request served, and the wakes' latencies.
  */
 public final class DrainBench {
 
   private static final Pattern PAGE = Pattern.compile("\"page\"\\s*:\\s*\"([^\"]+)\"");
   private static final int PAGES_PER_CONNECTION = 5;
   private static final int MAKERS = 8;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private DrainBench() {}
 
@@ -76,6 +84,7 @@ public final class DrainBench {
       }
       System.out.printf("drain of %,d users: %.2f s to exit (%s)%n", users, drained / 1e9,
           report.summary());
+      System.out.println(steps(home.resolve("events.jsonl")));
       long starting = System.nanoTime();
       try (Commander next = Commander.start(config)) {
         long started = System.nanoTime() - starting;
@@ -97,6 +106,34 @@ public final class DrainBench {
     } finally {
       Scratch.delete(home);
     }
+  }
+
+  /**
+   * The drain's steps by the event log's timestamps: from the first freeze folded to the last, and
+   * from the last to the commit (the item written, the root forced to disk, renamed, the rename
+   * forced).
+   */
+  private static String steps(Path log) throws IOException {
+    Instant first = null;
+    Instant last = null;
+    Instant committed = null;
+    for (String line : Files.readAllLines(log)) {
+      JsonNode event = JSON.readTree(line);
+      String kind = event.path("event").asText();
+      if (kind.equals("fold") && event.path("kind").asText().equals("user_frozen")) {
+        Instant at = Instant.parse(event.path("at").asText());
+        first = first == null ? at : first;
+        last = at;
+      } else if (kind.equals("drain_committed")) {
+        committed = Instant.parse(event.path("at").asText());
+      }
+    }
+    if (first == null || committed == null) {
+      return "  (the event log holds no freezes or no commit)";
+    }
+    return String.format("  freezes folded over %.2f s; last freeze folded -> committed (item,"
+        + " forces, rename) %.0f ms", Duration.between(first, last).toNanos() / 1e9,
+        Duration.between(last, committed).toNanos() / 1e6);
   }
 
   /** User {@code n}: two connections, each logged in as him, with five counted pages each. */

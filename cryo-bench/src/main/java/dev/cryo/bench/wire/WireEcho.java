@@ -60,6 +60,12 @@ final class WireEcho implements AutoCloseable {
       return reply;
     }
 
+    /** The echo is quick and never blocks: served on the thread that reads the wire. */
+    @Override
+    public boolean servesInline(String method) {
+      return true;
+    }
+
     @Override
     public void onEvent(String method, byte[] payload) {
     }
