@@ -15,6 +15,7 @@ import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -200,15 +201,52 @@ final class Dispatcher {
     }
   }
 
-  /** Waits while {@code user} is held, telling the listeners how long when a hold stood. */
+  /**
+   * Waits while {@code user} is held, telling the listeners how long when a hold stood. A user held
+   * because his worker quits is asked of that worker first ({@link #hurry}).
+   */
   private boolean awaitUnheld(String user, long deadline) throws InterruptedException {
-    if (routing.holdOf(user).isEmpty()) {
+    Optional<Hold> hold = routing.holdOf(user);
+    if (hold.isEmpty()) {
       return true; // free: the common path takes the routing lock once, as awaitUnheld would
     }
     long found = System.nanoTime();
+    if (hold.get().reason() == HoldReason.QUITTING) {
+      hold.get().hurryOnceOrdered(() -> hurry(user)); // after the quit order: it counts him
+    }
     boolean released = routing.awaitUnheld(user, deadline);
     listeners.heldWait(user, released, System.nanoTime() - found);
     return released;
+  }
+
+  /**
+   * Orders the quitting worker of {@code user} to freeze him now, so that a request waiting for him
+   * waits for his own freeze, not for the rest of the quit's departures (which go in the worker's
+   * order). The order is not waited for: the hold is released by his {@code user_frozen} fold, as
+   * the quit's own departure would release it, and a failed or refused order changes nothing (the
+   * quit freezes him in its turn). Once per hold, sent after the quit's own order, so his freeze is
+   * one of the quit's ({@link Hold#hurryOnceOrdered}). Runs on the request's thread or the
+   * quitter's, and never blocks.
+   */
+  private void hurry(String user) {
+    if (!(routing.locate(user) instanceof Location.OnWorker on)) {
+      return; // frozen meanwhile
+    }
+    Optional<WorkerHandle> quitting = supervisor.workers().stream()
+        .filter(handle -> handle.name().equals(on.worker())
+            && handle.state() == WorkerState.QUITTING
+            && handle.wire() != null && handle.wire().isOpen())
+        .findFirst();
+    if (quitting.isEmpty()) {
+      return; // done or dead: its report's fold or its death releases the hold
+    }
+    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(new UserOrder(user)),
+        config.orderTimeout()).whenComplete((reply, failure) -> {
+          if (failure != null) {
+            LOG.log(Level.DEBUG, "the early freeze of '" + user + "' on quitting worker "
+                + on.worker() + " was not done (" + failure + "); the quit freezes him in turn");
+          }
+        });
   }
 
   /** A refusal's reply when no retry can mend it; empty when the request is routed again. */

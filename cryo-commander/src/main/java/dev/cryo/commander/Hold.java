@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One hold on a user (see {@link Routing#hold}): while it stands, his requests wait. Released once,
@@ -17,6 +18,8 @@ public final class Hold {
   private final HoldReason reason;
   private final String destination;
   private final CompletableFuture<Void> released = new CompletableFuture<>();
+  private final AtomicBoolean hurried = new AtomicBoolean();
+  private final CompletableFuture<Void> ordered = new CompletableFuture<>();
 
   Hold(String user, HoldReason reason, String destination) {
     this.user = Objects.requireNonNull(user, "user");
@@ -42,6 +45,22 @@ public final class Hold {
   /** Whether the hold was released. */
   public boolean isReleased() {
     return released.isDone();
+  }
+
+  /**
+   * Runs {@code hurry} once the quit that holds this user was ordered ({@link #quitOrdered}): at
+   * once when it was, else on the quitter's thread when it is; never when the hold is not a quit's
+   * or its order is never sent. Only the first caller's runs, so a hold is hurried once.
+   */
+  void hurryOnceOrdered(Runnable hurry) {
+    if (hurried.compareAndSet(false, true)) {
+      ordered.thenRun(hurry);
+    }
+  }
+
+  /** Marks that the quit holding this user was sent to his worker; see {@link #hurryOnceOrdered}. */
+  void quitOrdered() {
+    ordered.complete(null);
   }
 
   /** Marks the hold released and wakes its waiters; idempotent. */

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -22,9 +23,11 @@ import java.util.concurrent.TimeoutException;
  * choosing it, frozen users bound for it are bound anew), its users are held (their requests wait,
  * within their hold budget, and are not refused), the worker is told to {@code quit} with no gate
  * (nothing new reaches it) and the given grace for calls in flight, each user's {@code user_frozen}
- * fold releases his hold (his next request wakes him elsewhere), the report is recorded, and the
- * worker's process is ended. A user whose departure failed, or who was on a worker that died
- * before it reported, is lost (named in the outcome and the {@code worker_died} event).
+ * fold releases his hold (his next request wakes him elsewhere; a request waiting for him has the
+ * dispatcher order his freeze at once, after the quit's order, so he need not wait for the worker's
+ * own order of departures), the report is recorded, and the worker's process is ended. A user
+ * whose departure failed, or who was on a worker that died before it reported, is lost (named in
+ * the outcome and the {@code worker_died} event).
  *
  * <p>Events: {@code quit_begun} (worker, users held, grace), then the folds, then
  * {@code quit_ended} (the counts, or why there were none), then {@code worker_died} with the
@@ -74,7 +77,7 @@ final class Quitter {
     QuitResult report = null;
     String failure = null;
     try {
-      report = order(handle, grace);
+      report = order(handle, grace, holds);
       note("quit_ended", name, "frozen", report.frozen(), "dropped", report.dropped(),
           "failed", report.failed(), "cut", report.cut());
     } catch (InterruptedException e) {
@@ -108,12 +111,14 @@ final class Quitter {
             report.cut(), lost, message);
   }
 
-  private static QuitResult order(WorkerHandle handle, Duration grace)
+  /** Sends the quit, then lets the held users' waiting requests hurry their freeze; its report. */
+  private static QuitResult order(WorkerHandle handle, Duration grace, List<Hold> holds)
       throws InterruptedException, ExecutionException, TimeoutException {
     Duration bound = grace.plus(REPORT_MARGIN);
-    byte[] reply = handle.wire().call(Methods.QUIT,
-        ProtocolCodec.write(new QuitOrder(0L, grace.toMillis())), bound)
-        .get(bound.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+    CompletableFuture<byte[]> call = handle.wire().call(Methods.QUIT,
+        ProtocolCodec.write(new QuitOrder(0L, grace.toMillis())), bound);
+    holds.forEach(Hold::quitOrdered);
+    byte[] reply = call.get(bound.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
     handle.heard();
     return ProtocolCodec.read(reply, QuitResult.class);
   }

@@ -9,6 +9,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,6 +55,12 @@ final class Departures {
   private volatile Instant gateOpensAt = Instant.MAX;
   private volatile Quit quit;
   private volatile boolean finished;
+  /**
+   * The users asked to leave, in the order asked (a plan's order, then a quit's): the departure
+   * loop takes the first that can go, so picking one does not walk every tenant. A leaf lock: taken
+   * alone or inside a tenant's lock, never around one.
+   */
+  private final LinkedHashSet<Tenant> queue = new LinkedHashSet<>();
 
   /** A quit in progress and what it counted. */
   static final class Quit {
@@ -129,6 +137,7 @@ final class Departures {
           if (tenant.present) {
             tenant.flag = flag;
             tenant.departureFailed = false;
+            enqueue(tenant);
           }
         } finally {
           tenant.lock.unlock();
@@ -146,9 +155,17 @@ final class Departures {
     schedule.schedule(gate, this::kickDepartures);
   }
 
+  /** A flagged user may leave now (his wake or his last call ended): queued again, then kicked. */
   void kickIfFlagged(Tenant tenant) {
     if (tenant.flag != null) {
+      enqueue(tenant);
       kickDepartures();
+    }
+  }
+
+  private void enqueue(Tenant tenant) {
+    synchronized (queue) {
+      queue.add(tenant);
     }
   }
 
@@ -167,7 +184,9 @@ final class Departures {
     TransferFlag flag = next == null ? null : flagOf(next);
     if (next == null || flag == null) {
       departing.set(false);
-      if (nextFlagged() != null) {
+      Tenant again = nextFlagged();
+      if (again != null) { // flagged meanwhile: queued again (it was taken off), then kicked
+        enqueue(again);
         kickDepartures();
       }
       checkQuitFinished();
@@ -199,27 +218,58 @@ final class Departures {
     }
   }
 
-  /** A user to send away: flagged, active, not already leaving, not failed this round. */
+  /**
+   * A user to send away: flagged, active, not already leaving, not failed this round. The first of
+   * the queue that can go; one that cannot yet (waking, mid-call, leaving) leaves the queue and
+   * comes back by {@link #kickIfFlagged}. Only when the queue is empty are the tenants walked, for
+   * a flag set by no plan or quit of this class or a user not ready at his turn; those found are
+   * queued in the map's order, so a walk is not repeated for each of them.
+   */
   private Tenant nextFlagged() {
-    for (Tenant tenant : tenants.values()) {
-      tenant.lock.lock();
-      try {
-        if (!tenant.present || tenant.flag == null || tenant.departure != null
-            || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
-          continue;
+    while (true) {
+      Tenant first;
+      synchronized (queue) {
+        Iterator<Tenant> iterator = queue.iterator();
+        if (!iterator.hasNext()) {
+          break;
         }
-        if (!registry.userItems().contains(tenant.user)) {
-          if (tenant.slots.isEmpty()) {
-            tenant.flag = null; // consumed by his absence
-          }
-          continue;
-        }
-        return tenant;
-      } finally {
-        tenant.lock.unlock();
+        first = iterator.next();
+        iterator.remove();
+      }
+      if (canLeave(first)) {
+        return first;
       }
     }
-    return null;
+    Tenant found = null;
+    for (Tenant tenant : tenants.values()) {
+      if (canLeave(tenant)) {
+        if (found == null) {
+          found = tenant;
+        } else {
+          enqueue(tenant);
+        }
+      }
+    }
+    return found;
+  }
+
+  private boolean canLeave(Tenant tenant) {
+    tenant.lock.lock();
+    try {
+      if (!tenant.present || tenant.flag == null || tenant.departure != null
+          || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
+        return false;
+      }
+      if (!registry.userItems().contains(tenant.user)) {
+        if (tenant.slots.isEmpty()) {
+          tenant.flag = null; // consumed by his absence
+        }
+        return false;
+      }
+      return true;
+    } finally {
+      tenant.lock.unlock();
+    }
   }
 
   /** The idle valve; the contract is {@link Worker#freezeIdle}'s. */
@@ -277,6 +327,7 @@ final class Departures {
             tenant.flag = TransferFlag.TRANSFER;
           }
           tenant.departureFailed = false;
+          enqueue(tenant);
         }
       } finally {
         tenant.lock.unlock();

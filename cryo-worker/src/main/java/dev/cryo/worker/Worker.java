@@ -387,7 +387,7 @@ public final class Worker implements AutoCloseable {
    *     as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, "freeze", false);
+    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false);
   }
 
   /** Orders a departure of {@code user}; see {@link Freezing#depart}. */

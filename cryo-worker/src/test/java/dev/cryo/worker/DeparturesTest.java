@@ -155,6 +155,28 @@ class DeparturesTest {
   }
 
   @Test
+  void flaggedUsersLeaveInTheOrderThePlanAskedNotInTheTenantMapsOrder() {
+    java.util.concurrent.ConcurrentHashMap<String, Boolean> map =
+        new java.util.concurrent.ConcurrentHashMap<>(); // filled as the worker's own tenant map
+    for (int i = 0; i < 30; i++) {
+      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
+      map.put("u" + i, true);
+    }
+    List<String> asked = new java.util.ArrayList<>(map.keySet());
+    java.util.Collections.reverse(asked); // the map's walk, backwards: the old loop's worst order
+    Map<String, TransferFlag> plan = new java.util.LinkedHashMap<>();
+    asked.forEach(user -> plan.put(user, TransferFlag.TRANSFER));
+
+    worker.planTransfers(plan);
+    harness.schedule.advance(Duration.ofSeconds(2));
+    harness.await("every flagged user gone", () -> worker.registry().userItems().keys().isEmpty());
+
+    List<String> frozen = harness.told("w1").stream().filter(t -> t.startsWith("user_frozen:"))
+        .map(t -> t.substring("user_frozen:".length())).toList();
+    assertThat(frozen).containsExactlyElementsOf(asked);
+  }
+
+  @Test
   void aFlaggedUserMidCallLeavesWhenHisLastCallCloses() {
     worker.call(increment("anna", "c1", "p1", "page"));
     RequestSlot slot = worker.openRequest(increment("anna", "c1", "p1", "page"));
