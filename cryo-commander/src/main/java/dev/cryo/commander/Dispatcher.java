@@ -240,7 +240,7 @@ final class Dispatcher {
     if (quitting.isEmpty()) {
       return; // done or dead: its report's fold or its death releases the hold
     }
-    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(new UserOrder(user)),
+    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(new UserOrder(user, true)),
         config.orderTimeout()).whenComplete((reply, failure) -> {
           if (failure != null) {
             LOG.log(Level.DEBUG, "the early freeze of '" + user + "' on quitting worker "

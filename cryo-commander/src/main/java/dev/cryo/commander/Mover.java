@@ -110,7 +110,7 @@ final class Mover {
             + " meanwhile; he was not moved");
       }
       byte[] reply = source.get().wire().call(Methods.FREEZE_USER,
-          ProtocolCodec.write(new UserOrder(user)), config.orderTimeout())
+          ProtocolCodec.write(UserOrder.of(user)), config.orderTimeout())
           .get(config.orderTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
       source.get().heard();
       FreezeResult result = ProtocolCodec.read(reply, FreezeResult.class);

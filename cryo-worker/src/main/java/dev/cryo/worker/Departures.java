@@ -16,6 +16,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -54,6 +57,8 @@ final class Departures {
   private final Object planLock = new Object();
   private volatile Instant gateOpensAt = Instant.MAX;
   private volatile Quit quit;
+  /** Completed once {@link #quit} is set: what a quit's hurried freeze waits for. */
+  private final CompletableFuture<Void> quitBegun = new CompletableFuture<>();
   private volatile boolean finished;
   /**
    * The users asked to leave, in the order asked (a plan's order, then a quit's): the departure
@@ -101,6 +106,22 @@ final class Departures {
   Freezer root() {
     Quit current = quit;
     return current != null ? current.into : freezer;
+  }
+
+  /**
+   * Waits up to {@code patience} for a quit to begin; whether one has. For a freeze the commander
+   * orders as a quit's hurry, sent after the quit on the same wire but served on a thread of its
+   * own that may run first: waiting makes it one of the quit's departures, counted in its report.
+   */
+  boolean awaitQuit(Duration patience) throws InterruptedException {
+    try {
+      quitBegun.get(patience.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return false;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e); // never: the future only completes normally
+    }
   }
 
   /** Whether the worker has finished: its quit completed, or it was closed. */
@@ -319,6 +340,7 @@ final class Departures {
       }
       quit = new Quit(into);
     }
+    quitBegun.complete(null);
     for (Tenant tenant : tenants.values()) {
       tenant.lock.lock();
       try {

@@ -44,6 +44,12 @@ final class WireEndpoint implements WireHandler {
   /** How long an order waits for a departure before it answers that the departure failed. */
   static final Duration ORDER_WAIT = Duration.ofSeconds(30);
 
+  /**
+   * How long a quit's hurried freeze waits for that quit, sent before it on the wire, to begin on
+   * its own thread; microseconds in practice.
+   */
+  static final Duration QUIT_BEGIN_WAIT = Duration.ofSeconds(2);
+
   /** How long after its quit's reply a worker waits for the commander to close the wire. */
   static final Duration QUIT_EXIT_WAIT = Duration.ofSeconds(10);
 
@@ -79,7 +85,7 @@ final class WireEndpoint implements WireHandler {
         case Methods.HTTP -> ProtocolCodec.write(http(ProtocolCodec.read(payload, HttpCall.class)));
         case Methods.PING -> ProtocolCodec.write(photo());
         case Methods.FREEZE_USER -> ProtocolCodec.write(
-            freeze(ProtocolCodec.read(payload, UserOrder.class).user()));
+            freeze(ProtocolCodec.read(payload, UserOrder.class)));
         case Methods.DROP_USER -> ProtocolCodec.write(
             new Dropped(worker.dropUser(ProtocolCodec.read(payload, UserOrder.class).user())));
         case Methods.DROP_CONNECTION -> ProtocolCodec.write(
@@ -132,7 +138,12 @@ final class WireEndpoint implements WireHandler {
         worker.announcementWatermark());
   }
 
-  private FreezeResult freeze(String user) throws InterruptedException {
+  private FreezeResult freeze(UserOrder order) throws InterruptedException {
+    String user = order.user();
+    if (order.ofQuit() && !worker.awaitQuit(QUIT_BEGIN_WAIT)) {
+      LOG.log(Level.WARNING, "a quit's freeze of '" + user + "' came, but no quit began within "
+          + QUIT_BEGIN_WAIT.toMillis() + " ms; he is frozen as an order of his own");
+    }
     try {
       FreezeOutcome outcome = worker.freezeUser(user).get(ORDER_WAIT.toMillis(),
           TimeUnit.MILLISECONDS);

@@ -556,6 +556,17 @@ public final class Worker implements AutoCloseable {
     return departures.freezeIdle(limit);
   }
 
+  /**
+   * Waits up to {@code patience} for a {@link #quit} to begin, and says whether one has. A freeze
+   * that hurries one user of a quit ordered just before it calls this first, so that it departs as
+   * one of the quit's and counts in the quit's report.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitQuit(Duration patience) throws InterruptedException {
+    return departures.awaitQuit(patience);
+  }
+
   /** Quits into the worker's own freezer; see {@link #quit(Freezer)}. */
   public CompletableFuture<QuitReport> quit() {
     return quit(freezer);

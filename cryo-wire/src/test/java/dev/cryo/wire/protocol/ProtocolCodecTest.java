@@ -40,7 +40,9 @@ class ProtocolCodecTest {
   void unknownFieldsAreIgnored() {
     byte[] json = "{\"user\":\"anna\",\"later\":{\"x\":1}}".getBytes(StandardCharsets.UTF_8);
 
-    assertThat(ProtocolCodec.read(json, UserOrder.class).user()).isEqualTo("anna");
+    assertThat(ProtocolCodec.read(json, UserOrder.class)).isEqualTo(UserOrder.of("anna"));
+    assertThat(ProtocolCodec.read(ProtocolCodec.write(new UserOrder("anna", true)),
+        UserOrder.class).ofQuit()).isTrue();
   }
 
   @Test
