@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -341,7 +340,8 @@ public final class SemaphoreHold {
 
   /**
    * The folder's descriptor: every file operation in the folder goes relative to it while the
-   * semaphore is held. Closed by a successful {@link #release}; the caller never closes it.
+   * semaphore is held. Closed by a successful {@link #release}; the caller never closes it, nor
+   * lists through it (the release lists the folder through it, once).
    */
   public SecureDirectoryStream<Path> directory() {
     return directory;
@@ -433,12 +433,11 @@ public final class SemaphoreHold {
    */
   private void moveToSpare() {
     try {
-      try (DirectoryStream<Path> listing = directory.newDirectoryStream(Path.of("."),
-          LinkOption.NOFOLLOW_LINKS)) {
-        for (Path entry : listing) {
-          if (!LOCK_NAME.equals(entry.getFileName())) {
-            return; // parcels, a note, a taker's temporary: the folder stays
-          }
+      // The held descriptor's own listing, read once (nothing else lists through it; a second
+      // listing is refused with an IllegalStateException, and the folder then stays).
+      for (Path entry : directory) {
+        if (!LOCK_NAME.equals(entry.getFileName())) {
+          return; // parcels, a note, a taker's temporary: the folder stays
         }
       }
       if (folderKey == null) {
