@@ -74,8 +74,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * a dot name no key has, skipped by {@link #folderKeys}), then removes the lock inside it; the next
  * take of a missing folder writes its record into a spare and renames the spare to the folder's
  * name. The root then holds, beside the frozen, at most {@value SpareFolders#DEFAULT_CAPACITY} empty
- * spares per process (left behind by a process that dies, until the next wipe); a {@code mkdir} and
- * an {@code rmdir} per freeze and adoption cost many times two renames.
+ * spares per process (those of a process that is gone are removed by the sweep,
+ * {@link #cleanupFrozen}, and by a wipe); a {@code mkdir} and an {@code rmdir} per freeze and
+ * adoption cost many times two renames.
  *
  * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
  * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
@@ -499,7 +500,8 @@ public final class Freezer {
   }
 
   /**
-   * The sweep: removes every folder whose key nobody answers for, each verified gone. The commander's
+   * The sweep: removes every folder whose key nobody answers for, each verified gone, and the spare
+   * folders of processes that are gone ({@link SpareFolders#removeAbandoned}). The commander's
    * parcel and any other file at the root are never touched.
    *
    * @param claimedKeys the keys somebody still answers for, computed forward with {@link #key}
@@ -513,6 +515,7 @@ public final class Freezer {
     for (String key : orphans) {
       dropFolder(key);
     }
+    SpareFolders.removeAbandoned(root);
     return List.copyOf(orphans);
   }
 
@@ -537,6 +540,7 @@ public final class Freezer {
     for (String key : orphans) {
       dropFolder(key);
     }
+    SpareFolders.removeAbandoned(root);
     return List.copyOf(orphans);
   }
 

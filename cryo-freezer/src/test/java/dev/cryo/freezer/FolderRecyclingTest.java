@@ -82,6 +82,22 @@ class FolderRecyclingTest {
     assertThat(moved).doesNotExist();
   }
 
+  @Test
+  void theSweepRemovesTheSparesOfProcessesThatAreGoneAndKeepsTheLiveOnes() throws Exception {
+    Freezer freezer = new Freezer(temp.resolve("freezer"));
+    freezeAndAdopt(freezer, "alice");
+    Process gone = new ProcessBuilder("true").start();
+    gone.waitFor();
+    Path dead = Files.createDirectory(freezer.root().resolve(SpareFolders.PREFIX + gone.pid()
+        + ".00112233"));
+    Files.writeString(dead.resolve(".lock"), "a crash between the record and the rename");
+
+    assertThat(freezer.cleanupFrozen(Set.of(), freezer.folderKeys())).isEmpty();
+    assertThat(dead).doesNotExist();
+    assertThat(spares(freezer.root())).as("this process's spare stays").hasSize(1);
+    freezeAndAdopt(freezer, "bob");
+  }
+
   private static List<Path> spares(Path root) throws Exception {
     try (Stream<Path> entries = Files.list(root)) {
       return entries.filter(p -> SpareFolders.isSpareName(p.getFileName().toString())).toList();

@@ -1,7 +1,9 @@
 package dev.cryo.lock;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.HexFormat;
@@ -28,8 +30,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * a folder with anything in it or by something else than a directory.
  *
  * <p>Every use tolerates a spare that vanished (a wipe of the root, a hand): its rename fails and
- * the caller falls back to making the folder. Spares left by a process that died stay as empty
- * directories until the parent is wiped; at most {@link #capacity()} per process.
+ * the caller falls back to making the folder. Spares left by a process that died (at most
+ * {@link #capacity()} per process) stay until the parent is wiped or {@link #removeAbandoned}
+ * removes them.
  *
  * <p>Thread-safe. The parent's path is fixed: a caller whose parent moves makes a new pool and
  * {@link #clear}s the old one.
@@ -71,6 +74,57 @@ public final class SpareFolders {
   /** Whether {@code name} is a spare's name: such a directory is no semaphore folder. */
   public static boolean isSpareName(String name) {
     return name.startsWith(PREFIX);
+  }
+
+  /**
+   * Removes from {@code parent} the spare folders of processes that are gone (the process id in
+   * the name names no live process), with whatever a crash left in them; the spares of live
+   * processes stay. Safe beside any take or release: a spare removed under its pool is skipped by
+   * the pool's next use. What cannot be removed stays, silently.
+   *
+   * @return how many were removed
+   */
+  public static int removeAbandoned(Path parent) {
+    int removed = 0;
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
+      for (Path entry : entries) {
+        String name = entry.getFileName().toString();
+        long pid = ownerOf(name);
+        if (pid > 0 && pid != PID && ProcessHandle.of(pid).isEmpty()
+            && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS) && removeTree(entry)) {
+          removed++;
+        }
+      }
+    } catch (IOException e) {
+      // the parent cannot be listed: nothing is removed
+    }
+    return removed;
+  }
+
+  /** The process id a spare's name carries, or -1 when {@code name} is no spare's. */
+  static long ownerOf(String name) {
+    if (!isSpareName(name)) {
+      return -1;
+    }
+    int end = name.indexOf('.', PREFIX.length());
+    try {
+      return end < 0 ? -1 : Long.parseLong(name, PREFIX.length(), end, 10);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** Removes a dead process's spare, one level deep (a spare holds files only); whether it went. */
+  private static boolean removeTree(Path spare) {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(spare)) {
+      for (Path entry : entries) {
+        Files.deleteIfExists(entry);
+      }
+      Files.delete(spare);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The directory the spares are kept in. */
