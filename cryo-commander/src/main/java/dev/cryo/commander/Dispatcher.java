@@ -35,8 +35,8 @@ import java.util.function.BooleanSupplier;
  * shares one budget, the hold ({@link CommanderConfig#hold()}, 5 s). Never throws: 503 with
  * {@code Retry-After} when held past the budget, saturated or not running; 502 when the worker
  * died during the call after its frame was written (a call never sent is routed again: it did
- * nothing on the worker); 504 when it did not answer within the call timeout; 500 for a refusal that
- * no retry can mend. Thread-safe; each request runs on its caller's thread.
+ * nothing on the worker); 504 when it did not answer within the call timeout; 500 for a refusal
+ * that no retry can mend. Thread-safe; each request runs on its caller's thread.
  */
 final class Dispatcher {
 

@@ -39,8 +39,9 @@ class UnsentCallTest {
         .heartbeat(Duration.ofSeconds(30)).hold(Duration.ofSeconds(60)).build())) {
       assertThat(eventually(Duration.ofSeconds(60), () -> running(commander) == 2)).isTrue();
       String reception = commander.serve(get("c1", "/counter")).bodyText();
+      String where = reception.substring(reception.indexOf("worker="));
       assertThat(commander.serve(get("c2", "/counter")).bodyText())
-          .isEqualTo("user=guest_c2 counter=1 " + reception.substring(reception.indexOf("worker=")));
+          .isEqualTo("user=guest_c2 counter=1 " + where);
       Status.WorkerStatus worker = commander.status().workers().stream()
           .filter(Status.WorkerStatus::reception).findFirst().orElseThrow();
       assertThat(reception).endsWith("worker=" + worker.name());
