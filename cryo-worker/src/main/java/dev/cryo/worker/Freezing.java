@@ -21,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * The departures of a {@link Worker}'s users as they run: the claim of a departure (at once, or
@@ -79,13 +78,10 @@ final class Freezing {
    * ({@code expire}, or the user's {@link TransferFlag#EXPIRY} when the departure starts or empties
    * memory) drops him instead of freezing him. {@code force} (a quit's cut) starts a departure
    * claimed for him at once, calls in flight or not, and a login tail waiting for them too.
-   * {@code here}: a departure claimed and started by this call makes its first disk try on the
-   * calling thread ({@link SemaphoreTrips#run(Supplier, String, String, boolean,
-   * SemaphoreTrips.DiskWork)}), which may block on the disk and holds no lock of the worker.
    */
   @SuppressWarnings("unchecked")
   CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
-      boolean force, boolean here) {
+      boolean force) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
       return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
@@ -126,14 +122,13 @@ final class Freezing {
         CompletableFuture<Object> departure = new CompletableFuture<>();
         result = departure;
         tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, cause, departure, false), false);
+            () -> runDeparture(tenant, expire, cause, departure), false);
         if (tenant.slots.isEmpty() || force) {
           tenant.cut = !tenant.slots.isEmpty();
           tenant.slots.clear();
           tenant.phase = Phase.LEAVING;
           tenant.transition = new CompletableFuture<>();
-          start = here ? () -> runDeparture(tenant, expire, cause, departure, true)
-              : tenant.departure.start();
+          start = tenant.departure.start();
         }
       }
     } finally {
@@ -144,13 +139,13 @@ final class Freezing {
     }
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
-          .thenCompose(ignored -> depart(user, expire, cause, force, false)); // on any thread
+          .thenCompose(ignored -> depart(user, expire, cause, force));
     }
     return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
   }
 
   private void runDeparture(Tenant tenant, boolean expire, String cause,
-      CompletableFuture<Object> result, boolean here) {
+      CompletableFuture<Object> result) {
     boolean rowless;
     boolean cut;
     tenant.lock.lock();
@@ -179,8 +174,7 @@ final class Freezing {
       worker.beforeFreeze(tenant.user, cause);
     }
     List<String> closed = new ArrayList<>(); // the pages of an expiry ordered during the trip
-    trips.run(departures::root, tenant.user, cause, here,
-        into -> freeze(tenant, into, cause, closed))
+    trips.run(departures::root, tenant.user, cause, into -> freeze(tenant, into, cause, closed))
         .whenComplete((outcome, failure) -> {
           if (failure == null) {
             if (!cut) { // the semaphore given back already; a cut call may hold the user's turn

@@ -10,7 +10,10 @@ import java.time.LocalDate;
  * the general formatter on the common shape: a freeze writes and a wake reads three clocks per
  * row, and the formatter was a measurable part of a move's processor time. Anything outside the
  * common shape (a year before 0000 or after 9999, a leap second, an offset) goes through the JDK's
- * own methods, so both ways give the JDK's results for every input. Stateless, thread-safe.
+ * own methods, so both ways give the JDK's results for every input. (cryo-lock's {@code IsoMillis}
+ * does the same for a lock record's whole milliseconds, refusing rather than throwing; it stays
+ * that module's own, so that a lock record's reading depends on nothing above it.) Stateless,
+ * thread-safe.
  */
 final class IsoInstant {
 

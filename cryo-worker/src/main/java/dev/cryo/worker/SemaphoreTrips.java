@@ -11,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -19,9 +18,7 @@ import java.util.function.Supplier;
  * time on the disk executor, and a busy one is tried again on the worker's schedule, never by
  * holding a disk thread while waiting, until the wait limit; the work then runs holding it, and the
  * semaphore is given back whatever happens. One warning per trip names the holder found in the way.
- * A trip whose caller only waits for it may make its first try on the caller's thread instead of
- * the disk executor's (one hand-off less each way); its retries still go through the schedule and
- * the disk executor. Thread-safe.
+ * Thread-safe.
  */
 final class SemaphoreTrips {
 
@@ -35,7 +32,6 @@ final class SemaphoreTrips {
 
   private final String worker;
   private final Executor disk;
-  private final BooleanSupplier diskStopped;
   private final Schedule schedule;
   private final Clock clock;
   private final Duration retryInterval;
@@ -43,15 +39,10 @@ final class SemaphoreTrips {
   private final Duration rowWait;
   private final AtomicLong count = new AtomicLong();
 
-  /**
-   * @param diskStopped whether the disk work was stopped (the worker's own executor shut down): a
-   *     first try on the caller's thread is then refused as the executor would refuse it
-   */
-  SemaphoreTrips(String worker, Executor disk, BooleanSupplier diskStopped, Schedule schedule,
-      Duration retryInterval, Duration waitLimit, Duration rowWait) {
+  SemaphoreTrips(String worker, Executor disk, Schedule schedule, Duration retryInterval,
+      Duration waitLimit, Duration rowWait) {
     this.worker = worker;
     this.disk = disk;
-    this.diskStopped = diskStopped;
     this.schedule = schedule;
     this.clock = schedule.clock();
     this.retryInterval = retryInterval;
@@ -80,17 +71,6 @@ final class SemaphoreTrips {
    *     {@link WorkerException.Reason#FREEZER_FAILED}, or the work's own
    */
   <T> CompletableFuture<T> run(Supplier<Freezer> root, String user, String purpose,
-      DiskWork<T> work) {
-    return run(root, user, purpose, false, work);
-  }
-
-  /**
-   * As {@link #run(Supplier, String, String, DiskWork)}, the first try on the calling thread when
-   * {@code here}: the caller may block on the disk, holds no lock of the worker, and is not a thread
-   * of the schedule's (a busy semaphore or row sends the next try there). The returned future is
-   * then often complete already, its dependent stages run on this thread.
-   */
-  <T> CompletableFuture<T> run(Supplier<Freezer> root, String user, String purpose, boolean here,
       DiskWork<T> work) {
     CompletableFuture<T> result = new CompletableFuture<>();
     Instant deadline = clock.instant().plus(waitLimit);
@@ -157,13 +137,7 @@ final class SemaphoreTrips {
         result.complete(value);
       }
     };
-    if (here && diskStopped.getAsBoolean()) {
-      result.completeExceptionally(stopped(null));
-    } else if (here) {
-      attempt.run();
-    } else {
-      execute(attempt, result);
-    }
+    execute(attempt, result);
     return result;
   }
 
@@ -171,13 +145,9 @@ final class SemaphoreTrips {
     try {
       disk.execute(task);
     } catch (RejectedExecutionException e) {
-      result.completeExceptionally(stopped(e));
+      result.completeExceptionally(new WorkerException(WorkerException.Reason.WORKER_FINISHED, null,
+          "worker " + worker + " has stopped its disk work; nothing was changed", e));
     }
-  }
-
-  private WorkerException stopped(RejectedExecutionException cause) {
-    return new WorkerException(WorkerException.Reason.WORKER_FINISHED, null, "worker " + worker
-        + " has stopped its disk work; nothing was changed", cause);
   }
 
   private void release(Freezer into, String user, String holder) {

@@ -53,14 +53,10 @@ final class Waking {
     this.departures = departures;
   }
 
-  /**
-   * Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. Called
-   * by the call that pulled him, which waits for that transition next: the first try runs on its
-   * thread (it holds no lock of the worker and may block on the disk), often the whole wake.
-   */
+  /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
   void startWake(Tenant tenant) {
     String user = tenant.user;
-    trips.run(() -> freezer, user, "wake", true, into -> { // a user wakes from where he is
+    trips.run(() -> freezer, user, "wake", into -> { // a user wakes from where he is
       wake(tenant);
       return null;
     }).whenComplete((ignored, failure) -> {

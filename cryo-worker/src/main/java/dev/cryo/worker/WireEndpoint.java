@@ -145,7 +145,7 @@ final class WireEndpoint implements WireHandler {
           + QUIT_BEGIN_WAIT.toMillis() + " ms; he is frozen as an order of his own");
     }
     try {
-      FreezeOutcome outcome = worker.freezeUserInline(user).get(ORDER_WAIT.toMillis(),
+      FreezeOutcome outcome = worker.freezeUser(user).get(ORDER_WAIT.toMillis(),
           TimeUnit.MILLISECONDS);
       return switch (outcome) {
         case FROZEN -> new FreezeResult(FreezeResult.FROZEN, user + " is in the freezer");

@@ -61,8 +61,7 @@ import java.util.function.Function;
  * ({@link #login}). A departure happens only when the user has no call in flight, else it waits
  * for his last call to close. Every disk step holds the user's semaphore, taken by one try at a time
  * on the worker's disk executor and retried on its schedule (never holding a disk thread while
- * waiting), up to the wait limit; the first try of a trip whose caller would only wait for it (a
- * wake pulled by a call, a {@link #freezeUserInline} starting at once) runs on the caller's thread. A refused write aborts the departure whole: the semaphore is given
+ * waiting), up to the wait limit. A refused write aborts the departure whole: the semaphore is given
  * back, the user stays alive and active where he was, nothing is announced, and the failure is
  * logged and counted ({@link #freezeFailures()}). Once a quit began, every departure that runs goes
  * into the quit's root. A drop ordered from above while the user is being frozen, woken or handed
@@ -80,8 +79,7 @@ import java.util.function.Function;
  * <h2>Concurrency</h2>
  *
  * <p>Thread-safe. Calls run on the caller's threads, concurrently, several per user; disk work runs
- * on the disk executor, but for the first try of a trip its caller waits for (a wake, a freeze
- * order), which runs on the caller's thread; delayed work on the schedule. Each user has one lock of the worker's, his
+ * on the disk executor; delayed work on the schedule. Each user has one lock of the worker's, his
  * tenant lock, that serialises his lifecycle changes with their announcements and is never held
  * while waiting for the disk; the photo takes it briefly per user, so no user appears half
  * changed. All lifecycle changes of the users a worker holds must go through the worker (its
@@ -158,9 +156,8 @@ public final class Worker implements AutoCloseable {
       this.ownedDisk = null;
       this.disk = builder.disk;
     }
-    ExecutorService stoppable = ownedDisk;
-    this.trips = new SemaphoreTrips(name, disk, () -> stoppable != null && stoppable.isShutdown(),
-        schedule, builder.retryInterval, builder.waitLimit, rowWait);
+    this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit,
+        rowWait);
     this.detaches = registry.seams().detaches();
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace);
@@ -380,8 +377,6 @@ public final class Worker implements AutoCloseable {
    * {@code user_frozen} (placement none) and {@code drop_pages}, and takes his rows out of memory.
    * Asking again while a departure is claimed returns that departure; a user being woken is frozen
    * once awake.
-   * Never blocks: the disk work runs on the disk executor ({@link #freezeUserInline} runs it on the
-   * calling thread).
    *
    * @return completes — once its announcements were delivered — with {@link FreezeOutcome#FROZEN},
    *     {@link FreezeOutcome#DROPPED} (an expiry was ordered meanwhile) or
@@ -392,27 +387,13 @@ public final class Worker implements AutoCloseable {
    *     as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false, false);
-  }
-
-  /**
-   * {@link #freezeUser}, for a caller that would only wait for it: when the user has no call in
-   * flight the departure starts at once and its first try at his semaphore, with the disk work
-   * when it is free, runs on the calling thread, which saves the hand-off to a disk thread and
-   * back (the commander's freeze order, served on a thread of the wire's, waits for the outcome).
-   * A busy semaphore, a busy row and a departure deferred to his last call go to the disk executor
-   * and the schedule as with {@link #freezeUser}. The caller must be a thread that may block on the
-   * disk (not the schedule's, not a disk thread) holding no lock of the worker; the future is often
-   * complete when this returns.
-   */
-  public CompletableFuture<FreezeOutcome> freezeUserInline(String user) {
-    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false, true);
+    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false);
   }
 
   /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
   CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
       boolean force) {
-    return freezing.depart(user, expire, cause, force, false);
+    return freezing.depart(user, expire, cause, force);
   }
 
   /** The pages of a connection that are still registered, in id order. */
