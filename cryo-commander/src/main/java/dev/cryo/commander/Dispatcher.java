@@ -52,9 +52,13 @@ final class Dispatcher {
   private final Object placementLock;
   private final BooleanSupplier running;
   private final Listeners listeners;
+  /** Whether a page socket may be bound anywhere: when not, a call's pushes need no relay. */
+  private final BooleanSupplier socketsBound;
 
   Dispatcher(CommanderConfig config, Routing routing, Supervisor supervisor, Placement placement,
-      Mover mover, Object placementLock, BooleanSupplier running, Listeners listeners) {
+      Mover mover, Object placementLock, BooleanSupplier running, Listeners listeners,
+      BooleanSupplier socketsBound) {
+    this.socketsBound = socketsBound;
     this.config = config;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -154,7 +158,8 @@ final class Dispatcher {
       }
       boolean frozen = location instanceof Frozen;
       HttpCall call = new HttpCall(user, connection, frozen, request.method(), request.path(),
-          request.query(), headersOf(request), request.body(), move);
+          request.query(), headersOf(request), request.body(), move,
+          socketsBound.getAsBoolean() ? null : Boolean.TRUE);
       byte[] bytes = null;
       long began = System.nanoTime();
       boolean answered = false;

@@ -79,6 +79,17 @@ final class WorkerLink implements WireHandler {
     }
   }
 
+  /**
+   * {@code push} and {@code locate} are served on the thread that reads the wire: each is a lookup
+   * in the maps (and, for a push, a hand-off to the front's non-blocking sockets), so a thread of
+   * its own would cost more than the call (two of each per click of the demo: docs/benchmarks.md,
+   * "HTTP throughput"). The presentation, which starts the run's work, keeps its own thread.
+   */
+  @Override
+  public boolean servesInline(String method) {
+    return Methods.PUSH.equals(method) || Methods.LOCATE.equals(method);
+  }
+
   @Override
   public byte[] onCall(String method, byte[] payload) {
     handle.heard();

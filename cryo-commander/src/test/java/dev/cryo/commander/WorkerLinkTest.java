@@ -59,6 +59,19 @@ class WorkerLinkTest {
         .isInstanceOf(WireRefusal.class).hasMessageContaining("twice");
   }
 
+  /**
+   * A push and a locate are lookups in the maps: served on the thread that reads the wire, they
+   * cost no thread of their own (two pushes per click of the demo); the presentation, which starts
+   * the run's work, and anything unknown keep the default.
+   */
+  @Test
+  void pushAndLocateAreServedOnTheThreadThatReadsTheWire() {
+    assertThat(link.servesInline(Methods.PUSH)).isTrue();
+    assertThat(link.servesInline(Methods.LOCATE)).isTrue();
+    assertThat(link.servesInline(Methods.PRESENT)).isFalse();
+    assertThat(link.servesInline("anything_else")).isFalse();
+  }
+
   @Test
   void anotherNameOrAnotherSocketIsRefused() {
     assertThatThrownBy(() -> link.onCall(Methods.PRESENT, presentation("impostor", spawn)))
