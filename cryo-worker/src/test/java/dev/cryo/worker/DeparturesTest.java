@@ -169,7 +169,9 @@ class DeparturesTest {
 
     worker.planTransfers(plan);
     harness.schedule.advance(Duration.ofSeconds(2));
-    harness.await("every flagged user gone", () -> worker.registry().userItems().keys().isEmpty());
+    harness.await("every flagged user gone, and told", () -> worker.registry().userItems().keys()
+        .isEmpty() && harness.told("w1").stream().filter(t -> t.startsWith("user_frozen:"))
+        .count() == asked.size()); // the rows go before the announcement is delivered
 
     List<String> frozen = harness.told("w1").stream().filter(t -> t.startsWith("user_frozen:"))
         .map(t -> t.substring("user_frozen:".length())).toList();
@@ -263,6 +265,10 @@ class DeparturesTest {
 
   @Test
   void aMassFreezeLetsOtherWorkRunBetweenTwoUsers() {
+    // One departure at a time, so that the turns can be counted; with more (the default), each is
+    // still one task of the schedule (QuitDeparturesAtOnceTest).
+    Worker worker = harness.builder("w-turns").quitDeparturesAtOnce(1).build();
+    harness.workers.add(worker);
     for (int i = 0; i < 5; i++) {
       worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
     }
