@@ -211,7 +211,8 @@ class DropsDuringDeparturesTest {
         .isEqualTo(TransferFlag.EXPIRY);
 
     harness.schedule.advance(Duration.ofSeconds(2)); // the plan's gate
-    harness.await("anna expired", () -> !worker.registry().userItems().contains("anna"));
+    harness.await("anna expired, and told", () -> !worker.registry().userItems().contains("anna")
+        && harness.told("w1").contains("drop_user:anna")); // the registry empties before telling
     assertThat(harness.told("w1")).endsWith("drop_user:anna");
     harness.freezer.releaseSemaphore("anna", "somebody else");
     assertThat(harness.freezer.folderKeys()).isEmpty();
