@@ -759,8 +759,8 @@ public final class Worker implements AutoCloseable {
     /**
      * How many of a quit's own departures run at once (at least 1). Each still takes its user's
      * semaphore and runs its disk trip on the disk executor, so more than that executor's threads
-     * only keeps it fed; a transfer plan's departures always leave one at a time, in the plan's
-     * order.
+     * only keeps it fed. Before a quit, a transfer plan's departures leave one at a time, in the
+     * plan's order; once a quit began, every flagged user leaves in the quit's slots.
      */
     public Builder quitDeparturesAtOnce(int value) {
       if (value < 1) {
