@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * The latest events of a run worth showing on the status page — births and drops of users,
- * logins, freezes, wakes, moves, workers' births and deaths, quit reports and anomalies — kept in
+ * logins, freezes, wakes, moves, workers' births and deaths, ended quits and anomalies — kept in
  * a bounded ring (the oldest fall off). Folds of connections and pages are left out: a page
  * reload would drown the rest. Each kept event is the event log's line without its number, with
  * {@code at} (this board's clock) and {@code label}, a short word for the page: {@code birth},
@@ -104,7 +104,7 @@ public final class EventBoard implements RunListener {
       case "fold" -> FOLDS.get(String.valueOf(fields.get("kind")));
       case "move" -> "move";
       case "worker_died" -> "death";
-      case "quit_report" -> "quit";
+      case "quit_ended" -> "quit"; // the quit's counts; its freezes are folds of their own
       case "anomaly" -> "anomaly";
       default -> WORKER_EVENTS.contains(event) ? "worker" : null;
     };

@@ -15,7 +15,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -65,12 +64,6 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final Counter usersLost;
   private final Counter workerDeaths;
   private final MultiGauge workerUsers;
-  /**
-   * Each user a {@code user_frozen} fold counted, to the worker that froze him, until he wakes,
-   * is born anew, expires, or that worker quits or dies: so a quit report naming him again does not
-   * count him twice. Guarded by itself.
-   */
-  private final Map<String, String> frozenByFold = new HashMap<>();
   private volatile Status latest;
   private volatile SocketStats sockets = NO_SOCKETS;
 
@@ -115,7 +108,7 @@ public final class RunMetrics implements RunListener, RequestListener {
     wakeLatency = histogram("cryo.wake.latency",
         "An http call that woke its user from the freezer, to its answer");
     births = counter("cryo.births", "Users born (new_user folds)");
-    freezes = counter("cryo.freezes", "Users frozen (user_frozen folds, and users named only by a quit report)");
+    freezes = counter("cryo.freezes", "Users frozen (user_frozen folds, a quit's freezes included)");
     wakes = counter("cryo.wakes", "Users woken from the freezer (user_adopted folds)");
     movesDone = Counter.builder("cryo.moves").description("Moves, done or refused")
         .tag("outcome", "done").register(registry);
@@ -194,67 +187,20 @@ public final class RunMetrics implements RunListener, RequestListener {
     switch (event) {
       case "fold" -> {
         switch (String.valueOf(fields.get("kind"))) {
-          case "new_user" -> {
-            births.increment();
-            forgetFrozen(fields.get("user"));
-          }
-          case "user_frozen" -> {
-            freezes.increment();
-            synchronized (frozenByFold) {
-              frozenByFold.put(String.valueOf(fields.get("user")),
-                  String.valueOf(fields.get("worker")));
-            }
-          }
-          case "user_adopted" -> {
-            wakes.increment();
-            forgetFrozen(fields.get("user"));
-          }
+          case "new_user" -> births.increment();
+          case "user_frozen" -> freezes.increment(); // a quit's freezes are folds too
+          case "user_adopted" -> wakes.increment();
           default -> { }
         }
       }
-      case "user_expired" -> forgetFrozen(fields.get("user"));
-      case "quit_report" -> quitReport(String.valueOf(fields.get("worker")), fields.get("frozen"));
       case "move" -> (fields.get("refused") == null ? movesDone : movesRefused).increment();
       case "worker_died" -> {
         workerDeaths.increment();
-        forgetWorker(String.valueOf(fields.get("worker")));
         if (fields.get("lost") instanceof Collection<?> lost) {
           usersLost.increment(lost.size());
         }
       }
       default -> { }
-    }
-  }
-
-  private void forgetFrozen(Object user) {
-    synchronized (frozenByFold) {
-      frozenByFold.remove(String.valueOf(user));
-    }
-  }
-
-  /**
-   * A quit report of {@code worker}: each user it names frozen counts as a freeze unless a
-   * {@code user_frozen} fold of that worker counted him already (the workers announce each freeze
-   * of a quit before they report it; the routing applies the report too, whoever sent what).
-   */
-  private void quitReport(String worker, Object frozen) {
-    int more = 0;
-    synchronized (frozenByFold) {
-      if (frozen instanceof Collection<?> users) {
-        for (Object user : users) {
-          if (!worker.equals(frozenByFold.remove(String.valueOf(user)))) {
-            more++;
-          }
-        }
-      }
-      frozenByFold.values().removeIf(worker::equals); // the worker is gone: it reports no more
-    }
-    freezes.increment(more);
-  }
-
-  private void forgetWorker(String worker) {
-    synchronized (frozenByFold) {
-      frozenByFold.values().removeIf(worker::equals);
     }
   }
 

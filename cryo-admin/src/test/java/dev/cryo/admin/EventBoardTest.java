@@ -31,6 +31,19 @@ class EventBoardTest {
   }
 
   @Test
+  void anEndedQuitIsShownWithItsCountsAndItsBeginningIsNot() {
+    board.event("quit_begun", Map.of("worker", "w", "held", 2, "grace_ms", 5000));
+    board.event("fold", Map.of("worker", "w", "kind", "user_frozen", "user", "a"));
+    board.event("quit_ended", Map.of("worker", "w", "frozen", 1, "dropped", 0, "failed", 0,
+        "cut", 0));
+
+    assertThat(board.latest(10)).extracting(line -> line.get("label"))
+        .containsExactly("quit", "freeze");
+    assertThat(board.latest(1).get(0)).containsEntry("event", "quit_ended")
+        .containsEntry("frozen", 1);
+  }
+
+  @Test
   void aBoardStartsWithTheLogsLastLinesAndSkipsTornOnes(@org.junit.jupiter.api.io.TempDir
       java.nio.file.Path scratch) throws Exception {
     java.nio.file.Path log = scratch.resolve("events.jsonl");

@@ -119,18 +119,17 @@ class RunMetricsTest {
   }
 
   @Test
-  void aFreezeReportedOnlyInAQuitReportIsCountedOnceAndOneAlsoFoldedIsNot() {
-    // 'a' is frozen by a fold and then named by his worker's quit report: one freeze.
+  void aQuitsFreezesAreCountedByTheirFoldsAndItsEndAddsNone() {
+    // A quit as the commander logs it: each freeze a fold, then the quit's counts.
+    metrics.event("quit_begun", Map.of("worker", "main_0001", "held", 2, "grace_ms", 5000));
     metrics.event("fold", Map.of("worker", "main_0001", "kind", "user_frozen", "user", "a"));
-    // 'b' and 'c' are named only by the quit report: two freezes more.
-    metrics.event("quit_report", Map.of("worker", "main_0001", "frozen", List.of("a", "b", "c")));
-    assertThat(PrometheusText.parse(metrics.scrape()).value("cryo_freezes_total"))
-        .isEqualTo(3.0);
-    // 'd', frozen on main_0001, woken on main_0002 and named by main_0002's quit report: two.
-    metrics.event("fold", Map.of("worker", "main_0001", "kind", "user_frozen", "user", "d"));
-    metrics.event("fold", Map.of("worker", "main_0002", "kind", "user_adopted", "user", "d"));
-    metrics.event("quit_report", Map.of("worker", "main_0002", "frozen", List.of("d")));
-    assertThat(PrometheusText.parse(metrics.scrape()).value("cryo_freezes_total"))
-        .isEqualTo(5.0);
+    metrics.event("fold", Map.of("worker", "main_0001", "kind", "user_frozen", "user", "b"));
+    metrics.event("quit_ended", Map.of("worker", "main_0001", "frozen", 2, "dropped", 0,
+        "failed", 0, "cut", 0));
+    metrics.event("worker_died", Map.of("worker", "main_0001", "reason", "it quit into the"
+        + " freezer", "lost", List.of()));
+    PrometheusText text = PrometheusText.parse(metrics.scrape());
+    assertThat(text.value("cryo_freezes_total")).isEqualTo(2.0);
+    assertThat(text.value("cryo_users_lost_total")).isEqualTo(0.0);
   }
 }

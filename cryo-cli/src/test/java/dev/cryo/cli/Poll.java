@@ -7,7 +7,7 @@ import java.util.function.BooleanSupplier;
 final class Poll {
 
   /** Generous: the machine may be busy with other builds; a passing run never waits this long. */
-  static final Duration PATIENCE = Duration.ofSeconds(60);
+  static final Duration PATIENCE = Duration.ofSeconds(120);
 
   private Poll() {}
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code cryo reload} from another process reaching a running {@code cryo serve}: the request file
  * read by the commander's tick, the workers replaced, the port and every user's state kept.
  */
-@Timeout(300)
+@Timeout(600)
 class ReloadCommandTest {
 
   @TempDir Path scratch;

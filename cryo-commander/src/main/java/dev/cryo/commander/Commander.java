@@ -120,7 +120,7 @@ public final class Commander implements AutoCloseable {
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
         () -> running);
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
-        this::admits, listeners);
+        this::admits, listeners, pushRelay::anyBound);
     this.quitter = new Quitter(routing, supervisor);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");

@@ -34,8 +34,9 @@ import java.util.function.BooleanSupplier;
  * say so) → on a retryable refusal route again → the reply. Every wait and retry of one request
  * shares one budget, the hold ({@link CommanderConfig#hold()}, 5 s). Never throws: 503 with
  * {@code Retry-After} when held past the budget, saturated or not running; 502 when the worker
- * died during the call; 504 when it did not answer within the call timeout; 500 for a refusal that
- * no retry can mend. Thread-safe; each request runs on its caller's thread.
+ * died during the call after its frame was written (a call never sent is routed again: it did
+ * nothing on the worker); 504 when it did not answer within the call timeout; 500 for a refusal
+ * that no retry can mend. Thread-safe; each request runs on its caller's thread.
  */
 final class Dispatcher {
 
@@ -51,9 +52,13 @@ final class Dispatcher {
   private final Object placementLock;
   private final BooleanSupplier running;
   private final Listeners listeners;
+  /** Whether a page socket may be bound anywhere: when not, a call's pushes need no relay. */
+  private final BooleanSupplier socketsBound;
 
   Dispatcher(CommanderConfig config, Routing routing, Supervisor supervisor, Placement placement,
-      Mover mover, Object placementLock, BooleanSupplier running, Listeners listeners) {
+      Mover mover, Object placementLock, BooleanSupplier running, Listeners listeners,
+      BooleanSupplier socketsBound) {
+    this.socketsBound = socketsBound;
     this.config = config;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -153,7 +158,8 @@ final class Dispatcher {
       }
       boolean frozen = location instanceof Frozen;
       HttpCall call = new HttpCall(user, connection, frozen, request.method(), request.path(),
-          request.query(), headersOf(request), request.body(), move);
+          request.query(), headersOf(request), request.body(), move,
+          socketsBound.getAsBoolean() ? null : Boolean.TRUE);
       byte[] bytes = null;
       long began = System.nanoTime();
       boolean answered = false;
@@ -177,11 +183,16 @@ final class Dispatcher {
           }
           continue;
         }
-        if (cause instanceof WireClosedException) {
+        if (cause instanceof WireClosedException closed) {
           if (!running.getAsBoolean()) {
             return unavailable("the server stopped during the request");
           }
-          return Reply.text(502, "the worker serving this request died during it; retry");
+          if (!closed.sent()) { // nothing reached the worker: route again once its death folds
+            problem = "worker " + worker.name() + " died before the request was sent to it";
+            continue;
+          }
+          return Reply.text(502, "the worker serving this request died during it: the request"
+              + " reached it, and it may have acted on it before it died; check before you retry");
         }
         if (cause instanceof WireRefusedException) {
           return unavailable("worker " + worker.name() + " has too many calls pending");

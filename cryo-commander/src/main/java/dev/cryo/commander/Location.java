@@ -13,7 +13,7 @@ public sealed interface Location {
   record OnWorker(String worker) implements Location {}
 
   /**
-   * He is in the freezer (a {@code user_frozen} or a quit report named him). {@code destination} is
+   * He is in the freezer (a {@code user_frozen} named him). {@code destination} is
    * the worker his next request goes to when one was already chosen (a move, or the first request of
    * a burst), else null.
    */

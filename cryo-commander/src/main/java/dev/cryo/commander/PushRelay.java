@@ -27,6 +27,11 @@ final class PushRelay {
     this.sink = Objects.requireNonNull(value, "sink");
   }
 
+  /** Whether any page may have a socket bound now ({@link PushSink#anyBound}). */
+  boolean anyBound() {
+    return sink.anyBound();
+  }
+
   /** Delivers one push; never throws for a page without a socket (it counts as not written). */
   PushResult push(PushMessage message) {
     List<String[]> pages = new ArrayList<>(); // {connection, page}

@@ -2,8 +2,9 @@ package dev.cryo.commander;
 
 /**
  * Where the commander hands the application's pushes: the front, which holds the browsers'
- * sockets. Called from the wire's call threads (virtual, many at once): implementations must be
- * thread-safe and must not block (a slow socket's queue is the front's business).
+ * sockets. Called on the threads that read the workers' wires (several at once, one per wire):
+ * implementations must be thread-safe and must not block, since that wire reads nothing meanwhile
+ * (a slow socket's queue is the front's business).
  */
 @FunctionalInterface
 public interface PushSink {
@@ -20,4 +21,15 @@ public interface PushSink {
    * @return whether it was written to at least one socket
    */
   boolean deliver(String connection, String page, byte[] data);
+
+  /**
+   * Whether any page may have a socket bound now. False only when none has: a worker is then told
+   * that the pushes of the call it is sent reach no socket, and answers those it can count itself
+   * without relaying them. A socket bound while a call runs may miss that call's pushes, as a push
+   * that comes just before a socket is bound always does. The default is true: every push is
+   * relayed.
+   */
+  default boolean anyBound() {
+    return true;
+  }
 }

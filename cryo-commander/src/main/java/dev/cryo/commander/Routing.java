@@ -20,10 +20,11 @@ import java.util.TreeSet;
  *
  * <h2>The ordering rule</h2>
  * The maps change only by {@link #fold}ing a worker's announcements, in the order they arrive from
- * that worker (the wire delivers them before any reply of a call that caused them), by
- * {@link #foldQuitReport} and by {@link #workerDied}. Nothing is inferred: a user is
- * {@link Frozen} only after a {@code user_frozen} announcement or a quit report named him, and a user
- * is lost only with the death of the worker that held him. What a fold cannot apply without breaking
+ * that worker (the wire delivers them before any reply of a call that caused them), and by
+ * {@link #workerDied}. Nothing is inferred: a user is {@link Frozen} only after a
+ * {@code user_frozen} announcement (a quit's freezes too: the worker announces each before its
+ * quit's reply, which carries counts only), and a user is lost only with the death of the worker
+ * that held him. What a fold cannot apply without breaking
  * the maps' coherence (a worker telling of a user another worker holds, a page of an unknown
  * connection, a gap in the sequence) is an <em>anomaly</em>: logged, counted, recorded as an event,
  * and otherwise ignored.
@@ -286,20 +287,6 @@ public final class Routing {
   }
 
   /**
-   * Folds a quit report of {@code worker}: each of {@code frozen} is in the freezer. The failed and
-   * cut users of the report stay where they are until the worker's death makes them lost.
-   */
-  public synchronized void foldQuitReport(String worker, List<String> frozen) {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("worker", worker);
-    fields.put("frozen", List.copyOf(frozen));
-    events.record("quit_report", fields);
-    for (String user : frozen) {
-      markFrozen(worker, user, null);
-    }
-  }
-
-  /**
    * The death of {@code worker}: its users that were not frozen are lost, gone from every map, and
    * their holds released; the frozen ones are untouched (a destination on the dead worker is
    * forgotten). Records a {@code worker_died} event naming them.
@@ -537,16 +524,6 @@ public final class Routing {
     if (location instanceof OnWorker on && !on.worker().equals(worker)) {
       anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + "; the freeze"
           + " was not applied");
-      return;
-    }
-    markFrozen(worker, user, announcement);
-  }
-
-  private void markFrozen(String worker, String user, Announcement announcement) {
-    Location location = users.get(user);
-    if (location instanceof OnWorker on && !on.worker().equals(worker)) {
-      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + "; the quit report"
-          + " naming him frozen was not applied");
       return;
     }
     if (!(location instanceof Frozen)) {

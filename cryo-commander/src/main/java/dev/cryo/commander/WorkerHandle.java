@@ -28,6 +28,8 @@ final class WorkerHandle {
   private Presentation presentation;
   /** Whether the current attempt was given up: a presentation after that is refused. */
   private boolean attemptEnded; // guarded by this
+  /** The number of the current attempt (0 before the first): a presentation names its own. */
+  private int attempts; // guarded by this
   private PhotoMessage photo;
   private long order = Long.MAX_VALUE;
   private Instant runningSince;
@@ -74,6 +76,16 @@ final class WorkerHandle {
     process = newProcess;
     wire = null;
     attemptEnded = false;
+    attempts++;
+  }
+
+  /**
+   * The number of the current attempt, 1 for the first ({@link #attempt}); 0 before any. A wire's
+   * link takes it when it is made, so a presentation that a given-up attempt's wire delivers late
+   * is refused even once the next attempt has begun.
+   */
+  synchronized int attemptNumber() {
+    return attempts;
   }
 
   /**
@@ -107,10 +119,13 @@ final class WorkerHandle {
    * STARTING → RUNNING with {@code presentation}, as the {@code order}-th worker presented in the
    * run (the oldest running is the reception).
    *
-   * @return false when the worker is not starting (the presentation is refused)
+   * @param attempt the number of the attempt whose wire delivered it ({@link #attemptNumber})
+   * @return false when the worker is not starting, or {@code attempt} is not the current attempt
+   *     or was given up (the presentation is refused)
    */
-  synchronized boolean present(Presentation presentation, long order, Instant now) {
-    if (state != WorkerState.STARTING || this.presentation != null || attemptEnded) {
+  synchronized boolean present(Presentation presentation, int attempt, long order, Instant now) {
+    if (state != WorkerState.STARTING || this.presentation != null || attemptEnded
+        || attempt != attempts) {
       return false;
     }
     this.presentation = presentation;

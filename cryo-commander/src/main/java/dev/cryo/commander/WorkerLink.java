@@ -60,9 +60,12 @@ final class WorkerLink implements WireHandler {
       new java.util.concurrent.CompletableFuture<>();
   private volatile Wire wire;
   private volatile boolean hostile;
+  /** The start attempt this link's wire belongs to: only that attempt's presentation counts. */
+  private final int attempt;
 
   WorkerLink(WorkerHandle handle, Routing routing, Events events, java.time.Clock clock) {
     this.handle = Objects.requireNonNull(handle);
+    this.attempt = handle.attemptNumber();
     this.routing = Objects.requireNonNull(routing);
     this.events = Objects.requireNonNull(events);
     this.clock = Objects.requireNonNull(clock);
@@ -74,6 +77,17 @@ final class WorkerLink implements WireHandler {
     if (hostile) {
       opened.close();
     }
+  }
+
+  /**
+   * {@code push} and {@code locate} are served on the thread that reads the wire: each is a lookup
+   * in the maps (and, for a push, a hand-off to the front's non-blocking sockets), so a thread of
+   * its own would cost more than the call (two of each per click of the demo: docs/benchmarks.md,
+   * "HTTP throughput"). The presentation, which starts the run's work, keeps its own thread.
+   */
+  @Override
+  public boolean servesInline(String method) {
+    return Methods.PUSH.equals(method) || Methods.LOCATE.equals(method);
   }
 
   @Override
@@ -117,9 +131,10 @@ final class WorkerLink implements WireHandler {
           + " as '" + presentation.spawn().name() + "' on " + presentation.spawn().wire()
           + ") on the socket of worker " + handle.name());
     }
-    if (!handle.present(presentation, events.nextOrder(), clock.instant())) {
-      throw refuseAndClose("worker " + handle.name() + " presented itself twice, or while "
-          + handle.state().code());
+    if (!handle.present(presentation, attempt, events.nextOrder(), clock.instant())) {
+      throw refuseAndClose("worker " + handle.name() + " presented itself twice, while "
+          + handle.state().code() + ", or on the wire of start attempt " + attempt
+          + ", which was given up (the current attempt is " + handle.attemptNumber() + ")");
     }
     events.presented(handle);
     return ACCEPTED;

@@ -5,12 +5,11 @@ import dev.cryo.wire.WireLimits;
 import dev.cryo.wire.WireListener;
 import dev.cryo.wire.protocol.Methods;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -21,12 +20,11 @@ import java.util.function.Predicate;
  * accept its one connection, open the wire, and wait for its {@code present} call — all within the
  * presentation timeout, counted from the bind. Whatever fails (no connection, the process exiting,
  * the wire closing on a hostile first frame, the time running out), everything of the attempt is
- * undone: the wire closed, the process group killed. The socket file is unlinked in every case
- * (after a presentation the wire owns the connection). Used once, by one thread.
+ * undone: the wire closed (or, before a wire was opened, the connection closed by the listener's
+ * close), the process group killed. The socket file is unlinked in every case (after a
+ * presentation the wire owns the connection). Used once, by one thread.
  */
 final class WorkerStart {
-
-  private static final Executor VIRTUAL = command -> Thread.ofVirtual().start(command);
 
   private final CommanderConfig config;
   private final WorkerHandle handle;
@@ -63,22 +61,24 @@ final class WorkerStart {
       if (!spawned.test(process)) {
         return "the commander is closing";
       }
-      WireListener bound = listener;
-      CompletableFuture<SocketChannel> accepted = CompletableFuture.supplyAsync(() -> {
-        try {
-          return bound.accept(config.presentation());
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      }, VIRTUAL);
-      CompletableFuture.anyOf(accepted, process.onExit()).get(remaining(deadline),
+      // The connection stays the listener's until it is taken here: should the time run out
+      // before, the listener's close closes it (a connection taken by a waiting thread that
+      // nobody reads any more would stay open).
+      CompletableFuture<Void> connected = listener.connected();
+      CompletableFuture.anyOf(connected, process.onExit()).get(remaining(deadline),
           TimeUnit.NANOSECONDS);
-      if (!accepted.isDone()) {
+      if (!connected.isDone()) {
         return "its process exited with status " + process.exitStatus() + " before it connected";
       }
+      SocketChannel channel = listener.accept(Duration.ofNanos(remaining(deadline)));
       WorkerLink link = new WorkerLink(handle, routing, events, config.clock());
-      wire = Wire.open(accepted.join(), handle.name(), link, Methods.COMMANDER_CALLS,
-          Methods.COMMANDER_EVENTS, WireLimits.defaults());
+      try {
+        wire = Wire.open(channel, handle.name(), link, Methods.COMMANDER_CALLS,
+            Methods.COMMANDER_EVENTS, WireLimits.defaults());
+      } catch (RuntimeException e) {
+        channel.close(); // no wire owns it
+        throw e;
+      }
       link.attach(wire);
       handle.attach(wire);
       CompletableFuture.anyOf(handle.presented(), process.onExit(), link.closed())

@@ -12,9 +12,9 @@
  * <h2>Rules of the package</h2>
  * <ul>
  *   <li><b>The ordering rule.</b> The routing maps ({@link dev.cryo.commander.Routing}) change only
- *       by announcements, folded in the order they arrive from each worker, by quit reports and by
- *       deaths. "Frozen" is known only from a {@code user_frozen} announcement or a quit report
- *       naming the user, never inferred. A reply whose watermark is past the last announcement
+ *       by announcements, folded in the order they arrive from each worker, and by deaths.
+ *       "Frozen" is known only from a {@code user_frozen} announcement (a quit's freezes are
+ *       announced one by one before its reply, which carries counts only), never inferred. A reply whose watermark is past the last announcement
  *       folded from its worker is recorded as an anomaly.
  *   <li>A user being frozen, moved or dropped is held: his requests wait, 5 s in all (the hold
  *       budget, shared by every wait and retry of one request), then are answered 503 with
@@ -55,7 +55,6 @@
  *       {@code new_*} folds, freezes {@code user_frozen}, adoptions {@code user_adopted}.
  *   <li>{@code anomaly} — what a fold or a reply could not apply: {@code worker}, {@code seq}
  *       (or null), {@code message}.
- *   <li>{@code quit_report} — {@code worker}, {@code frozen} (list of users).
  *   <li>{@code move} — a move done or refused: {@code user}, {@code from}, {@code to} (null when
  *       refused), {@code refused} (a {@link dev.cryo.commander.MoveOutcome.Refusal} code, or null),
  *       {@code message}. A done move's line comes after the {@code user_frozen} fold it caused and

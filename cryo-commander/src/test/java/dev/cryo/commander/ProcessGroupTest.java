@@ -90,6 +90,64 @@ class ProcessGroupTest {
     }
   }
 
+  @Test
+  void aGroupWhosePidNowNamesAnotherProcessIsNotKilledAndTheKillSaysSo() throws Exception {
+    // A process leading its own group, as a reused pid would: same pid, another start time.
+    Process other = new ProcessBuilder("setsid", "sleep", "600").start();
+    try {
+      assertThat(eventually(Duration.ofSeconds(10), () -> processGroupOrZero(other.pid())
+          == other.pid())).isTrue();
+      long ticks = WorkerProcess.startTicksOf(other.pid());
+      assertThat(ticks).isPositive();
+      Process leader = new ProcessBuilder("true").start(); // the worker: dead, and reaped
+      assertThat(leader.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      WorkerProcess dead = WorkerProcess.of("main_0001", leader, other.pid(), ticks - 1);
+
+      assertThat(dead.killGroup()).isTrue();
+
+      assertThat(other.waitFor(2, TimeUnit.SECONDS)).as("the process now at the worker's pid"
+          + " was killed").isFalse(); // a SIGKILL would have ended it well within that
+      assertThat(dead.lastKillSkipped()).contains("pid " + other.pid())
+          .contains("now names another process").contains("was not killed");
+      // Started at the worker's own tick, it is the worker: its group is killed.
+      WorkerProcess same = WorkerProcess.of("main_0001", leader, other.pid(), ticks);
+      assertThat(same.killGroup()).isTrue();
+      assertThat(same.lastKillSkipped()).isNull();
+      assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    } finally {
+      other.destroyForcibly();
+    }
+  }
+
+  @Test
+  void aGroupWhoseLeaderDiedHasItsMembersKilled() throws Exception {
+    Process leader = new ProcessBuilder("setsid", "sh", "-c",
+        "sleep 600 >/dev/null 2>&1 & echo $!").redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    WorkerProcess worker = WorkerProcess.of("main_0001", leader);
+    // One line, not to the end: the member keeps the pipe open.
+    long member = Long.parseLong(new BufferedReader(new InputStreamReader(leader.getInputStream(),
+        StandardCharsets.UTF_8)).readLine().trim());
+    try {
+      assertThat(leader.waitFor(30, TimeUnit.SECONDS)).isTrue(); // dead, and reaped by the JDK
+      assertThat(processGroup(member)).isEqualTo(leader.pid());
+
+      assertThat(worker.killGroup()).isTrue();
+
+      assertThat(worker.lastKillSkipped()).isNull();
+      assertThat(eventually(Duration.ofSeconds(10), () -> gone(member))).isTrue();
+    } finally {
+      ProcessHandle.of(member).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  private static long processGroupOrZero(long pid) {
+    try {
+      return processGroup(pid);
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
   private static long processGroup(long pid) throws Exception {
     String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
     List<String> fields = List.of(stat.substring(stat.lastIndexOf(')') + 2).split(" "));

@@ -129,6 +129,17 @@ class QuitWorkerTest {
       assertThat(events(commander, "quit_begun")).hasSize(1);
       JsonNode report = events(commander, "quit_ended").get(0);
       assertThat(report.path("frozen").asInt()).isEqualTo(4);
+      // The quit's one path into the maps and the metrics: each of its freezes is a fold of its
+      // own, logged before the quit's counts; no other event names them.
+      List<JsonNode> log = events(commander);
+      int begun = indexOf(log, "quit_begun");
+      int ended = indexOf(log, "quit_ended");
+      assertThat(log.subList(begun, ended)).filteredOn(e -> e.path("event").asText().equals("fold")
+          && e.path("kind").asText().equals("user_frozen")
+          && e.path("worker").asText().equals(first))
+          .extracting(e -> e.path("user").asText())
+          .containsExactlyInAnyOrder("guest_c2", "guest_c3", "guest_c4", "anna");
+      assertThat(log).extracting(e -> e.path("event").asText()).doesNotContain("quit_report");
       JsonNode death = events(commander, "worker_died").stream()
           .filter(e -> e.path("worker").asText().equals(first)).findFirst().orElseThrow();
       assertThat(death.path("reason").asText()).isEqualTo(Quitter.REASON);
@@ -152,6 +163,15 @@ class QuitWorkerTest {
       assertThat(outcome.message()).contains("main_9999").contains("nothing was changed");
       assertThat(events(commander, "quit_begun")).isEmpty();
     }
+  }
+
+  private static int indexOf(List<JsonNode> log, String event) {
+    for (int i = 0; i < log.size(); i++) {
+      if (log.get(i).path("event").asText().equals(event)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no " + event + " in the event log");
   }
 
   private static long running(Commander commander) {

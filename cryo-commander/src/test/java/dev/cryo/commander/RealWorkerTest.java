@@ -49,6 +49,42 @@ class RealWorkerTest {
     return commander.serve(new Request(connection, method, path, "", headers, bytes));
   }
 
+  /**
+   * While the sink says no page is bound to a socket, a click's two pushes (to the user, to the
+   * page) are answered by his worker and never reach the sink; once one may be, they are relayed.
+   */
+  @Test
+  void aClickPushesThroughTheSinkOnlyWhileASocketMayBeBound() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean bound = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger delivered =
+        new java.util.concurrent.atomic.AtomicInteger();
+    try (Commander commander = start(1)) {
+      commander.pushSink(new PushSink() {
+        @Override
+        public boolean deliver(String connection, String page, byte[] data) {
+          delivered.incrementAndGet();
+          return false;
+        }
+
+        @Override
+        public boolean anyBound() {
+          return bound.get();
+        }
+      });
+      assertThat(eventually(Duration.ofSeconds(60), () -> running(commander) == 1)).isTrue();
+      String page = call(commander, "c1", "POST", "/api/pages", null).path("page").asText();
+      for (int i = 1; i <= 3; i++) {
+        assertThat(call(commander, "c1", "POST", "/api/counter", Map.of("page", page))
+            .path("counter").asInt()).isEqualTo(i);
+      }
+      assertThat(delivered).as("no push relayed while no socket is bound").hasValue(0);
+
+      bound.set(true);
+      call(commander, "c1", "POST", "/api/counter", Map.of("page", page));
+      assertThat(delivered).as("the user's page and the page itself").hasValue(2);
+    }
+  }
+
   @Test
   void usersAreBornServedMovedAndLoggedInOnRealWorkers() throws Exception {
     try (Commander commander = start(2)) {

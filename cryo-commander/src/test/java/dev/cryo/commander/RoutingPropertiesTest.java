@@ -21,9 +21,8 @@ import net.jqwik.api.Provide;
 
 /**
  * Properties of the routing maps over random sequences of announcements from several workers,
- * interleaved with deaths, quit reports, holds and bindings: whatever the workers say, the maps stay
- * coherent; "frozen" comes only from a user_frozen or a quit report and goes only with a sign of
- * life; a death loses exactly the dead worker's residents and keeps the frozen.
+ * interleaved with deaths, holds and bindings: whatever the workers say, the maps stay coherent;
+ * "frozen" comes only from a user_frozen and goes only with a sign of life; a death loses exactly the dead worker's residents and keeps the frozen.
  */
 class RoutingPropertiesTest {
 
@@ -40,8 +39,6 @@ class RoutingPropertiesTest {
 
   record Die(String worker) implements Step {}
 
-  record Quit(String worker, List<String> frozen) implements Step {}
-
   record HoldUser(String user, String destination) implements Step {}
 
   record Bind(String user, String worker) implements Step {}
@@ -57,14 +54,12 @@ class RoutingPropertiesTest {
     Arbitrary<Step> tell = Combinators.combine(worker, kind, user, keys, detail)
         .as((w, k, u, ks, d) -> (Step) new Tell(w, k, u, fit(k, u, ks), d));
     Arbitrary<Step> die = worker.map(Die::new);
-    Arbitrary<Step> quit = Combinators.combine(worker, user.list().ofMaxSize(2))
-        .as((w, us) -> (Step) new Quit(w, us));
     Arbitrary<Step> hold = Combinators.combine(user, worker.injectNull(0.5))
         .as((u, w) -> (Step) new HoldUser(u, w));
     Arbitrary<Step> bind = Combinators.combine(user, worker).as((u, w) -> (Step) new Bind(u, w));
     return Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(40, tell), net.jqwik.api.Tuple.of(2, die),
-        net.jqwik.api.Tuple.of(2, quit), net.jqwik.api.Tuple.of(3, hold),
+        net.jqwik.api.Tuple.of(3, hold),
         net.jqwik.api.Tuple.of(3, bind)).list().ofMaxSize(80);
   }
 
@@ -112,10 +107,6 @@ class RoutingPropertiesTest {
             }
           });
           sequences.remove(die.worker());
-        }
-        case Quit quit -> {
-          routing.foldQuitReport(quit.worker(), quit.frozen());
-          frozenSinceLastLife.addAll(quit.frozen());
         }
         case HoldUser hold -> routing.hold(hold.user(), HoldReason.MOVING, hold.destination());
         case Bind bind -> routing.bindFrozen(bind.user(), bind.worker());

@@ -232,18 +232,6 @@ class RoutingTest {
   }
 
   @Test
-  void aQuitReportFreezesWhomItNames() {
-    guestBorn("w1", "c1", "p1");
-    guestBorn("w1", "c2", "p2");
-
-    routing.foldQuitReport("w1", List.of("guest_c1"));
-    List<String> lost = routing.workerDied("w1", "quit");
-
-    assertThat(routing.locate("guest_c1")).isEqualTo(new Frozen(null));
-    assertThat(lost).containsExactly("guest_c2");
-  }
-
-  @Test
   void theFoldOfUserFrozenReleasesTheHoldWithItsDestinationFirst() throws Exception {
     guestBorn("w1", "c1", "p1");
     Hold hold = routing.hold("guest_c1", HoldReason.MOVING, "w2").orElseThrow();

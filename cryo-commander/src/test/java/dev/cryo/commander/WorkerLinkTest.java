@@ -30,21 +30,7 @@ class WorkerLinkTest {
       "/tmp/x/freezer", "test.App", null, 64L << 20);
   private final WorkerHandle handle = new WorkerHandle(spawn, Instant.EPOCH);
   private final AtomicInteger presentations = new AtomicInteger();
-  private final WorkerLink link = new WorkerLink(handle, routing, new WorkerLink.Events() {
-    @Override
-    public long nextOrder() {
-      return 1;
-    }
-
-    @Override
-    public void presented(WorkerHandle presented) {
-      presentations.incrementAndGet();
-    }
-
-    @Override
-    public void wireClosed(WorkerHandle closed, Wire wire, String reason) {
-    }
-  }, Clock.systemUTC());
+  private final WorkerLink link = linkOf(handle);
 
   private static PhotoMessage photo() {
     return new PhotoMessage(1, "main_0001", "main", PhotoMessage.RUNNING, 0, 0, -1, 10, 100, 0, 0,
@@ -71,6 +57,19 @@ class WorkerLinkTest {
     assertThat(presentations).hasValue(1);
     assertThatThrownBy(() -> link.onCall(Methods.PRESENT, presentation("main_0001", spawn)))
         .isInstanceOf(WireRefusal.class).hasMessageContaining("twice");
+  }
+
+  /**
+   * A push and a locate are lookups in the maps: served on the thread that reads the wire, they
+   * cost no thread of their own (two pushes per click of the demo); the presentation, which starts
+   * the run's work, and anything unknown keep the default.
+   */
+  @Test
+  void pushAndLocateAreServedOnTheThreadThatReadsTheWire() {
+    assertThat(link.servesInline(Methods.PUSH)).isTrue();
+    assertThat(link.servesInline(Methods.LOCATE)).isTrue();
+    assertThat(link.servesInline(Methods.PRESENT)).isFalse();
+    assertThat(link.servesInline("anything_else")).isFalse();
   }
 
   @Test
@@ -117,13 +116,48 @@ class WorkerLinkTest {
   }
 
   @Test
+  void aPresentationLateOnAGivenUpAttemptsWireIsRefusedOnceTheNextAttemptBegan() throws Exception {
+    handle.attempt(null);
+    WorkerLink first = linkOf(handle);
+    assertThat(handle.endAttempt()).isFalse(); // its time ran out: given up, its group killed
+    handle.attempt(null); // the retry, after the backoff
+
+    assertThatThrownBy(() -> first.onCall(Methods.PRESENT, presentation("main_0001", spawn)))
+        .isInstanceOf(WireRefusal.class).hasMessageContaining("start attempt 1");
+    assertThat(handle.state()).isEqualTo(WorkerState.STARTING);
+    assertThat(presentations).hasValue(0);
+
+    linkOf(handle).onCall(Methods.PRESENT, presentation("main_0001", spawn)); // the retry's own
+    assertThat(handle.state()).isEqualTo(WorkerState.RUNNING);
+    assertThat(presentations).hasValue(1);
+  }
+
+  private WorkerLink linkOf(WorkerHandle of) {
+    return new WorkerLink(of, routing, new WorkerLink.Events() {
+      @Override
+      public long nextOrder() {
+        return 1;
+      }
+
+      @Override
+      public void presented(WorkerHandle presented) {
+        presentations.incrementAndGet();
+      }
+
+      @Override
+      public void wireClosed(WorkerHandle closed, Wire wire, String reason) {
+      }
+    }, Clock.systemUTC());
+  }
+
+  @Test
   void theStateMachineGoesOneWay() {
     assertThat(handle.quitting()).isFalse(); // not running yet
     assertThat(handle.die("test")).isTrue();
     assertThat(handle.die("again")).isFalse();
     assertThat(handle.deathReason()).isEqualTo("test");
     assertThat(handle.present(ProtocolCodec.read(presentation("main_0001", spawn),
-        Presentation.class), 1, Instant.EPOCH)).isFalse();
+        Presentation.class), 0, 1, Instant.EPOCH)).isFalse();
     assertThat(handle.state()).isEqualTo(WorkerState.DEAD);
   }
 

@@ -44,12 +44,29 @@ final class ConnectionCookie {
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bits);
   }
 
+  /**
+   * A SHA-256 digest never used, cloned for each id: the provider lookup of
+   * {@link MessageDigest#getInstance} costs several times the hash of a cookie.
+   */
+  private static final MessageDigest SHA_256 = sha256();
+
   /** The connection id of the cookie value {@code secret}: one way, 128 bits of its SHA-256. */
   static String connectionIdOf(String secret) {
+    byte[] digest = fresh().digest(secret.getBytes(StandardCharsets.US_ASCII));
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+  }
+
+  private static MessageDigest fresh() {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(secret.getBytes(StandardCharsets.US_ASCII));
-      return Base64.getUrlEncoder().withoutPadding().encodeToString(Arrays.copyOf(digest, 16));
+      return (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      return sha256(); // a provider whose digest does not clone: looked up each time
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);
     }

@@ -51,6 +51,12 @@ final class PageSockets implements PushSink, SocketStats {
     }
   }
 
+  /** Whether any page is bound to a socket now (a socket bound to no page gets no push). */
+  @Override
+  public boolean anyBound() {
+    return !byPage.isEmpty();
+  }
+
   /** How many sockets the page is bound to now. */
   int socketsOf(String page) {
     Set<PageSocket> sockets = byPage.get(page);

@@ -158,6 +158,24 @@ class PageSocketTest {
     assertThat(front.sockets().pushesUndelivered()).isEqualTo(1);
   }
 
+  /**
+   * The sink says whether any page is bound to a socket: while none is, the commander tells the
+   * workers that a call's pushes reach no socket (they need no relay); once one is bound, every
+   * push is relayed again, and when the last closes, none is bound.
+   */
+  @Test
+  void theSinkSaysWhetherAnyPageIsBoundToASocket() throws Exception {
+    assertThat(upstream.sink.anyBound()).isFalse();
+    SocketClient client = opened();
+    assertThat(upstream.sink.anyBound()).isTrue();
+    client.close();
+    long deadline = System.nanoTime() + PATIENCE.toNanos();
+    while (upstream.sink.anyBound() && System.nanoTime() < deadline) {
+      Thread.sleep(10); // polling a condition, with a generous bound
+    }
+    assertThat(upstream.sink.anyBound()).as("the closed socket is unbound").isFalse();
+  }
+
   @Test
   void withoutACookieOrWithAnUnknownOneTheSocketIsClosedWith1008() throws Exception {
     assertThat(connect(null, null).closeCode()).isEqualTo(1008);

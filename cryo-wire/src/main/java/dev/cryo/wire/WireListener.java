@@ -117,6 +117,16 @@ public final class WireListener implements AutoCloseable {
     }
   }
 
+  /**
+   * Completes once the first connection came, without taking it ({@link #accept} does); fails
+   * when the listener was closed or its accept failed first. A connection that came but was never
+   * taken is closed by {@link #close()}, so a caller that gives up after this completed leaks
+   * nothing. Thread-safe.
+   */
+  public CompletableFuture<Void> connected() {
+    return first.thenApply(channel -> null);
+  }
+
   /** The socket's path. */
   public Path path() {
     return socket;

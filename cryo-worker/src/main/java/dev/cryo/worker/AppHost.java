@@ -56,7 +56,11 @@ import java.util.function.Function;
  *
  * <p>An HTTP request is a worker {@link Call} of kind {@link CallKind#USER_EVENT}, operation
  * {@code "http"}, no page, and arguments {@code {method, path, query, headers: [[name, value], …],
- * body: byte[], move: null | {from, to, refused}}}. {@link #handle} returns an {@link HttpReply};
+ * body: byte[], move: null | {from, to, refused}, socketless: true (optional)}}. With
+ * {@code socketless} (the commander's word that no page socket was bound anywhere when it sent the
+ * call), a push of the call to a page, connection or user this worker holds is answered here —
+ * its pages counted from the worker's registry, none written — instead of being relayed; any other
+ * push is relayed. {@link #handle} returns an {@link HttpReply};
  * the application's own failures are a {@code 500} with a generic body (logged), never a throw. A
  * refusal of the worker met while serving (the user left, the worker finished, the identity could
  * not be located) is thrown as that {@link WorkerException}, for the caller to route again.
@@ -89,6 +93,9 @@ public final class AppHost implements Application {
 
   /** The operation of an HTTP call. */
   public static final String HTTP = "http";
+
+  /** The argument of an HTTP call saying that no page socket was bound when it was sent. */
+  public static final String SOCKETLESS = "socketless";
 
   private final Dispatcher dispatcher;
   private final UserTurns turns = new UserTurns();
@@ -238,7 +245,8 @@ public final class AppHost implements Application {
     }
     Request request = requestOf(call.arguments());
     Move move = moveOf(call.arguments().get("move"));
-    Host host = new Host(context, turns.enter(context.user()));
+    Host host = new Host(context, turns.enter(context.user()),
+        Boolean.TRUE.equals(call.arguments().get(SOCKETLESS)));
     try {
       UserRow row = userRow(context);
       if (row != null && !welcomed.contains(row)) {
@@ -454,13 +462,16 @@ public final class AppHost implements Application {
   /** The runtime of one call: the worker's call context, and the user's turn. */
   private final class Host implements CallHost {
     private final CallContext context;
+    /** No page socket was bound when the call was sent: pushes to what is here need no relay. */
+    private final boolean socketless;
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
 
-    Host(CallContext context, UserTurns.Turn turn) {
+    Host(CallContext context, UserTurns.Turn turn, boolean socketless) {
       this.context = context;
       this.turn = turn;
+      this.socketless = socketless;
     }
 
     @Override
@@ -518,17 +529,27 @@ public final class AppHost implements Application {
 
     @Override
     public Pushed pushToPage(String pageId, byte[] json) {
-      return pusher.push(PushMessage.PAGE, pageId, json);
+      return push(PushMessage.PAGE, pageId, json);
     }
 
     @Override
     public Pushed pushToConnection(byte[] json) {
-      return pusher.push(PushMessage.CONNECTION, context.connectionId(), json);
+      return push(PushMessage.CONNECTION, context.connectionId(), json);
     }
 
     @Override
     public Pushed pushToUser(byte[] json) {
-      return pusher.push(PushMessage.USER, context.user(), json);
+      return push(PushMessage.USER, context.user(), json);
+    }
+
+    private Pushed push(String target, String key, byte[] json) {
+      if (socketless) {
+        Pushed unwritten = unwritten(context.worker().registry(), target, key);
+        if (unwritten != null) {
+          return unwritten; // no socket to write to: nothing to relay
+        }
+      }
+      return pusher.push(target, key, json);
     }
 
     @Override
@@ -562,6 +583,38 @@ public final class AppHost implements Application {
         turn = turns.enter(after);
       }
       return LoginResult.HERE;
+    }
+  }
+
+  /**
+   * What a push to {@code target} {@code key} reaches when no socket is bound: the pages it names,
+   * as this worker's registry says, none written; null when the target is not (wholly) here, so
+   * that only the commander's maps can name its pages.
+   */
+  static Pushed unwritten(RegisterRegistry registry, String target, String key) {
+    switch (target) {
+      case PushMessage.PAGE -> {
+        return registry.pageItems().contains(key) ? new Pushed(1, 0) : null;
+      }
+      case PushMessage.CONNECTION -> {
+        return registry.connectionItems().get(key)
+            .map(connection -> new Pushed(connection.pages().size(), 0)).orElse(null);
+      }
+      default -> {
+        UserRow row = registry.userItems().get(key).orElse(null);
+        if (row == null) {
+          return null;
+        }
+        int pages = 0;
+        for (String connection : row.connections()) {
+          var held = registry.connectionItems().get(connection);
+          if (held.isEmpty()) {
+            return null;
+          }
+          pages += held.get().pages().size();
+        }
+        return new Pushed(pages, 0);
+      }
     }
   }
 

@@ -120,6 +120,9 @@ final class WireEndpoint implements WireHandler {
     arguments.put("query", request.query());
     arguments.put("headers", request.headers());
     arguments.put("body", request.body());
+    if (Boolean.TRUE.equals(request.socketless())) {
+      arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
+    }
     MoveInfo move = request.move();
     if (move != null) {
       Map<String, Object> moved = new LinkedHashMap<>();

@@ -70,6 +70,49 @@ class AppHostTest {
         null);
   }
 
+  /**
+   * A call the commander sent while no page socket was bound anywhere: its pushes to what this
+   * worker holds are counted here, none written, and reach no relay; a push to a page held
+   * elsewhere, and every push of a call without the word, is relayed as before.
+   */
+  @Test
+  void aSocketlessCallAnswersItsPushesToWhatTheWorkerHoldsWithoutRelayingThem() throws Exception {
+    List<String> relayed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    host1.pusher((target, key, json) -> {
+      relayed.add(target + " " + key);
+      return new dev.cryo.app.Pushed(7, 1);
+    });
+    String page = json(serve(w1, http("anna", "c1", "POST", "/pages", null))).get("page").asText();
+    serve(w1, http("anna", "c1", "POST", "/pages", null)); // a second page of the connection
+    serve(w1, http("anna", "c2", "POST", "/pages", null)); // a page of another connection
+
+    JsonNode quiet = json(serve(w1, socketless(http("anna", "c1", "POST", "/push",
+        Map.of("page", page, "text", "hi")))));
+
+    assertThat(relayed).isEmpty();
+    assertThat(quiet.get("user").toString()).isEqualTo("[3,0]");
+    assertThat(quiet.get("connection").toString()).isEqualTo("[2,0]");
+    assertThat(quiet.get("page").toString()).isEqualTo("[1,0]");
+
+    JsonNode elsewhere = json(serve(w1, socketless(http("anna", "c1", "POST", "/push",
+        Map.of("page", "p-of-another-worker", "text", "hi")))));
+    assertThat(relayed).containsExactly("page p-of-another-worker");
+    assertThat(elsewhere.get("page").toString()).isEqualTo("[7,1]");
+
+    relayed.clear();
+    JsonNode relayedReply = json(serve(w1, http("anna", "c1", "POST", "/push",
+        Map.of("page", page, "text", "hi"))));
+    assertThat(relayed).containsExactly("user anna", "connection c1", "page " + page);
+    assertThat(relayedReply.get("user").toString()).isEqualTo("[7,1]");
+  }
+
+  static Call socketless(Call call) {
+    Map<String, Object> arguments = new HashMap<>(call.arguments());
+    arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
+    return new Call(call.user(), call.connectionId(), call.pageId(), call.kind(), call.userFrozen(),
+        call.operation(), arguments, null);
+  }
+
   static HttpReply serve(Worker worker, Call call) {
     return (HttpReply) worker.call(call);
   }

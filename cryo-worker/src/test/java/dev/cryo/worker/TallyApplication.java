@@ -44,6 +44,14 @@ public final class TallyApplication implements CryoApplication {
       return Map.of("user", call.user(), "count", user, "connection", connection,
           "worker", call.worker());
     });
+    routes.post("/push", Line.class, (call, line) -> {
+      dev.cryo.app.Pushed user = call.pushToUser(Map.of("text", line.text()));
+      dev.cryo.app.Pushed connection = call.pushToConnection(Map.of("text", line.text()));
+      dev.cryo.app.Pushed page = call.pushToPage(line.page(), Map.of("text", line.text()));
+      return Map.of("user", List.of(user.pages(), user.written()), "connection",
+          List.of(connection.pages(), connection.written()), "page",
+          List.of(page.pages(), page.written()));
+    });
     routes.get("/freezes", call -> call.user(Freezes.class).get());
     routes.post("/pages", call -> Map.of("page", call.openPage()));
     routes.post("/lines", Line.class, (call, line) -> {

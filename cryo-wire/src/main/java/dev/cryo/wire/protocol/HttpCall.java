@@ -16,9 +16,13 @@ import java.util.Objects;
  * @param headers the request's headers, each {@code [name, value]}
  * @param body the request's body, empty for none
  * @param move for a move route, what the move did; null otherwise
+ * @param socketless true when no page socket was open in the whole run as the commander sent the
+ *     call: a push of the call whose target the worker holds reaches no socket, and the worker
+ *     answers it without relaying it; null or false: every push is relayed (docs/socket.md, "Push")
  */
 public record HttpCall(String user, String connection, boolean frozen, String method,
-    String path, String query, List<List<String>> headers, byte[] body, MoveInfo move) {
+    String path, String query, List<List<String>> headers, byte[] body, MoveInfo move,
+    Boolean socketless) {
 
   /** Checks the required parts and normalises the optional ones. */
   public HttpCall {
@@ -28,5 +32,11 @@ public record HttpCall(String user, String connection, boolean frozen, String me
     query = query == null ? "" : query;
     headers = headers == null ? List.of() : headers;
     body = body == null ? new byte[0] : body;
+  }
+
+  /** A call whose pushes are all relayed ({@code socketless} null). */
+  public HttpCall(String user, String connection, boolean frozen, String method, String path,
+      String query, List<List<String>> headers, byte[] body, MoveInfo move) {
+    this(user, connection, frozen, method, path, query, headers, body, move, null);
   }
 }
