@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  */
 final class Claim {
 
-  private static final System.Logger LOG = System.getLogger(Claim.class.getName());
+  private static final LazyLog LOG = new LazyLog(Claim.class);
 
   private Claim() {}
 
@@ -110,7 +110,12 @@ final class Claim {
 
   /** Whether {@code bytes} are a record with the same token as {@code ours}. */
   static boolean isOurs(byte[] bytes, LockRecord ours) {
-    if (ours != null && Arrays.equals(bytes, ours.toBytes())) {
+    return ours != null && isOurs(bytes, ours, ours.toBytes());
+  }
+
+  /** {@link #isOurs(byte[], LockRecord)}, given {@code ours.toBytes()} as {@code oursBytes}. */
+  static boolean isOurs(byte[] bytes, LockRecord ours, byte[] oursBytes) {
+    if (ours != null && Arrays.equals(bytes, oursBytes)) {
       return true; // our own record, unchanged: it parses back to our token, no need to parse it
     }
     try {
@@ -183,7 +188,7 @@ final class Claim {
               + "; it was left in place: check the directory's permissions", e);
     }
     if (outcome == LockFile.Removal.REMOVED) {
-      LOG.log(Level.INFO, "reclaimed {0}: {1}", file.path(), why);
+      LOG.get().log(Level.INFO, "reclaimed {0}: {1}", file.path(), why);
     }
     return outcome == LockFile.Removal.CONTENDED ? Judgement.SHORT : Judgement.RETRY_NOW;
   }
@@ -213,7 +218,8 @@ final class Claim {
     try {
       Publication.removeAbandoned(directory, file.path().getFileName().toString(), table);
     } catch (IOException e) {
-      LOG.log(Level.DEBUG, "could not clean abandoned temporaries in {0}: {1}", directory, e);
+      LOG.get().log(Level.DEBUG, "could not clean abandoned temporaries in {0}: {1}", directory,
+          e);
     }
     return true;
   }

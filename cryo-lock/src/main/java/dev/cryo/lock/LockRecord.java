@@ -1,8 +1,13 @@
 package dev.cryo.lock;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -81,7 +86,6 @@ public record LockRecord(
   private static final byte[] MAGIC_LINE = (MAGIC + "\n").getBytes(StandardCharsets.US_ASCII);
   private static final int LONGEST_WORD = 255;
   private static final int LONGEST_DECIMAL = 19;
-  private static final Tokens TOKENS = new Tokens();
 
   /** Validates the components; see the class documentation for their meaning. */
   public LockRecord {
@@ -119,7 +123,7 @@ public record LockRecord(
    *     {@link #MAX_HOLDER_LENGTH} characters
    */
   public static LockRecord fresh(ProcessIdentity self, String holder) {
-    byte[] random = TOKENS.next();
+    byte[] random = Tokens.INSTANCE.next();
     return new LockRecord(
         self.pid(),
         self.start(),
@@ -134,21 +138,30 @@ public record LockRecord(
   }
 
   /**
-   * Where the tokens come from: a DRBG (no system call per draw), asked for the bytes of
-   * {@code BATCH} tokens at a time, since each request costs several hashes of the generator's
-   * state whatever its length. Tokens only need to be unique and unguessable, and bytes of one request are as
-   * unguessable as bytes of many. Thread-safe.
+   * Where the tokens come from: the kernel's random source ({@code /dev/urandom}), read for the
+   * bytes of {@code BATCH} tokens at a time (one open and one read per batch), or a DRBG where it
+   * cannot be read. Tokens only need to be unique and unguessable, and bytes of one request are as
+   * unguessable as bytes of many. Made at the first fresh record (a JVM that only reads records
+   * never sets up a generator: the security providers cost many classes at start-up).
+   * Thread-safe.
    */
   private static final class Tokens {
+    static final Tokens INSTANCE = new Tokens();
+    private static final Path KERNEL_SOURCE = Path.of("/dev/urandom");
     private static final int TOKEN_BYTES = 16;
     private static final int BATCH = 64;
-    private final SecureRandom random = source();
     private final byte[] batch = new byte[TOKEN_BYTES * BATCH];
     private int used = batch.length; // guarded by this
+    private SecureRandom fallback; // guarded by this; made when the kernel's source fails
 
     synchronized byte[] next() {
       if (used == batch.length) {
-        random.nextBytes(batch);
+        if (!fromKernel(batch)) {
+          if (fallback == null) {
+            fallback = drbg();
+          }
+          fallback.nextBytes(batch);
+        }
         used = 0;
       }
       byte[] token = Arrays.copyOfRange(batch, used, used + TOKEN_BYTES);
@@ -157,7 +170,22 @@ public record LockRecord(
       return token;
     }
 
-    private static SecureRandom source() {
+    /** Fills {@code into} from the kernel's source; false (whatever was read) when it cannot. */
+    private static boolean fromKernel(byte[] into) {
+      try (FileChannel source = FileChannel.open(KERNEL_SOURCE, StandardOpenOption.READ)) {
+        ByteBuffer buffer = ByteBuffer.wrap(into);
+        while (buffer.hasRemaining()) {
+          if (source.read(buffer) < 0) {
+            return false;
+          }
+        }
+        return true;
+      } catch (IOException | RuntimeException e) {
+        return false; // not Linux, no /dev, or an interrupt closed the channel: the DRBG then
+      }
+    }
+
+    private static SecureRandom drbg() {
       try {
         return SecureRandom.getInstance("DRBG");
       } catch (java.security.NoSuchAlgorithmException e) {
@@ -165,7 +193,6 @@ public record LockRecord(
       }
     }
   }
-
 
   /**
    * A record without a machine id, as writers that record none (and this class before it did)

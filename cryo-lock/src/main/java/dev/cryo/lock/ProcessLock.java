@@ -3,6 +3,7 @@ package dev.cryo.lock;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
@@ -89,9 +90,11 @@ public final class ProcessLock implements AutoCloseable {
   /** How long a release waits for another remover (a reclaimer judging us) to step aside. */
   static final Duration RELEASE_PATIENCE = Duration.ofSeconds(10);
 
-  private static final System.Logger LOG = System.getLogger(ProcessLock.class.getName());
+  private static final LazyLog LOG = new LazyLog(ProcessLock.class);
   private static final ConcurrentHashMap<Path, Slot> SLOTS = new ConcurrentHashMap<>();
   private static final Set<Slot> HELD = ConcurrentHashMap.newKeySet();
+  /** A directory's identity (device and inode) → its real path when last resolved. */
+  private static final ConcurrentHashMap<Object, Path> REAL_DIRECTORIES = new ConcurrentHashMap<>();
 
   static {
     Runtime.getRuntime().addShutdownHook(new Thread(ProcessLock::releaseAllAtExit,
@@ -134,7 +137,10 @@ public final class ProcessLock implements AutoCloseable {
     Objects.requireNonNull(holder, "holder");
     long deadline = System.nanoTime() + Math.max(0, saturatedNanos(wait));
     Path lockFile = lockFileOf(directory);
-    Slot slot = SLOTS.computeIfAbsent(lockFile, Slot::new);
+    Slot slot = SLOTS.get(lockFile);
+    if (slot == null) {
+      slot = SLOTS.computeIfAbsent(lockFile, Slot::new);
+    }
     ProcessLock reentered = enterSlot(slot, deadline);
     if (reentered != null) {
       return reentered;
@@ -145,7 +151,7 @@ public final class ProcessLock implements AutoCloseable {
       slot.mutex.lock();
       try {
         slot.depth = 1;
-        slot.record = record;
+        slot.hold(record);
         HELD.add(slot);
       } finally {
         slot.mutex.unlock();
@@ -164,7 +170,9 @@ public final class ProcessLock implements AutoCloseable {
    * The lockfile {@link #acquire} takes for {@code directory}: {@code <real directory>/.lock}, the
    * directory resolved by the kernel (symbolic links followed, then {@code ..}: {@code link/..}
    * is the parent of the link's target), so that every spelling of one directory names one
-   * lockfile. Reads nothing but the directory's attributes and creates nothing.
+   * lockfile. Reads nothing but the directory's attributes and creates nothing. The real path of a
+   * directory (by device and inode) is remembered by the JVM, and used again while it still names
+   * that directory itself, so that an acquisition resolves no path ({@link #stillDesignates}).
    *
    * @throws LockValidationException {@code DIRECTORY_MISSING}, {@code NOT_A_DIRECTORY}, or
    *     {@code IO_FAILURE} when the directory cannot be examined
@@ -196,6 +204,30 @@ public final class ProcessLock implements AutoCloseable {
     } finally {
       slot.mutex.unlock();
     }
+  }
+
+  /**
+   * Whether this handle is open and the lockfile still holds this lock's record (by token), read
+   * now through its name: false when it is absent, holds another record, does not parse or cannot
+   * be read. Nothing is changed either way. A check for holders that must stop working once their
+   * lock was broken; callable on any thread.
+   */
+  public boolean isIntact() {
+    LockRecord ours;
+    byte[] oursBytes;
+    slot.mutex.lock();
+    try {
+      if (closed) {
+        return false;
+      }
+      ours = slot.record;
+      oursBytes = slot.recordBytes;
+    } finally {
+      slot.mutex.unlock();
+    }
+    return slot.file.read() instanceof LockReading.Present present
+        && (present.sameBytes(oursBytes)
+            || Objects.equals(present.record().token(), ours.token()));
   }
 
   /**
@@ -232,7 +264,7 @@ public final class ProcessLock implements AutoCloseable {
             "the record in " + slot.lockFile + " is no longer ours (" + outcome.name().toLowerCase()
                 + "); nothing was written: close this lock and acquire it again");
       }
-      slot.record = shared;
+      slot.hold(shared);
     } finally {
       slot.mutex.unlock();
     }
@@ -257,9 +289,10 @@ public final class ProcessLock implements AutoCloseable {
         return;
       }
       LockRecord ours = slot.record;
+      byte[] oursBytes = slot.recordBytes;
       LockFile.Removal outcome;
       try {
-        outcome = slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours),
+        outcome = slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours, oursBytes),
             RELEASE_PATIENCE);
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
@@ -272,13 +305,13 @@ public final class ProcessLock implements AutoCloseable {
                 + "; the lock is still held and registered: close again");
       }
       if (outcome == LockFile.Removal.CHANGED) {
-        LOG.log(Level.WARNING, "released {0}: the file now holds another holder''s record,"
+        LOG.get().log(Level.WARNING, "released {0}: the file now holds another holder''s record,"
             + " which was left in place", slot.lockFile);
       }
       closed = true;
       slot.depth = 0;
       slot.owner = null;
-      slot.record = null;
+      slot.hold(null);
       HELD.remove(slot);
       slot.changed.signalAll();
     } finally {
@@ -360,12 +393,39 @@ public final class ProcessLock implements AutoCloseable {
           "the lock directory path " + directory + " is not a directory; nothing was changed:"
               + " name a directory", new NotDirectoryException(directory.toString()));
     }
+    Object key = attributes.fileKey();
+    Path known = key == null ? null : REAL_DIRECTORIES.get(key);
+    if (known != null && stillDesignates(known, key)) {
+      return known;
+    }
     try {
-      return directory.toRealPath();
+      Path real = directory.toRealPath();
+      if (key != null) {
+        REAL_DIRECTORIES.put(key, real);
+      }
+      return real;
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.DIRECTORY_DISAPPEARED, lockFile,
           "the lock directory " + directory + " disappeared while the lock was being acquired;"
               + " nothing was left behind: recreate it and retry", e);
+    }
+  }
+
+  /**
+   * Whether the real path {@code known}, resolved for the directory {@code key} (device and inode)
+   * earlier, still names that directory itself (not a link to it): one {@code stat} instead of
+   * resolving the path again, which costs a system call per component. A directory has one name in
+   * its parent (no hard links) and a live inode one identity, so every spelling of a directory
+   * still finds the one lockfile path, as by {@link Path#toRealPath}; a directory moved, removed
+   * or replaced meanwhile no longer agrees, and is resolved again.
+   */
+  private static boolean stillDesignates(Path known, Object key) {
+    try {
+      BasicFileAttributes now =
+          Files.readAttributes(known, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return now.isDirectory() && key.equals(now.fileKey());
+    } catch (IOException e) {
+      return false;
     }
   }
 
@@ -386,14 +446,14 @@ public final class ProcessLock implements AutoCloseable {
       if (companionAlive(ours)) {
         // shareWith's promise: held while the companion lives. The record names it, and becomes
         // reclaimable when it ends (both processes then provably gone).
-        LOG.log(Level.INFO, "left {0} held at exit: its companion pid {1} still runs",
+        LOG.get().log(Level.INFO, "left {0} held at exit: its companion pid {1} still runs",
             slot.lockFile, ours.companionPid());
         continue;
       }
       try {
         slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours), Duration.ZERO);
       } catch (IOException | RuntimeException e) {
-        LOG.log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
+        LOG.get().log(Level.WARNING, "could not release {0} at exit: {1}", slot.lockFile, e);
       }
     }
   }
@@ -422,7 +482,8 @@ public final class ProcessLock implements AutoCloseable {
     final Condition changed = mutex.newCondition();
     Thread owner; // guarded by mutex
     int depth; // guarded by mutex
-    volatile LockRecord record; // written under mutex
+    volatile LockRecord record; // written under mutex, with recordBytes (hold)
+    volatile byte[] recordBytes; // record.toBytes(), what the release expects to find; never changed
     private long cleanedAt; // System.nanoTime() of the last cleaning; guarded by mutex
     private boolean cleaned; // guarded by mutex
 
@@ -450,8 +511,15 @@ public final class ProcessLock implements AutoCloseable {
       try {
         Publication.removeAbandoned(lockFile.getParent(), FILE_NAME, ProcessTable.system());
       } catch (IOException e) {
-        LOG.log(Level.DEBUG, "could not clean abandoned temporaries beside {0}: {1}", lockFile, e);
+        LOG.get().log(Level.DEBUG, "could not clean abandoned temporaries beside {0}: {1}",
+            lockFile, e);
       }
+    }
+
+    /** Records {@code held} (null: none) as this slot's record, with its bytes; under mutex. */
+    void hold(LockRecord held) {
+      recordBytes = held == null ? null : held.toBytes();
+      record = held;
     }
 
     void free() {
@@ -459,7 +527,7 @@ public final class ProcessLock implements AutoCloseable {
       try {
         owner = null;
         depth = 0;
-        record = null;
+        hold(null);
         changed.signalAll();
       } finally {
         mutex.unlock();

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 
 /**
  * The facts about live processes that a proof of death rests on: whether a pid names a live process
@@ -27,8 +26,6 @@ import java.util.regex.Pattern;
 public final class ProcessTable {
 
   private static final Path PROC = Path.of("/proc");
-  private static final Pattern HOST_WORD = Pattern.compile("[\\x21-\\x7e]{1,255}");
-  private static final Pattern MACHINE_ID = Pattern.compile("[0-9a-f]{32}");
   private static final List<Path> MACHINE_ID_FILES =
       List.of(Path.of("/etc/machine-id"), Path.of("/var/lib/dbus/machine-id"));
   private static final ProcessTable SYSTEM = new ProcessTable(Files.isDirectory(PROC.resolve("self")));
@@ -203,7 +200,7 @@ public final class ProcessTable {
     try {
       String id = Uninterruptible.call(() ->
           Files.readString(PROC.resolve("sys/kernel/random/boot_id"))).strip();
-      return HOST_WORD.matcher(id).matches() ? id : null;
+      return isWord(id) ? id : null;
     } catch (IOException e) {
       return null;
     }
@@ -214,7 +211,7 @@ public final class ProcessTable {
       try {
         String id = Uninterruptible.call(() -> Files.readString(file, StandardCharsets.ISO_8859_1))
             .strip();
-        if (MACHINE_ID.matcher(id).matches() && !id.equals("0".repeat(32))) {
+        if (isMachineId(id) && !id.equals("0".repeat(32))) {
           return id;
         }
       } catch (IOException | RuntimeException e) {
@@ -244,6 +241,34 @@ public final class ProcessTable {
         return null;
       }
     }
-    return HOST_WORD.matcher(name).matches() ? name : null;
+    return isWord(name) ? name : null;
+  }
+
+  /** {@code [\x21-\x7e]{1,255}}: printable ASCII without spaces (a boot id, a host name). */
+  private static boolean isWord(String text) {
+    if (text.isEmpty() || text.length() > 255) {
+      return false;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x21 || c > 0x7e) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code [0-9a-f]{32}}: a machine id (no regular expression: it is read at every start-up). */
+  private static boolean isMachineId(String text) {
+    if (text.length() != 32) {
+      return false;
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+        return false;
+      }
+    }
+    return true;
   }
 }

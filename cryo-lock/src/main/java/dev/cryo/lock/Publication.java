@@ -21,8 +21,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Publishing a file so that a reader sees it complete or not at all.
@@ -55,14 +53,12 @@ public final class Publication {
 
   static final String TEMPORARY_MARK = ".cryo-tmp.";
   static final String ASIDE_MARK = ".cryo-aside.";
-  private static final Pattern SIDE_FILE =
-      Pattern.compile("(.+)(\\.cryo-tmp\\.|\\.cryo-aside\\.)([0-9]{1,19})\\.[0-9a-f]{16}");
   private static final FileAttribute<?> PRIVATE_FILE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
   private static final long PID = ProcessHandle.current().pid();
-  private static final System.Logger LOG = System.getLogger(Publication.class.getName());
+  private static final LazyLog LOG = new LazyLog(Publication.class);
 
   /** A test seam: a step of {@link #tryPublish}, told the target and the temporary. */
   interface LinkStep {
@@ -182,7 +178,7 @@ public final class Publication {
       throws IOException {
     Outcome outcome = tryPublish(target, content, durability);
     if (!outcome.complete()) {
-      LOG.log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
+      LOG.get().log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
     }
     return outcome.published();
   }
@@ -249,12 +245,13 @@ public final class Publication {
 
   /** The pid in the name of a side file of {@code targetName}, when it is one and the pid can be. */
   static OptionalLong writerOf(String fileName, String targetName) {
-    Matcher side = SIDE_FILE.matcher(fileName);
-    if (!side.matches() || !side.group(1).equals(targetName)) {
+    int digits = pidStart(fileName);
+    if (digits < 0 || digits - markBefore(fileName, digits) != targetName.length()
+        || !fileName.startsWith(targetName)) {
       return OptionalLong.empty();
     }
     try {
-      long pid = Long.parseLong(side.group(3));
+      long pid = Long.parseLong(fileName, digits, fileName.length() - 17, 10);
       return pid > 0 ? OptionalLong.of(pid) : OptionalLong.empty();
     } catch (NumberFormatException e) {
       return OptionalLong.empty(); // 19 digits past Long.MAX_VALUE: no process has that pid
@@ -269,14 +266,58 @@ public final class Publication {
       }
       return Files.deleteIfExists(entry);
     } catch (IOException e) {
-      LOG.log(System.Logger.Level.DEBUG, "left {0} in place: {1}", entry, e);
+      LOG.get().log(System.Logger.Level.DEBUG, "left {0} in place: {1}", entry, e);
       return false;
     }
   }
 
   /** Whether {@code fileName} is a temporary or aside link of this class. */
   public static boolean isSideFile(String fileName) {
-    return SIDE_FILE.matcher(fileName).matches();
+    return pidStart(fileName) >= 0;
+  }
+
+  /**
+   * Where the pid starts in a side file's name, {@code <target><mark><pid>.<16 hex>} with a
+   * non-empty target without line terminators, a mark of this class and a pid of 1 to 19 digits;
+   * -1 for any other name. (Read from the end: the pid is the whole run of digits before the dot,
+   * so there is one way to read a name.)
+   */
+  private static int pidStart(String name) {
+    int dot = name.length() - 17;
+    if (dot < 1 || name.charAt(dot) != '.') {
+      return -1;
+    }
+    for (int i = dot + 1; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+        return -1;
+      }
+    }
+    int digits = dot;
+    while (digits > 0 && name.charAt(digits - 1) >= '0' && name.charAt(digits - 1) <= '9') {
+      digits--;
+    }
+    if (digits == dot || dot - digits > 19) {
+      return -1;
+    }
+    int mark = markBefore(name, digits);
+    int target = digits - mark;
+    if (mark < 0 || target < 1) {
+      return -1;
+    }
+    for (int i = 0; i < target; i++) {
+      char c = name.charAt(i);
+      if (c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029') {
+        return -1; // what '.' of a regular expression does not match
+      }
+    }
+    return digits;
+  }
+
+  /** The length of the mark of this class ending at {@code end} in {@code name}, or -1. */
+  private static int markBefore(String name, int end) {
+    return name.startsWith(TEMPORARY_MARK, end - TEMPORARY_MARK.length()) ? TEMPORARY_MARK.length()
+        : name.startsWith(ASIDE_MARK, end - ASIDE_MARK.length()) ? ASIDE_MARK.length() : -1;
   }
 
   /** A fresh, unused name beside {@code target}, marked with {@code mark} and this pid. */

@@ -19,14 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
  * The departures of a {@link Worker}'s users that the worker orders itself: the transfer plan and
- * its gate, the departure loop that sends flagged users away one at a time, the idle valve, and the
- * quit with its cut and its end.
+ * its gate, the departure loop that sends flagged users away — a plan's one at a time, a quit's
+ * several at once — the idle valve, and the quit with its cut and its end.
  *
  * <p>Each departure goes through {@link Worker#depart}; this class only decides who leaves, when,
  * and into which freezer, and counts the quit.
@@ -34,7 +33,8 @@ import java.util.function.Consumer;
  * <p>Thread-safe. Tenant state is read and written under each tenant's own lock, taken one tenant
  * at a time and never held across a call to {@link Worker#depart}. The gate instant, the quit and
  * the end of a quit are written under one plan lock of this class (a close marks the end without
- * it); the departure loop runs on the schedule, at most one step at a time ({@code departing}).
+ * it); the departure loop runs on the schedule in slots ({@code departing} counts them): one while
+ * no quit began, up to {@code atOnce} once one has, each slot one departure after another.
  */
 final class Departures {
 
@@ -49,11 +49,13 @@ final class Departures {
   private final Clock clock;
   private final Duration gate;
   private final Duration grace;
+  private final int atOnce;
 
   /** The shortest pause between two cuts of one quit (a zero grace must not spin). */
   private static final Duration MIN_CUT_REPEAT = Duration.ofMillis(50);
 
-  private final AtomicBoolean departing = new AtomicBoolean();
+  /** The departure loop's slots running: at most one, or {@link #atOnce} during a quit. */
+  private final AtomicInteger departing = new AtomicInteger();
   private final Object planLock = new Object();
   private volatile Instant gateOpensAt = Instant.MAX;
   private volatile Quit quit;
@@ -82,7 +84,12 @@ final class Departures {
   }
 
   Departures(Worker worker, ConcurrentHashMap<String, Tenant> tenants, RegisterRegistry registry,
-      Freezer freezer, Schedule schedule, Duration gate, Duration grace) {
+      Freezer freezer, Schedule schedule, Duration gate, Duration grace, int atOnce) {
+    if (atOnce < 1) {
+      throw new IllegalArgumentException("a quit runs at least one departure at a time, got "
+          + atOnce);
+    }
+    this.atOnce = atOnce;
     this.worker = worker;
     this.tenants = tenants;
     this.registry = registry;
@@ -190,21 +197,37 @@ final class Departures {
     }
   }
 
+  /**
+   * Opens one more slot of the departure loop, when the gate is open and fewer run than allowed: one
+   * while no quit began, {@link #atOnce} during a quit. A slot that starts a departure opens the
+   * next while users wait, so a quit's slots fill one after another.
+   */
   void kickDepartures() {
     if (clock.instant().isBefore(gateOpensAt)) {
       return; // the gate's own task will kick
     }
-    if (departing.compareAndSet(false, true)) {
-      schedule.schedule(Duration.ZERO, this::departNext);
+    int allowed = quit != null ? atOnce : 1;
+    while (true) {
+      int running = departing.get();
+      if (running >= allowed) {
+        return;
+      }
+      if (departing.compareAndSet(running, running + 1)) {
+        schedule.schedule(Duration.ZERO, this::departNext);
+        return;
+      }
     }
   }
 
-  /** One departure, then the next on the schedule: other work runs between two users. */
+  /**
+   * One step of a slot: one departure, then the slot's next on the schedule once it ended (other
+   * work runs between two users); the slot closes when nobody is left to send.
+   */
   private void departNext() {
     Tenant next = nextFlagged();
     TransferFlag flag = next == null ? null : flagOf(next);
     if (next == null || flag == null) {
-      departing.set(false);
+      departing.decrementAndGet();
       Tenant again = nextFlagged();
       if (again != null) { // flagged meanwhile: queued again (it was taken off), then kicked
         enqueue(again);
@@ -215,6 +238,9 @@ final class Departures {
     }
     CompletableFuture<FreezeOutcome> departure = worker.depart(next.user,
         flag == TransferFlag.EXPIRY, quit != null ? "quit" : "transfer", false);
+    if (queued()) {
+      kickDepartures(); // during a quit, another slot while users wait
+    }
     boolean deferred;
     next.lock.lock();
     try {
@@ -227,6 +253,12 @@ final class Departures {
     } else {
       departure.whenComplete((outcome, failure) ->
           schedule.schedule(Duration.ZERO, this::departNext));
+    }
+  }
+
+  private boolean queued() {
+    synchronized (queue) {
+      return !queue.isEmpty();
     }
   }
 

@@ -116,7 +116,7 @@ final class Parcels {
       Object value = field.getValue();
       if (CLOCK_FIELDS.contains(name)) {
         if (value instanceof Instant instant) {
-          clocks.put(name, instant.toString());
+          clocks.put(name, IsoInstant.format(instant));
         }
       } else if (!LEFT_BEHIND.contains(name) && isPlain(value, 0)) {
         fields.put(name, value);
@@ -139,7 +139,7 @@ final class Parcels {
     if (parcel.get(CLOCKS) instanceof Map<?, ?> clocks) {
       for (Map.Entry<?, ?> clock : clocks.entrySet()) {
         if (CLOCK_FIELDS.contains(clock.getKey()) && clock.getValue() instanceof String text) {
-          fields.put((String) clock.getKey(), Instant.parse(text));
+          fields.put((String) clock.getKey(), IsoInstant.parse(text));
         }
       }
     }

@@ -160,7 +160,7 @@ public final class Worker implements AutoCloseable {
         rowWait);
     this.detaches = registry.seams().detaches();
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
-        builder.grace);
+        builder.grace, builder.quitDeparturesAtOnce);
     this.login = new Login(this, name, group, registry, announcer, tenants, trips,
         departures, builder.locator);
     this.waking = new Waking(this, name, group, freezer, registry, announcer, trips, departures);
@@ -574,7 +574,10 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Quits: every user is flagged (the plan is terminal: users arriving later are flagged too), the
-   * gate is waited, users leave one at a time into {@code into} as their calls end, calls still
+   * gate is waited, users leave into {@code into} as their calls end — up to
+   * {@link Builder#quitDeparturesAtOnce} departures at once, each holding its user's semaphore, each
+   * one task of the schedule and one trip of the disk executor, so other work runs between them —
+   * calls still
    * stuck a grace period after the gate are cut (their users are frozen with them in flight; what
    * those calls write afterwards is lost), and the worker finishes: it reports, stops its own
    * executors and serves nothing more. A departure that fails is counted and its user left as he
@@ -652,10 +655,14 @@ public final class Worker implements AutoCloseable {
   /**
    * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
    * application that refuses every call; no listener; {@link IdentityLocator#NOWHERE}; the system schedule; two daemon disk threads;
-   * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; idle valve off.
+   * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; a quit's
+   * departures {@value #QUIT_DEPARTURES_AT_ONCE} at once; idle valve off.
    * Not thread-safe.
    */
   public static final class Builder {
+    /** How many of a quit's departures run at once by default: twice the own disk threads. */
+    public static final int QUIT_DEPARTURES_AT_ONCE = 4;
+
     private final String name;
     private final Freezer freezer;
     private String group = "";
@@ -673,6 +680,7 @@ public final class Worker implements AutoCloseable {
     private Duration grace = Duration.ofSeconds(5);
     private Duration idleLimit;
     private Duration idleCheck = Duration.ofMinutes(1);
+    private int quitDeparturesAtOnce = QUIT_DEPARTURES_AT_ONCE;
 
     private Builder(String name, Freezer freezer) {
       this.name = Objects.requireNonNull(name, "name");
@@ -745,6 +753,21 @@ public final class Worker implements AutoCloseable {
     /** How long after the quit's gate calls still in flight are cut. */
     public Builder pendingCallGrace(Duration value) {
       this.grace = requireNotNegative(value);
+      return this;
+    }
+
+    /**
+     * How many of a quit's own departures run at once (at least 1). Each still takes its user's
+     * semaphore and runs its disk trip on the disk executor, so more than that executor's threads
+     * only keeps it fed. Before a quit, a transfer plan's departures leave one at a time, in the
+     * plan's order; once a quit began, every flagged user leaves in the quit's slots.
+     */
+    public Builder quitDeparturesAtOnce(int value) {
+      if (value < 1) {
+        throw new IllegalArgumentException("a quit runs at least one departure at a time, got "
+            + value);
+      }
+      this.quitDeparturesAtOnce = value;
       return this;
     }
 

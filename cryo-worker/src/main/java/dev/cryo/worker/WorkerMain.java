@@ -28,6 +28,12 @@ import java.util.concurrent.CountDownLatch;
  * once, cutting its calls and writing nothing — what is in memory is lost, what is in the freezer
  * stays for the next commander. Exit codes: 0 after a quit or the end of the wire, 78 for a spawn
  * payload that does not read, 70 when the start failed.
+ *
+ * <p>The system property {@value #QUIT_DEPARTURES_PROPERTY} sets how many of a quit's departures
+ * run at once ({@link Worker.Builder#quitDeparturesAtOnce}); unset, the builder's default. It is
+ * there to measure a drain against the loop of one departure at a time in the same build (a worker
+ * JVM inherits {@code JAVA_TOOL_OPTIONS}); a value that is not a positive number is ignored, with a
+ * warning.
  */
 public final class WorkerMain {
 
@@ -40,7 +46,31 @@ public final class WorkerMain {
   /** How long a push may wait for the commander before it counts as having reached nothing. */
   static final Duration PUSH_WAIT = Duration.ofSeconds(5);
 
+  /** The system property naming how many of a quit's departures run at once. */
+  static final String QUIT_DEPARTURES_PROPERTY = "cryo.worker.quitDeparturesAtOnce";
+
   private WorkerMain() {}
+
+  /**
+   * How many of a quit's departures run at once, read from {@code value} (the property's, or null
+   * when unset): a positive number, else the builder's default (a warning says so when it was set).
+   */
+  static int quitDeparturesAtOnce(String value) {
+    if (value == null) {
+      return Worker.Builder.QUIT_DEPARTURES_AT_ONCE;
+    }
+    try {
+      int parsed = Integer.parseInt(value.strip());
+      if (parsed >= 1) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    LOG.log(Level.WARNING, QUIT_DEPARTURES_PROPERTY + "=" + value + " is not a positive number;"
+        + " a quit runs " + Worker.Builder.QUIT_DEPARTURES_AT_ONCE + " departures at once");
+    return Worker.Builder.QUIT_DEPARTURES_AT_ONCE;
+  }
 
   /** Starts the worker process; see the class documentation. */
   public static void main(String[] args) {
@@ -76,6 +106,7 @@ public final class WorkerMain {
         .application(host)
         .listener(endpoint::announce)
         .identityLocator(user -> locate(wire, user))
+        .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)))
         .build();
     endpoint.bind(worker, wire);
     host.pusher((target, key, json) -> push(wire, target, key, json));

@@ -266,6 +266,10 @@ class DeparturesTest {
 
   @Test
   void aMassFreezeLetsOtherWorkRunBetweenTwoUsers() {
+    // One departure at a time, so that the turns can be counted; with more (the default), each is
+    // still one task of the schedule (QuitDeparturesAtOnceTest).
+    Worker worker = harness.builder("w-turns").quitDeparturesAtOnce(1).build();
+    harness.workers.add(worker);
     for (int i = 0; i < 5; i++) {
       worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
     }

@@ -48,6 +48,18 @@ class WorkerMainTest {
   }
 
   @Test
+  void theQuitsDeparturesAtOnceComeFromThePropertyWhenItIsAPositiveNumber() {
+    assertThat(WorkerMain.quitDeparturesAtOnce(null))
+        .isEqualTo(Worker.Builder.QUIT_DEPARTURES_AT_ONCE);
+    assertThat(WorkerMain.quitDeparturesAtOnce("1")).isEqualTo(1);
+    assertThat(WorkerMain.quitDeparturesAtOnce(" 8 ")).isEqualTo(8);
+    assertThat(WorkerMain.quitDeparturesAtOnce("0"))
+        .isEqualTo(Worker.Builder.QUIT_DEPARTURES_AT_ONCE);
+    assertThat(WorkerMain.quitDeparturesAtOnce("four"))
+        .isEqualTo(Worker.Builder.QUIT_DEPARTURES_AT_ONCE);
+  }
+
+  @Test
   void aSpawnPayloadThatDoesNotReadExits78() throws Exception {
     Process worker = start(null);
     assertThat(worker.waitFor(60, TimeUnit.SECONDS)).isTrue();

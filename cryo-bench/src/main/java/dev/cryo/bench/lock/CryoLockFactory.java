@@ -1,6 +1,8 @@
 package dev.cryo.bench.lock;
 
 import dev.cryo.lock.LockBusyException;
+import dev.cryo.lock.LockException;
+import dev.cryo.lock.LockValidationException;
 import dev.cryo.lock.LockFile;
 import dev.cryo.lock.LockReading;
 import dev.cryo.lock.ProcessLock;
@@ -8,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,7 +32,8 @@ import org.apache.lucene.store.LockObtainFailedException;
  *   <li>Lucene names the lock file ({@code write.lock}); a {@code ProcessLock} always lives at
  *       {@code <directory>/.lock}. Each lock name therefore maps to its own sub-directory,
  *       {@code <FSDirectory path>/<name>.d/}, created on demand (with the FSDirectory's own path)
- *       and never removed: removing it could pull the directory from under another process that
+ *       at a JVM's first obtain of the name, its real path remembered (an obtain that finds it
+ *       gone, or resolved elsewhere by cryo, creates and resolves it again), and never removed: removing it could pull the directory from under another process that
  *       is about to lock it. The lockfile is {@code <FSDirectory path>/<name>.d/.lock}. A lock name
  *       must be a plain file name (no separator, not {@code .} or {@code ..}).
  *   <li>{@link #obtainLock} tries once ({@code ProcessLock.acquire(dir, Duration.ZERO)}), so a
@@ -40,8 +44,7 @@ import org.apache.lucene.store.LockObtainFailedException;
  *       refuses a second obtain of a lock this JVM holds, from any thread and through any
  *       instance of this factory.
  *   <li>{@link Lock#ensureValid()} throws {@link AlreadyClosedException} when the lock was
- *       closed, or when the record on disk is no longer ours (read through {@link LockFile#read()}
- *       and compared by token).
+ *       closed, or when the record on disk is no longer ours ({@link ProcessLock#isIntact()}).
  *   <li>{@link Lock#close()} releases the {@code ProcessLock}; when the file system refuses, the
  *       lock stays held and registered (cryo's rule) and closing again retries.
  * </ul>
@@ -67,6 +70,12 @@ public final class CryoLockFactory extends FSLockFactory {
   public static final String STATISTICS_PROPERTY = "cryo.bench.lockStatistics";
 
   private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+  /** Lock directory as spelled from the FSDirectory's path → its real path, once created. */
+  private static final ConcurrentHashMap<Path, Path> RESOLVED = new ConcurrentHashMap<>();
+  /** Refusals of cryo that say a remembered real directory is gone: resolve it again. */
+  private static final Set<LockException.Reason> REMEMBERED_AGAIN = EnumSet.of(
+      LockException.Reason.DIRECTORY_MISSING, LockException.Reason.NOT_A_DIRECTORY,
+      LockException.Reason.DIRECTORY_DISAPPEARED);
   private static final AtomicLong OBTAINED = new AtomicLong();
   private static final AtomicLong REFUSED = new AtomicLong();
   private static final AtomicLong REFUSED_HERE = new AtomicLong();
@@ -102,8 +111,33 @@ public final class CryoLockFactory extends FSLockFactory {
 
   @Override
   protected Lock obtainFSLock(FSDirectory dir, String lockName) throws IOException {
-    Path lockDirectory = Files.createDirectories(lockDirectory(dir.getDirectory(), lockName))
-        .toRealPath();
+    Path spelled = lockDirectory(dir.getDirectory(), lockName);
+    Path known = RESOLVED.get(spelled);
+    if (known != null) {
+      Lock lock = obtainIn(known, lockName, spelled);
+      if (lock != null) {
+        return lock;
+      }
+    }
+    // First obtain of this name in this JVM, or the directory known was gone or is no longer
+    // the real directory: create and resolve it again, as Lucene's native factory does each time.
+    Path lockDirectory = Files.createDirectories(spelled).toRealPath();
+    RESOLVED.put(spelled, lockDirectory);
+    Lock lock = obtainIn(lockDirectory, lockName, null);
+    if (lock == null) {
+      throw new LockObtainFailedException("Lock directory " + lockDirectory + " changed while it"
+          + " was locked; nothing is held: retry");
+    }
+    return lock;
+  }
+
+  /**
+   * Obtains the lock of {@code lockDirectory}, a real path; null when {@code known} is the spelled
+   * directory the real path was remembered for and it no longer leads there (missing, or cryo
+   * resolved another real directory): the caller resolves it again.
+   */
+  private static Lock obtainIn(Path lockDirectory, String lockName, Path known)
+      throws IOException {
     if (!HELD.add(lockDirectory)) {
       REFUSED_HERE.incrementAndGet();
       throw new LockObtainFailedException("Lock held by this virtual machine: " + lockDirectory);
@@ -111,16 +145,46 @@ public final class CryoLockFactory extends FSLockFactory {
     boolean obtained = false;
     try {
       ProcessLock lock = ProcessLock.acquire(lockDirectory, Duration.ZERO, "lucene " + lockName);
+      if (known != null && !lock.lockFile().getParent().equals(lockDirectory)) {
+        lock.close(); // the remembered real path now leads elsewhere: it is not this key's lock
+        RESOLVED.remove(known, lockDirectory);
+        return null;
+      }
       obtained = true;
       OBTAINED.incrementAndGet();
       return new CryoLock(lock, lockDirectory);
     } catch (LockBusyException e) {
       REFUSED.incrementAndGet();
-      throw new LockObtainFailedException("Lock held by another program: " + e.getMessage(), e);
+      throw new Refused(e);
+    } catch (LockValidationException e) {
+      if (known == null || !REMEMBERED_AGAIN.contains(e.reason())) {
+        throw e;
+      }
+      RESOLVED.remove(known, lockDirectory);
+      return null;
     } finally {
       if (!obtained) {
         HELD.remove(lockDirectory);
       }
+    }
+  }
+
+  /**
+   * A refusal because another process holds the lock: Lucene's wording, naming cryo's refusal
+   * (holder and verdict) as the cause; the message is worded when it is first asked for, since a
+   * contender is refused again and again and seldom reads it.
+   */
+  private static final class Refused extends LockObtainFailedException {
+    private final LockBusyException busy;
+
+    Refused(LockBusyException busy) {
+      super("Lock held by another program", busy);
+      this.busy = busy;
+    }
+
+    @Override
+    public String getMessage() {
+      return "Lock held by another program: " + busy.getMessage();
     }
   }
 
@@ -145,9 +209,8 @@ public final class CryoLockFactory extends FSLockFactory {
       if (!HELD.contains(key)) {
         throw new AlreadyClosedException("Lock path unexpectedly cleared from map: " + this);
       }
-      LockReading onDisk = LockFile.at(lock.lockFile()).read();
-      if (!(onDisk instanceof LockReading.Present present)
-          || !Objects.equals(present.record().token(), token)) {
+      if (!lock.isIntact()) {
+        LockReading onDisk = LockFile.at(lock.lockFile()).read();
         throw new AlreadyClosedException("Lock record on disk is no longer ours (the lockfile is "
             + describe(onDisk) + "): " + this);
       }

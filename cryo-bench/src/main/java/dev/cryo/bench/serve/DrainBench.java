@@ -39,9 +39,10 @@ import org.HdrHistogram.Histogram;
  * </pre>
  *
  * Defaults: 10,000 users, 500 wakes. Prints the drain's time to exit (the call's return, which
- * includes the close) and its two parts by the event log (the freezes folded, from the first to
- * the last; the last to the commit: the item written, the root forced to disk, renamed, the
- * rename forced), the restart to the first request served, and the wakes' latencies.
+ * includes the close) and its steps by the event log (to the first freeze folded; the freezes
+ * folded, from the first to the last; then the quits' reports, the workers' ends, and the commit:
+ * the item written, the root forced to disk, renamed, the rename forced), the restart to the
+ * first request served, and the wakes' latencies.
  */
 public final class DrainBench {
 
@@ -109,31 +110,50 @@ public final class DrainBench {
   }
 
   /**
-   * The drain's steps by the event log's timestamps: from the first freeze folded to the last, and
-   * from the last to the commit (the item written, the root forced to disk, renamed, the rename
-   * forced).
+   * The drain's steps by the event log's timestamps: from the drain's start to the first freeze
+   * folded, the freezes folded (first to last), the last freeze to the last quit's report
+   * ({@code quit_ended}), the report to the last quit worker's end ({@code worker_died}), and that
+   * end to the commit (the journal's last batch, the item written, the root forced to disk,
+   * renamed, the rename forced).
    */
   private static String steps(Path log) throws IOException {
+    Instant begun = null;
     Instant first = null;
     Instant last = null;
+    Instant reported = null;
+    Instant retired = null;
     Instant committed = null;
     for (String line : Files.readAllLines(log)) {
       JsonNode event = JSON.readTree(line);
       String kind = event.path("event").asText();
-      if (kind.equals("fold") && event.path("kind").asText().equals("user_frozen")) {
-        Instant at = Instant.parse(event.path("at").asText());
-        first = first == null ? at : first;
-        last = at;
-      } else if (kind.equals("drain_committed")) {
-        committed = Instant.parse(event.path("at").asText());
+      Instant at = Instant.parse(event.path("at").asText());
+      switch (kind) {
+        case "drain_begun" -> begun = at;
+        case "fold" -> {
+          if (begun != null && event.path("kind").asText().equals("user_frozen")) {
+            first = first == null ? at : first;
+            last = at;
+          }
+        }
+        case "quit_ended" -> reported = at;
+        case "worker_died" -> retired = begun == null ? null : at;
+        case "drain_committed" -> committed = at;
+        default -> { }
       }
     }
-    if (first == null || committed == null) {
-      return "  (the event log holds no freezes or no commit)";
+    if (begun == null || first == null || reported == null || retired == null
+        || committed == null) {
+      return "  (the event log lacks a step of the drain)";
     }
-    return String.format("  freezes folded over %.2f s; last freeze folded -> committed (item,"
-        + " forces, rename) %.0f ms", Duration.between(first, last).toNanos() / 1e9,
-        Duration.between(last, committed).toNanos() / 1e6);
+    return String.format("  begun -> first freeze folded %.0f ms; freezes folded over %.2f s;"
+        + " last freeze -> last quit reported %.0f ms; -> last worker ended %.0f ms;"
+        + " -> committed (journal, item, forces, rename) %.0f ms", millis(begun, first),
+        millis(first, last) / 1e3, millis(last, reported), millis(reported, retired),
+        millis(retired, committed));
+  }
+
+  private static double millis(Instant from, Instant to) {
+    return Duration.between(from, to).toNanos() / 1e6;
   }
 
   /** User {@code n}: two connections, each logged in as him, with five counted pages each. */

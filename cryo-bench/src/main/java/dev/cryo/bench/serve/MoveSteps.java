@@ -3,6 +3,7 @@ package dev.cryo.bench.serve;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.bench.LoadAverage;
+import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.Scratch;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
@@ -34,8 +35,12 @@ import org.HdrHistogram.Histogram;
  * blocks alternating.
  *
  * <pre>
- * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.MoveSteps [MOVES [BLOCKS]]
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.MoveSteps [MOVES [BLOCKS [WARMUP]]]
  * </pre>
+ *
+ * <p>The first block begins with {@code WARMUP} (default 50) direct moves that are not counted.
+ * After the steps it prints the processor time per direct move of this JVM (the commander and the
+ * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves).
  */
 public final class MoveSteps {
 
@@ -43,10 +48,14 @@ public final class MoveSteps {
 
   private MoveSteps() {}
 
-  /** Runs {@code BLOCKS} (default 4) blocks of {@code MOVES} (default 200) moves each way. */
+  /**
+   * Runs {@code BLOCKS} (default 4) blocks of {@code MOVES} (default 200) moves each way, after
+   * {@code WARMUP} (default 50) direct moves.
+   */
   public static void main(String[] args) throws Exception {
     int moves = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int blocks = args.length > 1 ? Integer.parseInt(args[1]) : 4;
+    int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 50;
     Path home = Files.createTempDirectory("cryo-move-steps");
     CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
         .workers(2).maxWorkers(2).build();
@@ -57,6 +66,7 @@ public final class MoveSteps {
       steps.put(step, new Histogram(60_000_000L, 3));
     }
     String load = LoadAverage.now();
+    String cpuLine = "";
     try (Commander commander = Commander.start(config);
         Front front = Front.builder(Upstream.of(commander)).port(0).build()) {
       front.start();
@@ -66,20 +76,29 @@ public final class MoveSteps {
       check(page, "open a page");
       check(commander.serve(post(connection, "/api/login", "{\"user\":\"stepper\"}")), "login");
       List<long[]> timed = new ArrayList<>();
+      List<Long> pids = new ArrayList<>();
+      pids.add(ProcessHandle.current().pid());
+      commander.status().workers().forEach(worker -> pids.add(worker.pid()));
+      long[] cpu = new long[pids.size()];
       for (int block = 0; block < blocks; block++) {
-        for (int i = 0; i < moves + (block == 0 ? 50 : 0); i++) {
+        for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
+          if (i == (block == 0 ? warmup : 0)) {
+            addCpu(cpu, pids, -1);
+          }
           Instant start = Instant.now();
           Reply moved = commander.serve(post(connection, "/api/move", "{}"));
           Instant end = Instant.now();
           check(moved, "move");
-          if (block > 0 || i >= 50) {
+          if (block > 0 || i >= warmup) {
             timed.add(new long[] {nanos(start), nanos(end)});
           }
         }
+        addCpu(cpu, pids, 1);
         Histogram http = HttpBench.moves(base, moves);
         steps.get("http: whole move").add(http);
       }
       cut(home.resolve("events.jsonl"), timed, steps);
+      cpuLine = cpuPerMove(cpu, timed.size());
     } finally {
       Scratch.delete(home);
     }
@@ -93,6 +112,26 @@ public final class MoveSteps {
           h.getValueAtPercentile(50), h.getValueAtPercentile(90), h.getValueAtPercentile(99),
           h.getMaxValue());
     }
+    System.out.println(cpuLine);
+  }
+
+  /** Adds (sign 1) or takes away (sign -1) each process's processor time so far. */
+  private static void addCpu(long[] cpu, List<Long> pids, int sign) {
+    for (int i = 0; i < cpu.length; i++) {
+      cpu[i] += sign * ProcessCpu.nanos(pids.get(i));
+    }
+  }
+
+  /** The processor time of the direct moves, per move, this JVM (commander) and each worker. */
+  private static String cpuPerMove(long[] cpu, int moves) {
+    StringBuilder line = new StringBuilder("processor time per direct move, us: commander (this"
+        + " JVM) " + cpu[0] / 1000 / moves);
+    long all = cpu[0];
+    for (int i = 1; i < cpu.length; i++) {
+      line.append(", worker ").append(i).append(' ').append(cpu[i] / 1000 / moves);
+      all += cpu[i];
+    }
+    return line.append(", all ").append(all / 1000 / moves).toString();
   }
 
   /** Cuts each timed move by the event log's timestamps of the stepper's frozen and woken folds. */

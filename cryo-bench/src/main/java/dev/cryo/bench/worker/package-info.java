@@ -10,7 +10,9 @@
  *   <li>{@link dev.cryo.bench.worker.HandOverBench}: the hand-over interleaved one to one with the
  *       anchor, Tomcat's {@code FileStore} swapping the equivalent session;
  *   <li>{@link dev.cryo.bench.worker.BurstBench}: the burst beside a single call's wake, and the
- *       parcels it decoded (one disk trip reads three).
+ *       parcels it decoded (one disk trip reads three);
+ *   <li>{@link dev.cryo.bench.worker.QuitBench}: a worker's quit of the drain benchmark's demo
+ *       users, its departures one at a time beside several at once, round after round.
  * </ul>
  *
  * <p>Every operation checks what it got back and fails otherwise; timings are never asserted in

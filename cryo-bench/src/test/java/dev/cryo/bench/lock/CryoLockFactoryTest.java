@@ -93,6 +93,18 @@ class CryoLockFactoryTest {
   }
 
   @Test
+  void aLockDirectoryRemovedMeanwhileIsMadeAgain() throws Exception {
+    CryoLockFactory.INSTANCE.obtainLock(directory, "gone.lock").close();
+    Path lockDirectory = root.resolve("index/gone.lock.d");
+    Files.delete(lockDirectory);
+
+    try (Lock lock = CryoLockFactory.INSTANCE.obtainLock(directory, "gone.lock")) {
+      lock.ensureValid();
+      assertThat(lockDirectory.resolve(ProcessLock.FILE_NAME)).exists();
+    }
+  }
+
+  @Test
   void lockNamesThatWouldLeaveTheDirectoryAreRefused() {
     for (String name : new String[] {"", ".", "..", "a/b", "../x"}) {
       assertThatThrownBy(() -> CryoLockFactory.INSTANCE.obtainLock(directory, name))
