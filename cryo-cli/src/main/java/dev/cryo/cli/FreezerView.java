@@ -13,6 +13,7 @@ import dev.cryo.freezer.SmileCodec;
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockFile;
 import dev.cryo.lock.ProcessTable;
+import dev.cryo.lock.SpareFolders;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;
@@ -251,11 +252,12 @@ final class FreezerView {
     return LockStatusReport.of(lock, LockFile.at(lock).read(), ProcessTable.system(), now);
   }
 
-  /** The keys of the real directories at the root, sorted. */
+  /** The keys of the real directories at the root, sorted; the empty spare folders are none. */
   static List<String> folderKeys(Path root) {
     List<String> keys = new ArrayList<>();
     for (String name : names(root)) {
-      if (Files.isDirectory(root.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+      if (!SpareFolders.isSpareName(name)
+          && Files.isDirectory(root.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
         keys.add(name);
       }
     }

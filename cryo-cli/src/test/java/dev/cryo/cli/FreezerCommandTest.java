@@ -9,6 +9,7 @@ import dev.cryo.cli.InProcess.Result;
 import dev.cryo.freezer.FolderKeys;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.lock.LockRecord;
+import dev.cryo.lock.SpareFolders;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,6 +71,15 @@ class FreezerCommandTest {
     Files.write(freezer.folder(BOB).resolve(".lock"), bobsDeadHolder.toBytes());
 
     freezer.writeCommanderParcel(Map.of("epoch", 7), "commander", "start");
+
+    // Carol's folder, emptied by an adoption, is kept at the root as a spare for the next
+    // freeze: it is no user's folder, and no listing shows it.
+    assertThat(freezer.tryTakeSemaphore("carol", "worker-1")).isTrue();
+    freezer.releaseSemaphore("carol", "worker-1");
+    try (var entries = Files.list(root)) {
+      assertThat(entries.map(p -> p.getFileName().toString()))
+          .anyMatch(SpareFolders::isSpareName);
+    }
   }
 
   @AfterEach
@@ -311,9 +321,10 @@ class FreezerCommandTest {
     assertThat(lines).hasSize(2);
     assertThat(lines[0]).matches(java.util.regex.Pattern.quote(root.toString())
         + ": \\d+\\.\\d% free \\(\\d+ of \\d+ bytes usable\\)");
-    // 5 parcels (3 + 2) and 2 locks in folders, plus the commander's parcel.
+    // 5 parcels (3 + 2) and 2 locks in folders, plus the commander's parcel; the folders on
+    // disk are Alice's, Bob's and Carol's empty spare (df counts what the disk holds).
     assertThat(files).isEqualTo(8);
-    assertThat(lines[1]).isEqualTo("freezer: " + bytes + " bytes in 8 files, 2 folders");
+    assertThat(lines[1]).isEqualTo("freezer: " + bytes + " bytes in 8 files, 3 folders");
   }
 
   @Test

@@ -5,6 +5,7 @@ import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.NoFollowDirectory;
 import dev.cryo.lock.SemaphoreHold;
+import dev.cryo.lock.SpareFolders;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -68,6 +69,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * anything but a regular file refuses. The release goes through the kept lockfile descriptor, and
  * does not look at the folder when the hold's last act in it was a write.
  *
+ * <p><b>Folders are recycled.</b> A release whose folder holds nothing but its lock does not remove
+ * the folder: it renames it, the lock still held, to a spare name at the root ({@link SpareFolders},
+ * a dot name no key has, skipped by {@link #folderKeys}), then removes the lock inside it; the next
+ * take of a missing folder writes its record into a spare and renames the spare to the folder's
+ * name. The root then holds, beside the frozen, at most {@value SpareFolders#DEFAULT_CAPACITY} empty
+ * spares per process (those of a process that is gone are removed by the sweep,
+ * {@link #cleanupFrozen}, and by a wipe); a {@code mkdir} and an {@code rmdir} per freeze and
+ * adoption cost many times two renames.
+ *
  * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
  * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
  * must survive a power loss is forced by {@link #forceUsers}, {@link #forceAll} and
@@ -130,6 +140,8 @@ public final class Freezer {
   /** This freezer's holds of semaphores, by folder key: the folders it works in by descriptor. */
   private final ConcurrentHashMap<String, Trip> trips = new ConcurrentHashMap<>();
   private volatile Path root;
+  /** Empty folders at the root, kept by descriptor for the next take of a missing folder. */
+  private volatile SpareFolders spares;
 
   /**
    * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
@@ -170,7 +182,8 @@ public final class Freezer {
     this.codec = Objects.requireNonNull(codec, "codec");
     this.root = root.toAbsolutePath().normalize();
     createRoot();
-this.root = realPath(this.root);
+    this.root = realPath(this.root);
+    this.spares = new SpareFolders(this.root);
   }
 
   /** {@code path} resolved to its real path once, so that no later call follows a link again. */
@@ -227,7 +240,7 @@ this.root = realPath(this.root);
    */
   public boolean tryTakeSemaphore(String user, String holder) throws LockException {
     String key = FolderKeys.key(user);
-    SemaphoreHold hold = FolderSemaphore.take(root.resolve(key), holder);
+    SemaphoreHold hold = FolderSemaphore.take(root.resolve(key), holder, spares);
     if (hold == null) {
       return false;
     }
@@ -255,7 +268,7 @@ this.root = realPath(this.root);
       return;
     }
     try {
-      trip.hold.release(trip.wrote);
+      trip.hold.release(trip.wrote, spares);
       trips.remove(key, trip);
     } catch (LockException e) {
       if (e.reason() != LockException.Reason.RELEASE_REFUSED) {
@@ -487,7 +500,8 @@ this.root = realPath(this.root);
   }
 
   /**
-   * The sweep: removes every folder whose key nobody answers for, each verified gone. The commander's
+   * The sweep: removes every folder whose key nobody answers for, each verified gone, and the spare
+   * folders of processes that are gone ({@link SpareFolders#removeAbandoned}). The commander's
    * parcel and any other file at the root are never touched.
    *
    * @param claimedKeys the keys somebody still answers for, computed forward with {@link #key}
@@ -501,6 +515,7 @@ this.root = realPath(this.root);
     for (String key : orphans) {
       dropFolder(key);
     }
+    SpareFolders.removeAbandoned(root);
     return List.copyOf(orphans);
   }
 
@@ -525,12 +540,14 @@ this.root = realPath(this.root);
     for (String key : orphans) {
       dropFolder(key);
     }
+    SpareFolders.removeAbandoned(root);
     return List.copyOf(orphans);
   }
 
   /**
-   * The keys of every folder at the root: real directories only, unopened; files and symbolic links
-   * are not folders.
+   * The keys of every folder at the root: real directories only, unopened; files, symbolic links
+   * and the empty spare folders a release keeps for the next take ({@link SpareFolders}, whose
+   * names start with a dot, which no key does) are not folders.
    *
    * @throws FreezerException when the root cannot be listed
    */
@@ -538,8 +555,9 @@ this.root = realPath(this.root);
     Set<String> keys = new TreeSet<>();
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
       for (Path entry : entries) {
-        if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
-          keys.add(entry.getFileName().toString());
+        String name = entry.getFileName().toString();
+        if (!SpareFolders.isSpareName(name) && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+          keys.add(name);
         }
       }
     } catch (IOException e) {
@@ -555,6 +573,7 @@ this.root = realPath(this.root);
    */
   public void wipeRoot() throws FreezerException {
     abandonTrips(null);
+    spares.clear();
     deleteTree(root);
     createRoot();
     Set<String> left;
@@ -577,6 +596,7 @@ this.root = realPath(this.root);
    */
   public void dropRoot() throws FreezerException {
     abandonTrips(null);
+    spares.clear();
     deleteTree(root);
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
@@ -609,6 +629,7 @@ this.root = realPath(this.root);
       throw ioFailure(target, "could not create the destination " + target + " of the freezer"
           + " root " + root + "; the root stays where it is", e);
     }
+    spares.clear(); // the spares stay behind, not in the root that moves
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
@@ -632,6 +653,7 @@ this.root = realPath(this.root);
     } catch (IOException e) {
       root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
     }
+    spares = new SpareFolders(root);
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */

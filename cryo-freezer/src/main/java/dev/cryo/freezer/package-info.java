@@ -12,7 +12,9 @@
  *       {@code .lock} of cryo-lock's {@link dev.cryo.lock.FolderSemaphore}. The semaphore is the
  *       only coherence mechanism: whoever holds it writes directly over the destination, and a
  *       reader takes it before looking. The commander's own parcel is a file at the root, which
- *       the sweep (it only sees folders) never touches.
+ *       the sweep (it only sees folders) never touches. A folder an adoption empties is kept at
+ *       the root as an empty spare ({@link dev.cryo.lock.SpareFolders}, a dot name no key has)
+ *       and becomes the next missing folder a take needs: no listing of folders shows a spare.
  *   <li>Every parcel is an envelope ({@link dev.cryo.freezer.ParcelFormat}): a diagnostic header
  *       readable without the payload, the payload, and checksums. A torn or altered parcel is a
  *       loud {@link dev.cryo.freezer.FreezerException} naming the file, never another payload.

@@ -100,20 +100,51 @@ public final class FolderSemaphore {
    *     when the folder is a link or changes under the take (nothing of the take is left)
    */
   public static SemaphoreHold take(Path folder, String holder) throws LockException {
+    return take(folder, holder, null);
+  }
+
+  /**
+   * Tries once to take the semaphore of {@code folder}, as {@link #take(Path, String)} does, with
+   * a pool of spare folders: when the folder is missing and {@code spares} has one, the record is
+   * written whole into the spare's fresh lockfile and the spare renamed to the folder's name, so
+   * that the folder appears with its lock in one step (no {@code mkdir}, no temporary, no link).
+   * The rename fails, changing nothing, when something is at the name by then (a folder with
+   * anything in it, a file, a link); the take then goes the usual way. The spare's parent must be
+   * the folder's.
+   *
+   * @param spares the pool of the folder's parent, or {@code null} for none
+   */
+  public static SemaphoreHold take(Path folder, String holder, SpareFolders spares)
+      throws LockException {
     Objects.requireNonNull(holder, "holder");
     Path canonical = folder.toAbsolutePath().normalize();
     Path lockPath = canonical.resolve(FILE_NAME);
+    if (spares != null && !spares.parent().equals(canonical.getParent())) {
+      throw new IllegalArgumentException("the spare folders of " + spares.parent()
+          + " cannot stand in for " + canonical);
+    }
     LockRecord mine = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       boolean created = false;
       SecureDirectoryStream<Path> directory;
-      try {
-        try {
-          directory = NoFollowDirectory.open(canonical);
-        } catch (NoSuchFileException e) {
-          created = createFolder(canonical, lockPath);
-          directory = NoFollowDirectory.open(canonical);
+      // One look, which throws nothing: a missing folder (a user's first freeze) is the usual case
+      // of half the takes, and a refused open would cost two exceptions.
+      boolean missing = !Files.exists(canonical, LinkOption.NOFOLLOW_LINKS);
+      if (missing && spares != null) {
+        if (mine == null) {
+          mine = LockRecord.fresh(ProcessTable.system().current(), holder);
         }
+        SemaphoreHold hold = SemaphoreHold.publishBySpare(canonical, spares, mine);
+        if (hold != null) {
+          return hold;
+        }
+        missing = !Files.exists(canonical, LinkOption.NOFOLLOW_LINKS);
+      }
+      try {
+        if (missing) {
+          created = makeFolder(canonical, lockPath);
+        }
+        directory = NoFollowDirectory.open(canonical);
       } catch (NoSuchFileException e) {
         continue; // made and removed again by a release meanwhile: make it again
       } catch (NotDirectoryException e) {
@@ -303,6 +334,11 @@ public final class FolderSemaphore {
       // comes back here.
       return false;
     }
+    return makeFolder(folder, lockPath);
+  }
+
+  /** Makes the folder, which a look found missing; whether this call created it. */
+  private static boolean makeFolder(Path folder, Path lockPath) throws LockValidationException {
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         try {

@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.util.Arrays;
@@ -53,15 +54,25 @@ public final class SemaphoreHold {
   private final Object fileKey;
   private FileChannel channel; // guarded by this
   private boolean released; // guarded by this
+  private Object folderKey; // guarded by this: the folder's device and inode, once known
+  private Path recycledAs; // guarded by this: the spare name the folder was moved to by a release
+  private SpareFolders recycleInto; // guarded by this: the pool the release in progress recycles into
 
   SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
       Object fileKey, LockRecord record) {
+    this(folder, directory, channel, fileKey, record, null);
+  }
+
+  /** A hold whose folder's own identity is known already ({@code null}: looked up when needed). */
+  SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
+      Object fileKey, LockRecord record, Object folderKey) {
     this.folder = folder;
     this.directory = directory;
     this.channel = channel;
     this.fileKey = Objects.requireNonNull(fileKey, "fileKey");
     this.record = record;
     this.recordBytes = record.toBytes();
+    this.folderKey = folderKey;
   }
 
   /**
@@ -142,6 +153,120 @@ public final class SemaphoreHold {
     }
   }
 
+  /**
+   * Publishes {@code record} by a spare folder of {@code spares}, for a folder found missing: the
+   * record written whole into the spare's fresh lockfile (exclusive create, 0600; nobody reads a
+   * spare), the spare renamed to the folder's name, then checked to be the directory now at that
+   * name and to hold that lockfile. The spare's descriptor becomes the hold's folder descriptor.
+   *
+   * @return the hold, or {@code null} when the pool has no spare, the spare vanished, or the name
+   *     was taken meanwhile (a folder with anything in it, a file, a link: the rename changed
+   *     nothing); the caller then takes the usual way. The spare, when still usable, goes back to
+   *     the pool.
+   * @throws LockValidationException {@link LockException.Reason#NOT_A_DIRECTORY} when, right after
+   *     the rename, something else than the spare stands at the folder's name (the folder was
+   *     moved away with the record in it; nothing was taken)
+   */
+  static SemaphoreHold publishBySpare(Path folder, SpareFolders spares, LockRecord record)
+      throws LockException {
+    SpareFolders.Spare spare = spares.poll();
+    if (spare == null) {
+      return null;
+    }
+    SecureDirectoryStream<Path> directory;
+    FileChannel channel;
+    try {
+      directory = NoFollowDirectory.open(spare.path());
+    } catch (IOException e) {
+      return null; // gone (a wipe, a hand): not a spare any more
+    }
+    try {
+      Object found = directory.getFileAttributeView(BasicFileAttributeView.class).readAttributes()
+          .fileKey();
+      if (!spare.fileKey().equals(found)) {
+        closeQuietly(directory);
+        return null; // another directory under a spare's name: not ours to use
+      }
+      channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, record.toBytes()));
+    } catch (IOException e) {
+      closeQuietly(directory); // not empty of a lockfile, or refused: not a spare any more
+      return null;
+    }
+    boolean kept = false;
+    try {
+      Object key = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      try {
+        Files.move(spare.path(), folder, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        // Something is at the name (a folder with anything in it, a file, a link), or the spare
+        // vanished: nothing was moved. Back to the pool, emptied of the record nobody saw.
+        channel.close();
+        try {
+          directory.deleteFile(LOCK_NAME);
+          spares.offer(spare);
+        } catch (IOException gone) {
+          // not a spare any more
+        }
+        return null;
+      }
+      Object named = fileKeyAt(folder);
+      Object landed;
+      try {
+        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      } catch (NoSuchFileException e) {
+        landed = null;
+      }
+      if (!spare.fileKey().equals(named)) {
+        throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY,
+            folder.resolve(FolderSemaphore.FILE_NAME), "the folder " + folder + " was replaced"
+                + " right after it was made: the record went with the folder made, and is left"
+                + " there (it names this process, and goes once this process is gone); nothing"
+                + " was taken: find who changes the freezer's folders");
+      }
+      if (!key.equals(landed)) {
+        // The record was removed from the spare before it was renamed (by hand): the folder is
+        // there without a lock, and the usual take takes it.
+        return null;
+      }
+      kept = true;
+      return new SemaphoreHold(folder, directory, channel, key, record, spare.fileKey());
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE,
+          folder.resolve(FolderSemaphore.FILE_NAME), "could not publish a record at "
+              + folder.resolve(FolderSemaphore.FILE_NAME) + ": " + LockFile.describe(e)
+              + "; the lock was not taken: check the directory's permissions and free space", e);
+    } finally {
+      if (!kept) {
+        try {
+          channel.close();
+        } catch (IOException e) {
+          // nothing was published through it
+        }
+        closeQuietly(directory);
+      }
+    }
+  }
+
+  private static void closeQuietly(SecureDirectoryStream<Path> directory) {
+    try {
+      directory.close();
+    } catch (IOException e) {
+      // nothing was done through it
+    }
+  }
+
+  /** The device and inode at {@code path}, not following a link; {@code null} when nothing is there. */
+  private static Object fileKeyAt(Path path) throws IOException {
+    try {
+      return Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS).fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
   /** A fresh temporary holding {@code content}, written whole; nothing is left when it fails. */
   private static FileChannel writeTemporary(SecureDirectoryStream<Path> directory, Path temporary,
       byte[] content) throws IOException {
@@ -215,7 +340,8 @@ public final class SemaphoreHold {
 
   /**
    * The folder's descriptor: every file operation in the folder goes relative to it while the
-   * semaphore is held. Closed by a successful {@link #release}; the caller never closes it.
+   * semaphore is held. Closed by a successful {@link #release}; the caller never closes it, nor
+   * lists through it (the release lists the folder through it, once).
    */
   public SecureDirectoryStream<Path> directory() {
     return directory;
@@ -245,6 +371,23 @@ public final class SemaphoreHold {
    *     past the patience (the hold stays; release again) or the file system refused
    */
   public synchronized void release(boolean keepFolder) throws LockException {
+    release(keepFolder, null);
+  }
+
+  /**
+   * Gives the semaphore back as {@link #release(boolean)} does, and, when {@code keepFolder} is
+   * false and the folder holds nothing but the lockfile, keeps the folder for a later take instead
+   * of removing it: while the lock is still held (nobody takes the folder meanwhile), the folder is
+   * renamed to a fresh spare name of {@code spares} (checked, before and after, to be the directory
+   * held), the lockfile is removed inside it, and the spare goes to the pool. The folder's name is
+   * free afterwards exactly as after a removal. A folder with anything else in it stays, as with
+   * {@link #release(boolean)}.
+   *
+   * @param spares the pool of the folder's parent, or {@code null} for none
+   * @throws LockValidationException as {@link #release(boolean)}
+   */
+  public synchronized void release(boolean keepFolder, SpareFolders spares) throws LockException {
+    recycleInto = keepFolder || spares == null || !spares.keepsAny() ? null : spares;
     if (released) {
       throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, lockPath(),
           "the semaphore " + lockPath() + " was already released by this hold");
@@ -272,11 +415,53 @@ public final class SemaphoreHold {
                 + Claim.describe(file.read()) + " (" + outcome.name().toLowerCase(
                     java.util.Locale.ROOT) + " since it was taken); it was left as it is");
       }
-      if (!keepFolder) {
+      if (!keepFolder && recycledAs == null) {
         FolderSemaphore.removeFolderIfEmpty(folder, file);
       }
     } finally {
-      closeDirectory();
+      closeDirectory(); // a late call through this hold fails: it never reaches the spare
+      if (recycledAs != null) {
+        recycleInto.offer(new SpareFolders.Spare(recycledAs, folderKey));
+      }
+    }
+  }
+
+  /**
+   * Under the release's guard, the record and the name checked: moves the folder to a fresh spare
+   * name when it holds nothing but the lockfile and its name still designates the directory held.
+   * Anything else leaves it where it is, for the usual release.
+   */
+  private void moveToSpare() {
+    try {
+      // The held descriptor's own listing, read once (nothing else lists through it; a second
+      // listing is refused with an IllegalStateException, and the folder then stays).
+      for (Path entry : directory) {
+        if (!LOCK_NAME.equals(entry.getFileName())) {
+          return; // parcels, a note, a taker's temporary: the folder stays
+        }
+      }
+      if (folderKey == null) {
+        folderKey = directory.getFileAttributeView(BasicFileAttributeView.class).readAttributes()
+            .fileKey();
+      }
+      if (folderKey == null || !folderKey.equals(fileKeyAt(folder))) {
+        return; // another directory stands at the name: not ours to move
+      }
+      Path spare = recycleInto.freshName();
+      Files.move(folder, spare, StandardCopyOption.ATOMIC_MOVE);
+      if (folderKey.equals(fileKeyAt(spare))) {
+        recycledAs = spare;
+        return;
+      }
+      // Something else was moved (the name changed between the look and the rename): put it back.
+      try {
+        Files.move(spare, folder, StandardCopyOption.ATOMIC_MOVE);
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "a directory put at {0} during its release was moved to {1} and"
+            + " could not be moved back: {2}", folder, spare, e);
+      }
+    } catch (IOException | RuntimeException e) {
+      // The folder stays where it is: the usual release removes what it can.
     }
   }
 
@@ -315,17 +500,37 @@ public final class SemaphoreHold {
       if (!fileKey.equals(now)) {
         return LockFile.Removal.CHANGED;
       }
+      if (recycleInto != null) {
+        moveToSpare();
+      }
       LockFile.removalProbe.beforeUnlink(lockPath());
       try {
         directory.deleteFile(LOCK_NAME);
       } catch (NoSuchFileException e) {
         return LockFile.Removal.ABSENT;
+      } catch (IOException e) {
+        putBack();
+        throw e;
       }
       return LockFile.Removal.REMOVED;
     } finally {
       if (osLock.isValid()) {
         osLock.release();
       }
+    }
+  }
+
+  /** Moves a folder moved to a spare name back to its name, when its lock could not be removed. */
+  private void putBack() {
+    if (recycledAs == null) {
+      return;
+    }
+    try {
+      Files.move(recycledAs, folder, StandardCopyOption.ATOMIC_MOVE);
+      recycledAs = null;
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "the folder {0}, moved to {1} by a release that then failed, could"
+          + " not be moved back: {2}", folder, recycledAs, e);
     }
   }
 

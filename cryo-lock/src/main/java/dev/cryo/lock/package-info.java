@@ -20,7 +20,9 @@
  *       {@link dev.cryo.lock.FolderSemaphore#take} answers a {@link dev.cryo.lock.SemaphoreHold}
  *       that keeps the folder's descriptor (work in the folder taken, never through a link put at
  *       its name: {@link dev.cryo.lock.NoFollowDirectory}) and the lockfile's (a release without
- *       resolving a path again).
+ *       resolving a path again); with {@link dev.cryo.lock.SpareFolders}, a release keeps an
+ *       emptied folder for the next take of a missing one, moved by rename instead of made and
+ *       removed.
  * </ul>
  *
  * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a
