@@ -43,6 +43,25 @@ final class Photographer {
     this.freezing = freezing;
   }
 
+  /**
+   * The user's current tenant, locked, or null when he has none. A tenant looked up and then
+   * waited for may have left meanwhile (a freeze) and a new one begun his wake under its own lock:
+   * the lock taken must be the tenant still in the map, or the photo would read a half-woken row.
+   */
+  private Tenant lockedTenant(String user) {
+    while (true) {
+      Tenant tenant = tenants.get(user);
+      if (tenant == null) {
+        return null;
+      }
+      tenant.lock.lock();
+      if (tenants.get(user) == tenant) {
+        return tenant;
+      }
+      tenant.lock.unlock();
+    }
+  }
+
   /** The photo; the contract is {@link Worker#photo()}'s. */
   Photo photo() {
     long watermark = announcer.watermark(); // first: what follows shows at least its effects
@@ -53,10 +72,7 @@ final class Photographer {
     int pages = 0;
     int pending = 0;
     for (String user : registry.userItems().keys()) {
-      Tenant tenant = tenants.get(user);
-      if (tenant != null) {
-        tenant.lock.lock();
-      }
+      Tenant tenant = lockedTenant(user);
       try {
         UserRow row = registry.userItems().get(user).orElse(null);
         if (row == null) {
