@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -288,8 +287,9 @@ final class OccupancyCheck {
   private void act(Step chosen) {
     switch (chosen) {
       case Step.Restart(Reading worker) -> {
-        note("occupancy_restart", worker.name(), "heap_used", worker.heapUsedBytes(), "heap_max",
-            worker.heapMaxBytes(), "full_photos", worker.fullPhotos());
+        routing.noteWorker("occupancy_restart", worker.name(), "heap_used",
+            worker.heapUsedBytes(), "heap_max", worker.heapMaxBytes(), "full_photos",
+            worker.fullPhotos());
         LOG.log(Level.INFO, "worker " + worker.name() + " used more than "
             + Math.round(RESTART_SHARE * 100) + " % of its heap in " + worker.fullPhotos()
             + " photos in a row (" + worker.heapUsedBytes() / (1024 * 1024) + " of "
@@ -301,7 +301,7 @@ final class OccupancyCheck {
         }
       }
       case Step.Close(Reading worker) -> {
-        note("occupancy_close", worker.name(), "users", worker.occupancy(), "age_ms",
+        routing.noteWorker("occupancy_close", worker.name(), "users", worker.occupancy(), "age_ms",
             worker.age().toMillis(), "recent_calls", worker.recentCalls());
         LOG.log(Level.INFO, "worker " + worker.name() + " is spare (" + worker.occupancy()
             + " users, " + worker.recentCalls() + " calls since the last check, running for "
@@ -314,14 +314,5 @@ final class OccupancyCheck {
       }
       case Step.Stay stay -> { }
     }
-  }
-
-  private void note(String event, String worker, Object... pairs) {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("worker", worker);
-    for (int i = 0; i + 1 < pairs.length; i += 2) {
-      fields.put((String) pairs[i], pairs[i + 1]);
-    }
-    routing.note(event, fields);
   }
 }

@@ -9,9 +9,7 @@ import dev.cryo.wire.protocol.QuitResult;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -71,15 +69,15 @@ final class Quitter {
     for (String user : routing.usersOn(name)) {
       routing.hold(user, HoldReason.QUITTING, null).ifPresent(holds::add); // a move's stands
     }
-    note("quit_begun", name, "held", holds.size(), "grace_ms", grace.toMillis());
+    routing.noteWorker("quit_begun", name, "held", holds.size(), "grace_ms", grace.toMillis());
     LOG.log(Level.INFO, "worker " + name + " quits into the freezer with " + holds.size()
         + " users held (grace " + grace + ")");
     QuitResult report = null;
     String failure = null;
     try {
       report = order(handle, grace, holds);
-      note("quit_ended", name, "frozen", report.frozen(), "dropped", report.dropped(),
-          "failed", report.failed(), "cut", report.cut());
+      routing.noteWorker("quit_ended", name, "frozen", report.frozen(), "dropped",
+          report.dropped(), "failed", report.failed(), "cut", report.cut());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       failure = "the quit was interrupted";
@@ -89,7 +87,7 @@ final class Quitter {
           : cause instanceof WireTimeoutException || cause instanceof TimeoutException
               ? "the worker did not report within " + grace.plus(REPORT_MARGIN)
               : String.valueOf(cause.getMessage());
-      note("quit_ended", name, "failure", failure);
+      routing.noteWorker("quit_ended", name, "failure", failure);
     }
     List<String> lost;
     try {
@@ -121,14 +119,5 @@ final class Quitter {
     byte[] reply = call.get(bound.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
     handle.heard();
     return ProtocolCodec.read(reply, QuitResult.class);
-  }
-
-  private void note(String event, String worker, Object... pairs) {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("worker", worker);
-    for (int i = 0; i + 1 < pairs.length; i += 2) {
-      fields.put((String) pairs[i], pairs[i + 1]);
-    }
-    routing.note(event, fields);
   }
 }

@@ -353,6 +353,19 @@ public final class Routing {
     events.record("anomaly", fields);
   }
 
+  /**
+   * Records an event about one worker, as {@link #note(String, Map)} does: its fields are
+   * {@code worker}, then {@code pairs} read as name, value, name, value (an odd last one ignored).
+   */
+  public void noteWorker(String event, String worker, Object... pairs) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("worker", worker);
+    for (int i = 0; i + 1 < pairs.length; i += 2) {
+      fields.put((String) pairs[i], pairs[i + 1]);
+    }
+    note(event, fields);
+  }
+
   /** Records an event of the commander's in fold order (a birth, a move, a failed start). */
   public synchronized void note(String event, Map<String, Object> fields) {
     events.record(event, fields);
