@@ -31,7 +31,7 @@ class StoppedReaderTest {
 
   @Test
   void aWorkerThatStopsReadingUnderABlockedWriterIsKilledByTheHeartbeat() throws Exception {
-    Duration beat = Duration.ofSeconds(1);
+    Duration beat = Duration.ofSeconds(2); // two beats of silence kill: room for a loaded setup
     try (Commander commander = Commander.start(config(home).workers(2).heartbeat(beat)
         .hold(Duration.ofSeconds(60)).build())) {
       assertThat(eventually(Duration.ofSeconds(60), () -> running(commander) == 2)).isTrue();
@@ -52,7 +52,7 @@ class StoppedReaderTest {
         assertThat(eventually(Duration.ofSeconds(60),
             () -> FakeWorkers.inside(writer, "ChannelIo.writeFully"))).isTrue();
 
-        // Two beats of silence kill it; 30 beats leave a loaded machine room, and a tick stuck
+        // Two beats of silence kill it; 30 beats leave a loaded machine room; a tick stuck
         // behind the blocked writer's lock never gets there.
         assertThat(eventually(beat.multipliedBy(30), () -> FakeWorkers.count(commander,
             "worker_died") > 0)).as("the stopped worker was declared dead").isTrue();
