@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Serves one HTTP request: resolve the connection's user → wait while he is held → (a move route:
@@ -308,10 +309,10 @@ final class Dispatcher {
    * A test seam: runs with the user's name when a request that read him frozen is about to bind
    * him, outside every lock (a test holds the window between the read and the bind open with it).
    */
-  private volatile java.util.function.Consumer<String> beforeBind = user -> { };
+  private volatile Consumer<String> beforeBind = user -> { };
 
   /** Sets the {@linkplain #beforeBind test seam}; for tests only. */
-  void beforeBind(java.util.function.Consumer<String> hook) {
+  void beforeBind(Consumer<String> hook) {
     beforeBind = Objects.requireNonNull(hook, "hook");
   }
 

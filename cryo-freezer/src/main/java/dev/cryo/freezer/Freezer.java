@@ -32,6 +32,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -537,7 +538,7 @@ public final class Freezer {
     TreeSet<String> orphans = new TreeSet<>(seenKeys);
     orphans.retainAll(folderKeys());
     orphans.removeAll(claimedKeys);
-    List<String> swept = new java.util.ArrayList<>(orphans.size());
+    List<String> swept = new ArrayList<>(orphans.size());
     for (String key : orphans) {
       if (dropUnheld(key)) {
         swept.add(key);
