@@ -16,6 +16,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -57,6 +58,9 @@ public final class Publication {
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  private static final Set<OpenOption> CREATE_PRIVATE_READABLE = Set.of(
+      StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+      LinkOption.NOFOLLOW_LINKS);
   private static final long PID = ProcessHandle.current().pid();
   private static final LazyLog LOG = new LazyLog(Publication.class);
 
@@ -130,7 +134,53 @@ public final class Publication {
    */
   public static Outcome tryPublish(Path target, byte[] content, Durability durability)
       throws IOException {
-    Path temporary = writeTemporary(target, content, durability);
+    return link(target, writeTemporary(target, content, durability, false), durability);
+  }
+
+  /**
+   * A file published by {@link #publishKept}, still open: its descriptor (readable and writable,
+   * positioned nowhere in particular: read it with positional reads) and its identity, the device
+   * and inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey}) it had when it was
+   * linked. The caller owns the descriptor and closes it.
+   *
+   * @param channel the published file's descriptor
+   * @param fileKey the published file's device and inode
+   */
+  record Kept(FileChannel channel, Object fileKey) {}
+
+  /**
+   * Publishes {@code content} at {@code target} as {@link #publishExclusive} does (never forced), and
+   * keeps the published file open, so that its owner can check and remove it later through that
+   * descriptor instead of opening it by name again (a lock's release).
+   *
+   * @return the published file, or {@code null} when an entry (of any kind) already exists at
+   *     {@code target}, which is left untouched (nothing is left open or behind)
+   * @throws NoSuchFileException when the target's directory does not exist; nothing was published
+   * @throws IOException when nothing was published because the file system refused
+   */
+  static Kept publishKept(Path target, byte[] content) throws IOException {
+    Written written = writeTemporary(target, content, Durability.VOLATILE, true);
+    Outcome outcome;
+    try {
+      outcome = link(target, written, Durability.VOLATILE);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(written.channel());
+      throw e;
+    }
+    if (!outcome.complete()) {
+      LOG.get().log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
+    }
+    if (!outcome.published()) {
+      closeQuietly(written.channel());
+      return null;
+    }
+    return new Kept(written.channel(), written.fileKey());
+  }
+
+  /** Links a written temporary to {@code target}, then removes its name; see {@link #tryPublish}. */
+  private static Outcome link(Path target, Written written, Durability durability)
+      throws IOException {
+    Path temporary = written.temporary();
     boolean published;
     try {
       beforeLink.reached(target, temporary);
@@ -161,6 +211,14 @@ public final class Publication {
       notForced = forceDirectory(target.getParent());
     }
     return new Outcome(published, left, notForced);
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // nothing was published through it, or what was stays published
+    }
   }
 
   /**
@@ -194,7 +252,7 @@ public final class Publication {
    */
   public static Outcome replace(Path target, byte[] content, Durability durability)
       throws IOException {
-    Path temporary = writeTemporary(target, content, durability);
+    Path temporary = writeTemporary(target, content, durability, false).temporary();
     try {
       Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE,
           StandardCopyOption.REPLACE_EXISTING);
@@ -329,19 +387,28 @@ public final class Publication {
   }
 
   /**
+   * A temporary written whole: its name, its identity (device and inode), and its descriptor when
+   * it was asked to be kept open (else {@code null}).
+   */
+  private record Written(Path temporary, FileChannel channel, Object fileKey) {}
+
+  /**
    * Writes a fresh temporary holding {@code content}; one unit of work that leaves nothing behind
    * when it fails, so that an interrupt in the middle repeats it whole ({@link Uninterruptible}).
+   * When {@code keep}, the temporary is opened for reading as well, and its descriptor stays open.
    */
-  private static Path writeTemporary(Path target, byte[] content, Durability durability)
-      throws IOException {
-    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability));
+  private static Written writeTemporary(Path target, byte[] content, Durability durability,
+      boolean keep) throws IOException {
+    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability, keep));
   }
 
-  private static Path writeTemporaryOnce(Path target, byte[] content, Durability durability)
-      throws IOException {
+  private static Written writeTemporaryOnce(Path target, byte[] content, Durability durability,
+      boolean keep) throws IOException {
     Path temporary = sibling(target, TEMPORARY_MARK);
     boolean complete = false;
-    try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
+    FileChannel channel = FileChannel.open(temporary, keep ? CREATE_PRIVATE_READABLE
+        : CREATE_PRIVATE, PRIVATE_FILE);
+    try {
       ByteBuffer buffer = ByteBuffer.wrap(content);
       while (buffer.hasRemaining()) {
         channel.write(buffer);
@@ -349,19 +416,27 @@ public final class Publication {
       if (durability == Durability.DURABLE) {
         channel.force(true);
       }
-      Object links = Files.getAttribute(temporary, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-      if (links instanceof Integer count && count > 1) {
+      // One lstat for both: the link count, and the identity a kept descriptor is known by.
+      Map<String, Object> attributes =
+          Files.readAttributes(temporary, "unix:nlink,fileKey", LinkOption.NOFOLLOW_LINKS);
+      if (attributes.get("nlink") instanceof Integer count && count > 1) {
         channel.truncate(0);
         throw new IOException("the temporary " + temporary + " was hard-linked elsewhere while it"
             + " was written; nothing was published: find who links files in " + target.getParent());
       }
       complete = true;
+      return new Written(temporary, keep ? channel : null, attributes.get("fileKey"));
     } finally {
-      if (!complete) {
-        Files.deleteIfExists(temporary);
+      if (!complete || !keep) {
+        try {
+          channel.close();
+        } finally {
+          if (!complete) {
+            Files.deleteIfExists(temporary);
+          }
+        }
       }
     }
-    return temporary;
   }
 
   /** Forces {@code directory}'s entries to disk; the failure, if it could not. */
