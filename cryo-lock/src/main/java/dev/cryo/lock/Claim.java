@@ -31,15 +31,17 @@ final class Claim {
    *     directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
-    return claim(file, holder, deadline, false).record();
+    return claim(file, holder, deadline, false, null).record();
   }
 
   /**
    * Claims {@code file} as {@link #run} does, and keeps the published file open
-   * ({@link LockFile#publishKept}) for the claimer's checks and release.
+   * ({@link LockFile#publishKept}) for the claimer's checks and release; a temporary that loses
+   * the race to the name is kept in {@code spare} and written again by the next claim.
    */
-  static Claimed runKept(LockFile file, String holder, long deadline) throws LockException {
-    return claim(file, holder, deadline, true);
+  static Claimed runKept(LockFile file, String holder, long deadline, Publication.Spare spare)
+      throws LockException {
+    return claim(file, holder, deadline, true, spare);
   }
 
   /**
@@ -63,8 +65,8 @@ final class Claim {
    * a shortcut, never a judgement: a name that fills between the look and the link makes the link
    * fail as before, and the turn reads and judges what won.
    */
-  private static Claimed claim(LockFile file, String holder, long deadline, boolean keep)
-      throws LockException {
+  private static Claimed claim(LockFile file, String holder, long deadline, boolean keep,
+      Publication.Spare spare) throws LockException {
     ProcessTable table = ProcessTable.system();
     LockRecord mine = null;
     byte[] mineBytes = null;
@@ -78,7 +80,7 @@ final class Claim {
             mine = LockRecord.fresh(table.current(), holder);
             mineBytes = mine.toBytes();
           }
-          Claimed claimed = publish(file, mine, mineBytes, keep);
+          Claimed claimed = publish(file, mine, mineBytes, keep, spare);
           if (claimed != null) {
             return claimed;
           }
@@ -218,11 +220,11 @@ final class Claim {
   }
 
   /** Publishes {@code mine}; null when a lockfile was there first. */
-  private static Claimed publish(LockFile file, LockRecord mine, byte[] mineBytes, boolean keep)
-      throws LockException {
+  private static Claimed publish(LockFile file, LockRecord mine, byte[] mineBytes, boolean keep,
+      Publication.Spare spare) throws LockException {
     try {
       if (keep) {
-        Publication.Kept kept = file.publishKept(mineBytes);
+        Publication.Kept kept = file.publishKept(mineBytes, spare);
         return kept == null ? null : new Claimed(mine, mineBytes, kept);
       }
       return file.tryPublish(mine) ? new Claimed(mine, mineBytes, null) : null;

@@ -133,14 +133,15 @@ public final class LockFile {
    * #tryPublish} does, and keeps the published file open for its owner: {@link #holdsKept} and
    * {@link #removeKept} then check and remove it through that descriptor. The owner closes it
    * through {@link #closeKept} only, never directly (see the class documentation: a descriptor of
-   * a lockfile is closed under its guard).
+   * a lockfile is closed under its guard). A temporary that loses the race to the name is kept in
+   * {@code spare} for the next try ({@link Publication.Spare}).
    *
    * @return the published file, or {@code null} when a lockfile is already present
    * @throws NoSuchFileException when the directory does not exist
    * @throws IOException when nothing was published
    */
-  Publication.Kept publishKept(byte[] bytes) throws IOException {
-    return Publication.publishKept(path, bytes);
+  Publication.Kept publishKept(byte[] bytes, Publication.Spare spare) throws IOException {
+    return Publication.publishKept(path, bytes, spare);
   }
 
   /**

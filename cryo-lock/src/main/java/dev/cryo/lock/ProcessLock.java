@@ -156,7 +156,7 @@ public final class ProcessLock implements AutoCloseable {
     }
     boolean claimed = false;
     try {
-      Claim.Claimed published = Claim.runKept(slot.file, holder, deadline);
+      Claim.Claimed published = Claim.runKept(slot.file, holder, deadline, slot.spare);
       slot.mutex.lock();
       try {
         slot.depth = 1;
@@ -465,6 +465,9 @@ public final class ProcessLock implements AutoCloseable {
   }
 
   private static void releaseAllAtExit() {
+    for (Slot slot : SLOTS.values()) {
+      slot.spare.discard();
+    }
     for (Slot slot : HELD) {
       LockRecord ours = slot.record;
       if (ours == null) {
@@ -533,6 +536,8 @@ public final class ProcessLock implements AutoCloseable {
      * mutex; closed only through {@link LockFile}, under its guard.
      */
     Publication.Kept kept;
+    /** The temporary of this slot's last claim that lost the race to the name, if any. */
+    final Publication.Spare spare = new Publication.Spare();
     private long cleanedAt; // System.nanoTime() of the last cleaning; guarded by mutex
     private boolean cleaned; // guarded by mutex
 

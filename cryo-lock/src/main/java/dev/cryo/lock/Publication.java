@@ -153,16 +153,21 @@ public final class Publication {
    * keeps the published file open, so that its owner can check and remove it later through that
    * descriptor instead of opening it by name again (a lock's release).
    *
+   * @param spare where a temporary that loses the link is kept, and taken from to be written again
+   *     ({@link Spare}); {@code null}: none, a lost temporary is removed
    * @return the published file, or {@code null} when an entry (of any kind) already exists at
-   *     {@code target}, which is left untouched (nothing is left open or behind)
+   *     {@code target}, which is left untouched (nothing is left open or behind but the spare)
    * @throws NoSuchFileException when the target's directory does not exist; nothing was published
    * @throws IOException when nothing was published because the file system refused
    */
-  static Kept publishKept(Path target, byte[] content) throws IOException {
-    Written written = writeTemporary(target, content, Durability.VOLATILE, true);
+  static Kept publishKept(Path target, byte[] content, Spare spare) throws IOException {
+    Written written = spare == null ? null : spare.take(content);
+    if (written == null) {
+      written = writeTemporary(target, content, Durability.VOLATILE, true);
+    }
     Outcome outcome;
     try {
-      outcome = link(target, written, Durability.VOLATILE);
+      outcome = link(target, written, Durability.VOLATILE, spare);
     } catch (IOException | RuntimeException e) {
       closeQuietly(written.channel());
       throw e;
@@ -171,15 +176,114 @@ public final class Publication {
       LOG.get().log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
     }
     if (!outcome.published()) {
-      closeQuietly(written.channel());
+      if (spare == null) {
+        closeQuietly(written.channel());
+      }
       return null;
     }
     return new Kept(written.channel(), written.fileKey());
   }
 
+  /**
+   * The temporary of a publication that lost its race to the link (the target was taken first),
+   * kept open to be written again by the next publication to the same target: a contender who
+   * loses the link then creates no file the next time it tries. It was never at the target, so no
+   * reader of the target can have it open, and writing it again in place shows nobody a
+   * half-written record; before it is linked, its name must still designate it, with one link.
+   * At most one per holder of a {@code Spare}; the methods are synchronised, but a spare is meant
+   * for one thread at a time (a lock slot's owner). {@link #discard} removes it (at the JVM's
+   * exit, by {@link ProcessLock}); after a crash it is a temporary of a dead writer like any other
+   * ({@link #removeAbandoned}).
+   */
+  static final class Spare {
+    private Written written; // guarded by this; null: none kept
+
+    /** Keeps {@code lost}, a temporary whose link failed; one kept before is discarded. */
+    synchronized void keep(Written lost) {
+      Written before = written;
+      written = lost;
+      if (before != null) {
+        discard(before);
+      }
+    }
+
+    /**
+     * The kept temporary, holding {@code content} now (written in place, truncated to it, its
+     * name checked to designate it with one link); {@code null} when none is kept or it cannot
+     * be used (it is then discarded).
+     */
+    synchronized Written take(byte[] content) {
+      Written kept = written;
+      written = null;
+      if (kept == null) {
+        return null;
+      }
+      try {
+        return Uninterruptible.call(() -> rewrite(kept, content));
+      } catch (IOException e) {
+        discard(kept);
+        return null;
+      }
+    }
+
+    /** Removes the kept temporary, if any. */
+    synchronized void discard() {
+      Written kept = written;
+      written = null;
+      if (kept != null) {
+        discard(kept);
+      }
+    }
+
+    /** Whether a temporary is kept (for tests). */
+    synchronized boolean holdsOne() {
+      return written != null;
+    }
+
+    private static Written rewrite(Written kept, byte[] content) throws IOException {
+      FileChannel channel = kept.channel();
+      ByteBuffer buffer = ByteBuffer.wrap(content);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, buffer.position());
+      }
+      channel.truncate(content.length);
+      Map<String, Object> attributes = Files.readAttributes(kept.temporary(), "unix:nlink,fileKey",
+          LinkOption.NOFOLLOW_LINKS);
+      if (!(attributes.get("nlink") instanceof Integer count) || count != 1
+          || !Objects.equals(attributes.get("fileKey"), kept.fileKey())) {
+        throw new IOException("the kept temporary " + kept.temporary() + " was linked or replaced");
+      }
+      return kept;
+    }
+
+    /** Closes the kept temporary, and removes its name while the name still designates it. */
+    private static void discard(Written kept) {
+      closeQuietly(kept.channel());
+      try {
+        if (Objects.equals(kept.fileKey(), Files.readAttributes(kept.temporary(),
+            BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey())) {
+          Files.deleteIfExists(kept.temporary());
+        }
+      } catch (NoSuchFileException e) {
+        // removed already
+      } catch (IOException e) {
+        LOG.get().log(System.Logger.Level.DEBUG, "could not remove {0}: {1}", kept.temporary(), e);
+      }
+    }
+  }
+
   /** Links a written temporary to {@code target}, then removes its name; see {@link #tryPublish}. */
   private static Outcome link(Path target, Written written, Durability durability)
       throws IOException {
+    return link(target, written, durability, null);
+  }
+
+  /**
+   * {@link #link(Path, Written, Durability)}; when the target is taken first and {@code spareOnLoss}
+   * is given, the temporary is kept there, open and named, instead of removed.
+   */
+  private static Outcome link(Path target, Written written, Durability durability,
+      Spare spareOnLoss) throws IOException {
     Path temporary = written.temporary();
     boolean published;
     try {
@@ -198,6 +302,9 @@ public final class Publication {
     }
     if (published) {
       afterLink.reached(target, temporary);
+    } else if (spareOnLoss != null) {
+      spareOnLoss.keep(written);
+      return new Outcome(false, Optional.empty(), Optional.empty());
     }
     // From here on what is published stays published: failures are reported, never thrown.
     Optional<Path> left = Optional.empty();
