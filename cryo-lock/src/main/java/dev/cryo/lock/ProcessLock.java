@@ -57,7 +57,9 @@ import java.util.function.Predicate;
  *   <li>The temporaries a writer killed in the middle of its publication leaves beside the lockfile
  *       are removed by the next contended acquirer, and by an uncontended one at the first
  *       acquisition of the lockfile by its JVM and then at most once per
- *       {@link #CLEANING_INTERVAL}; those of live writers are kept.
+ *       {@link #CLEANING_INTERVAL}; those of live writers are kept. A claim whose temporary loses
+ *       the race to the name keeps that temporary (never seen at the name) and writes its next
+ *       record into it: at most one per lockfile and JVM, removed at exit.
  *   <li>An interrupt cuts short the waits only (a {@link LockBusyException} saying so); taking a
  *       free lock, re-entering and releasing work from an interrupted thread, whose interrupt flag
  *       stays set.
