@@ -240,56 +240,16 @@ public final class Wire implements AutoCloseable {
    * @throws IllegalArgumentException when the method is not a valid name
    */
   public void event(String method, byte[] payload) throws WireClosedException {
-    events(method, List.of(Objects.requireNonNull(payload, "payload")));
-  }
-
-  /**
-   * Several events of one method, in the order given, written together after every frame written
-   * before them on this wire (one writer, FIFO): one frame each, as {@link #event} writes it, all in
-   * one write, so a peer reads them with fewer reads and wake-ups. Nothing is written when one of
-   * them passes a limit.
-   *
-   * @param method the peer's event method
-   * @param payloads the events' payloads, in order
-   * @throws WireClosedException when the wire is closed (or closes while writing: some of them may
-   *     have reached the peer, none will any more)
-   * @throws WireRefusedException FRAME_TOO_LARGE when one frame passes a limit; nothing was sent
-   * @throws IllegalArgumentException when the method is not a valid name
-   */
-  public void events(String method, List<byte[]> payloads) throws WireClosedException {
     Frame.checkName("event method", method);
-    if (payloads.isEmpty()) {
-      return;
-    }
-    byte[] header = FrameCodec.header(FrameKind.EVENT, 0, method, null, null);
-    if (payloads.size() == 1) { // one event: its frame as it is
-      writeEvents(FrameCodec.encode(FrameKind.EVENT, header, Objects.requireNonNull(
-          payloads.get(0), "payload"), limits));
-      return;
-    }
-    byte[][] frames = new byte[payloads.size()][];
-    int total = 0;
-    for (int i = 0; i < frames.length; i++) {
-      frames[i] = FrameCodec.encode(FrameKind.EVENT, header,
-          Objects.requireNonNull(payloads.get(i), "payload"), limits);
-      total += frames[i].length;
-    }
-    byte[] together = new byte[total];
-    int at = 0;
-    for (byte[] frame : frames) {
-      System.arraycopy(frame, 0, together, at, frame.length);
-      at += frame.length;
-    }
-    writeEvents(together);
-  }
-
-  private void writeEvents(byte[] frames) throws WireClosedException {
+    Objects.requireNonNull(payload, "payload");
+    byte[] frame = FrameCodec.encode(FrameKind.EVENT,
+        FrameCodec.header(FrameKind.EVENT, 0, method, null, null), payload, limits);
     String reason = closeReason.get();
     if (reason != null) {
       throw new WireClosedException(name, reason, false);
     }
     try {
-      write(frames, null);
+      write(frame, null);
     } catch (IOException e) {
       closeWith("write_failed: writing an event failed (" + e.getMessage() + ")", Level.WARNING);
       throw new WireClosedException(name, closeReason.get());

@@ -8,8 +8,7 @@ import java.util.List;
 
 /**
  * Numbers announcements in the order they are published and hands them to the listener one at a
- * time (or in runs, to a listener that takes them), in that order, and keeps the watermark: the
- * sequence of the last announcement delivered.
+ * time, in that order, and keeps the watermark: the sequence of the last announcement delivered.
  *
  * <p>Publishing happens under the lock of the user concerned, so that one user's announcements
  * follow the order of his changes; delivery happens after, with no lock of the caller held, on
@@ -29,12 +28,7 @@ final class Announcer {
   /** A completion waiting for a sequence to be delivered. */
   private record Waiter(long sequence, Runnable action) {}
 
-  /** The most announcements handed to a {@link AnnouncementListener.Batches} listener at once. */
-  static final int MAX_BATCH = 64;
-
   private final AnnouncementListener listener;
-  /** The listener when it takes runs, else null. */
-  private final AnnouncementListener.Batches batches;
   private final ArrayDeque<Announcement> queue = new ArrayDeque<>();
   private final List<Waiter> waiters = new ArrayList<>();
   private long published;
@@ -43,7 +37,6 @@ final class Announcer {
 
   Announcer(AnnouncementListener listener) {
     this.listener = listener;
-    this.batches = listener instanceof AnnouncementListener.Batches runs ? runs : null;
   }
 
   /** Numbers and queues one announcement; call {@link #deliver()} once the caller's locks are released. */
@@ -61,59 +54,32 @@ final class Announcer {
     return delivered;
   }
 
-  /**
-   * Delivers what is queued, unless another thread is delivering (it will deliver it too): one at
-   * a time, or to a {@link AnnouncementListener.Batches} listener what is queued in runs of up to
-   * {@link #MAX_BATCH} (a freeze's {@code user_frozen} and {@code drop_pages} in one write).
-   */
+  /** Delivers what is queued, unless another thread is delivering (it will deliver it too). */
   void deliver() {
     while (true) {
-      List<Announcement> run;
+      Announcement next;
       synchronized (this) {
         if (delivering || queue.isEmpty()) {
           return;
         }
         delivering = true;
-        int size = batches == null ? 1 : Math.min(queue.size(), MAX_BATCH);
-        run = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
-          run.add(queue.poll());
-        }
+        next = queue.poll();
       }
-      try {
-        hand(run);
-      } finally {
-        List<Runnable> due;
-        synchronized (this) {
-          delivering = false;
-          delivered = run.get(run.size() - 1).sequence();
-          due = dueWaiters();
-          notifyAll();
-        }
-        due.forEach(Announcer::runQuietly);
-      }
-    }
-  }
-
-  /** Hands a run over: in one call when it can, else (or when that call refused) one by one. */
-  private void hand(List<Announcement> run) {
-    if (run.size() > 1) {
-      try {
-        batches.announceAll(run);
-        return;
-      } catch (RuntimeException e) {
-        LOG.log(Level.DEBUG, "the announcement listener refused the run " + run.get(0).sequence()
-            + "-" + run.get(run.size() - 1).sequence() + " (" + e + "); it is handed over one"
-            + " announcement at a time");
-      }
-    }
-    for (Announcement next : run) {
       try {
         listener.announce(next);
       } catch (RuntimeException e) {
         LOG.log(Level.WARNING, "the announcement listener refused announcement " + next.sequence()
             + " (" + next.kind().code() + " " + next.keys() + "); it is skipped and the next ones"
             + " are still delivered", e);
+      } finally {
+        List<Runnable> due;
+        synchronized (this) {
+          delivering = false;
+          delivered = next.sequence();
+          due = dueWaiters();
+          notifyAll();
+        }
+        due.forEach(Announcer::runQuietly);
       }
     }
   }

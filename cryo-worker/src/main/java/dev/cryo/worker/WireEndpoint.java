@@ -21,10 +21,8 @@ import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
@@ -33,14 +31,13 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A worker's side of its wire: it turns the commander's calls into the worker's operations and
- * the worker's announcements into {@code announce} events (what is queued together, as a freeze's
- * {@code user_frozen} and {@code drop_pages}, in one write).
+ * the worker's announcements into {@code announce} events.
  *
  * <p>Each inbound call runs on a virtual thread of the wire's; the announcements of a call are
  * written to the wire by the worker's announcer before the call returns (the worker waits for
  * their delivery), so on this one stream they always precede the call's reply. Thread-safe.
  */
-final class WireEndpoint implements WireHandler, AnnouncementListener.Batches {
+final class WireEndpoint implements WireHandler {
 
   private static final System.Logger LOG = System.getLogger(WireEndpoint.class.getName());
 
@@ -71,33 +68,14 @@ final class WireEndpoint implements WireHandler, AnnouncementListener.Batches {
   }
 
   /** The worker's announcement listener: each announcement written to the wire as an event. */
-  @Override
-  public void announce(Announcement announcement) {
+  void announce(Announcement announcement) {
     Wire target = wire;
     if (target == null || !target.isOpen()) {
       return; // the wire is gone: the process is ending and the commander has forgotten us
     }
-    target.event(Methods.ANNOUNCE, payload(announcement));
-  }
-
-  /** A run of announcements, one event each, in one write of the wire. */
-  @Override
-  public void announceAll(List<Announcement> run) {
-    Wire target = wire;
-    if (target == null || !target.isOpen()) {
-      return; // as announce: the wire is gone
-    }
-    List<byte[]> payloads = new ArrayList<>(run.size());
-    for (Announcement announcement : run) {
-      payloads.add(payload(announcement));
-    }
-    target.events(Methods.ANNOUNCE, payloads);
-  }
-
-  private static byte[] payload(Announcement announcement) {
-    return ProtocolCodec.write(new AnnouncementMessage(announcement.sequence(),
-        announcement.kind().code(), announcement.user(), announcement.keys(),
-        announcement.detail()));
+    target.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(
+        announcement.sequence(), announcement.kind().code(), announcement.user(),
+        announcement.keys(), announcement.detail())));
   }
 
   @Override
