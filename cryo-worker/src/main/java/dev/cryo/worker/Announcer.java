@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Numbers announcements in the order they are published and hands them to the listener one at a
- * time, in that order, and keeps the watermark: the sequence of the last announcement delivered.
+ * Numbers announcements in the order they are published and hands them to the listener in that
+ * order, what was published together as one burst, one burst at a time, and keeps the watermark: the sequence of the last announcement delivered.
  *
  * <p>Publishing happens under the lock of the user concerned, so that one user's announcements
  * follow the order of his changes; delivery happens after, with no lock of the caller held, on
@@ -27,6 +27,9 @@ final class Announcer {
 
   /** A completion waiting for a sequence to be delivered. */
   private record Waiter(long sequence, Runnable action) {}
+
+  /** The most announcements handed to the listener in one burst. */
+  static final int MAX_BURST = 64;
 
   private final AnnouncementListener listener;
   private final ArrayDeque<Announcement> queue = new ArrayDeque<>();
@@ -54,28 +57,41 @@ final class Announcer {
     return delivered;
   }
 
-  /** Delivers what is queued, unless another thread is delivering (it will deliver it too). */
+  /**
+   * Delivers what is queued, unless another thread is delivering (it will deliver it too): what
+   * is queued at once goes to the listener as one burst ({@link AnnouncementListener#announceAll}),
+   * at most {@value #MAX_BURST} at a time, in sequence order.
+   */
   void deliver() {
     while (true) {
-      Announcement next;
+      List<Announcement> burst;
       synchronized (this) {
         if (delivering || queue.isEmpty()) {
           return;
         }
         delivering = true;
-        next = queue.poll();
+        burst = new ArrayList<>(Math.min(queue.size(), MAX_BURST));
+        while (!queue.isEmpty() && burst.size() < MAX_BURST) {
+          burst.add(queue.poll());
+        }
       }
+      Announcement last = burst.get(burst.size() - 1);
       try {
-        listener.announce(next);
+        if (burst.size() == 1) {
+          listener.announce(last);
+        } else {
+          listener.announceAll(List.copyOf(burst));
+        }
       } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "the announcement listener refused announcement " + next.sequence()
-            + " (" + next.kind().code() + " " + next.keys() + "); it is skipped and the next ones"
-            + " are still delivered", e);
+        LOG.log(Level.WARNING, "the announcement listener refused " + (burst.size() == 1
+            ? "announcement " + last.sequence() + " (" + last.kind().code() + " " + last.keys() + ")"
+            : "some of announcements " + burst.get(0).sequence() + ".." + last.sequence())
+            + "; they count as delivered and the next ones are still delivered", e);
       } finally {
         List<Runnable> due;
         synchronized (this) {
           delivering = false;
-          delivered = next.sequence();
+          delivered = last.sequence();
           due = dueWaiters();
           notifyAll();
         }

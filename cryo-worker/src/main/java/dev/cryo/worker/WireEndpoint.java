@@ -3,6 +3,7 @@ package dev.cryo.worker;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
+import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.protocol.AnnouncementMessage;
 import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.ConnectionOrder;
@@ -21,8 +22,10 @@ import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutionException;
@@ -37,7 +40,7 @@ import java.util.concurrent.TimeoutException;
  * written to the wire by the worker's announcer before the call returns (the worker waits for
  * their delivery), so on this one stream they always precede the call's reply. Thread-safe.
  */
-final class WireEndpoint implements WireHandler {
+final class WireEndpoint implements WireHandler, AnnouncementListener {
 
   private static final System.Logger LOG = System.getLogger(WireEndpoint.class.getName());
 
@@ -68,14 +71,42 @@ final class WireEndpoint implements WireHandler {
   }
 
   /** The worker's announcement listener: each announcement written to the wire as an event. */
-  void announce(Announcement announcement) {
+  @Override
+  public void announce(Announcement announcement) {
     Wire target = wire;
     if (target == null || !target.isOpen()) {
       return; // the wire is gone: the process is ending and the commander has forgotten us
     }
-    target.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(
-        announcement.sequence(), announcement.kind().code(), announcement.user(),
-        announcement.keys(), announcement.detail())));
+    target.event(Methods.ANNOUNCE, message(announcement));
+  }
+
+  /**
+   * A burst of announcements written as that many events with one write ({@link Wire#events}):
+   * the commander's reader wakes once for them, not once each. When one of them is too large for
+   * a frame (nothing of the burst was sent then), they go one by one, so that only that one is
+   * refused.
+   */
+  @Override
+  public void announceAll(List<Announcement> burst) {
+    Wire target = wire;
+    if (target == null || !target.isOpen()) {
+      return; // as in announce
+    }
+    List<byte[]> payloads = new ArrayList<>(burst.size());
+    for (Announcement announcement : burst) {
+      payloads.add(message(announcement));
+    }
+    try {
+      target.events(Methods.ANNOUNCE, payloads);
+    } catch (WireRefusedException e) {
+      AnnouncementListener.super.announceAll(burst);
+    }
+  }
+
+  private static byte[] message(Announcement announcement) {
+    return ProtocolCodec.write(new AnnouncementMessage(announcement.sequence(),
+        announcement.kind().code(), announcement.user(), announcement.keys(),
+        announcement.detail()));
   }
 
   @Override

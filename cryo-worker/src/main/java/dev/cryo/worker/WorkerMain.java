@@ -104,7 +104,7 @@ public final class WorkerMain {
     Worker worker = Worker.builder(spawn.name(), new Freezer(Path.of(spawn.freezer())))
         .group(spawn.group())
         .application(host)
-        .listener(endpoint::announce)
+        .listener(endpoint)
         .identityLocator(user -> locate(wire, user))
         .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)))
         .build();

@@ -46,6 +46,13 @@ public final class MoveSteps {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Where each direct move is written, one line each (its start, then the whole move and its
+   * three steps in microseconds), to lay beside the JVMs' logs: {@code -Dcryo.bench.moveLog=FILE}
+   * (default: nowhere).
+   */
+  private static final String MOVE_LOG = System.getProperty("cryo.bench.moveLog");
+
   private MoveSteps() {}
 
   /**
@@ -157,6 +164,7 @@ public final class MoveSteps {
     }
     int f = 0;
     int w = 0;
+    List<String> each = MOVE_LOG == null ? null : new ArrayList<>();
     for (long[] move : timed) {
       while (f < frozen.size() && frozen.get(f)[0] < move[0]) {
         f++;
@@ -169,12 +177,19 @@ public final class MoveSteps {
           && woken.get(w)[0] <= move[1]) {
         long fz = frozen.get(f)[0];
         long wk = woken.get(w)[0];
+        if (each != null) {
+          each.add(Instant.ofEpochSecond(0, move[0]) + " " + (move[1] - move[0]) / 1000 + " "
+              + (fz - move[0]) / 1000 + " " + (wk - fz) / 1000 + " " + (move[1] - wk) / 1000);
+        }
         steps.get("direct: request -> user_frozen folded").recordValue(Math.max(1,
             (fz - move[0]) / 1000));
         steps.get("direct: user_frozen -> woken on B folded").recordValue(Math.max(1,
             (wk - fz) / 1000));
         steps.get("direct: woken -> reply").recordValue(Math.max(1, (move[1] - wk) / 1000));
       }
+    }
+    if (each != null) {
+      Files.write(Path.of(MOVE_LOG), each);
     }
   }
 
