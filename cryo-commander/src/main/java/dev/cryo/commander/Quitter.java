@@ -32,15 +32,14 @@ import java.util.concurrent.TimeoutException;
  * reason "it quit into the freezer".
  *
  * <p>Thread-safe: quits of different workers may run at once; a quit blocks its caller until the
- * worker's process ended, at most the grace plus {@link #REPORT_MARGIN} plus {@link #EXIT_WAIT}.
+ * worker's process ended, at most the grace plus {@link #REPORT_MARGIN} plus the kill's bounded
+ * wait: a worker that reported is killed at once, not waited for ({@link Supervisor#retire}).
  */
 final class Quitter {
 
   private static final System.Logger LOG = System.getLogger(Quitter.class.getName());
   /** How much longer than the grace a worker may take to freeze its users and report. */
   static final Duration REPORT_MARGIN = Duration.ofMinutes(2);
-  /** How long a worker that reported may take to exit once its wire is closed. */
-  static final Duration EXIT_WAIT = Duration.ofSeconds(5);
   /** The reason a quit worker's death carries. */
   static final String REASON = "it quit into the freezer";
 
@@ -91,8 +90,7 @@ final class Quitter {
     }
     List<String> lost;
     try {
-      lost = supervisor.retire(handle, failure == null ? REASON : REASON + " (" + failure + ")",
-          EXIT_WAIT);
+      lost = supervisor.retire(handle, failure == null ? REASON : REASON + " (" + failure + ")");
     } finally {
       holds.forEach(routing::release); // the frozen were released by their folds already
     }

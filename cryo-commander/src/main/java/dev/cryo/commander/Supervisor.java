@@ -376,44 +376,35 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   /**
-   * Ends a worker that quit (or was told to): marks it dead with {@code reason}, closes its wire (the
-   * worker exits at the end of its wire), waits at most {@code exitWait} for its process to end, then
-   * buries it as any death: its group killed, its users not frozen lost, a replacement started while
-   * fewer than the configured workers live. Blocks its caller; thread-safe.
+   * Ends a worker that quit (or was told to): marks it dead with {@code reason} and buries it as any
+   * death: its group killed at once, then its wire closed, its users not frozen lost, a replacement
+   * started while fewer than the configured workers live. A worker that reported its quit has
+   * nothing left to do (its users are frozen and announced, its disk work is over, and at the end of
+   * its wire it would only halt, writing nothing), so it is not waited for: its JVM's own exit
+   * waits a third of a second for threads blocked in native code (longer while it compiles), which
+   * a drain would pay before its commit. Blocks its caller until the process was reaped (bounded by
+   * the kill's wait); thread-safe.
    *
    * @return the users lost with it (not frozen when it ended), sorted; empty when it was dead already
    */
-  List<String> retire(WorkerHandle handle, String reason, Duration exitWait) {
+  List<String> retire(WorkerHandle handle, String reason) {
     if (!handle.die(reason)) {
       return List.of();
-    }
-    Wire wire = handle.wire();
-    if (wire != null) {
-      wire.close();
-    }
-    WorkerProcess process = handle.process();
-    if (process != null) {
-      try {
-        process.onExit().get(exitWait.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-        LOG.log(Level.WARNING, "worker " + handle.name() + " did not exit within " + exitWait
-            + " of the end of its wire; its process group is killed");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
     }
     return bury(handle, reason);
   }
 
   private List<String> bury(WorkerHandle handle, String reason) {
-    Wire wire = handle.wire();
-    if (wire != null) {
-      wire.close();
-    }
+    // Killed before its wire is closed: a live worker never sees the end of its wire, so it never
+    // acts on it (it would only halt); the wire's own end, once it comes, finds the handle dead.
     WorkerProcess process = handle.process();
     if (process != null && !process.killGroup()) {
       LOG.log(Level.ERROR, "worker " + handle.name() + " (pid " + process.pid() + ") survived"
           + " SIGKILL of its group; its users are dropped all the same");
+    }
+    Wire wire = handle.wire();
+    if (wire != null) {
+      wire.close();
     }
     List<String> lost = routing.workerDied(handle.name(), reason);
     for (String user : lost) {

@@ -38,7 +38,10 @@ import org.HdrHistogram.Histogram;
  * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.DrainBench [USERS] [WAKES]
  * </pre>
  *
- * Defaults: 10,000 users, 500 wakes. Prints the drain's time to exit (the call's return, which
+ * Defaults: 10,000 users, 500 wakes. The drain begins at least 35 s after the run began
+ * ({@code -Dcryo.bench.drainSettleSeconds=S}, 0 for at once): files removed before the run (a run
+ * just before it removes its users' folders) are then more than 30 s old, as a drain after live
+ * serving finds them. Prints the drain's time to exit (the call's return, which
  * includes the close) and its steps by the event log (to the first freeze folded; the freezes
  * folded, from the first to the last; then the quits' reports, the workers' ends, and the commit:
  * the item written, the root forced to disk, renamed, the rename forced), the restart to the
@@ -50,6 +53,9 @@ public final class DrainBench {
   private static final int PAGES_PER_CONNECTION = 5;
   private static final int MAKERS = 8;
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** The system property naming how long after the run's start the drain may begin, in seconds. */
+  static final String SETTLE_PROPERTY = "cryo.bench.drainSettleSeconds";
+  private static final long SETTLE_SECONDS = 35;
 
   private DrainBench() {}
 
@@ -57,6 +63,7 @@ public final class DrainBench {
   public static void main(String[] args) throws Exception {
     int users = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int wakes = args.length > 1 ? Integer.parseInt(args[1]) : 500;
+    long runBegun = System.nanoTime();
     Path home = Files.createTempDirectory("cryo-drain-bench");
     try {
       CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
@@ -79,6 +86,7 @@ public final class DrainBench {
         System.out.printf("%,d users made (2 connections, %d pages each) in %.1f s: %s%n", users,
             PAGES_PER_CONNECTION, (System.nanoTime() - making) / 1e9, commander.status()
                 .workers().stream().map(w -> w.name() + " " + w.users()).toList());
+        settle(runBegun);
         long begun = System.nanoTime();
         report = commander.drain(Duration.ofSeconds(5), line -> System.out.println("  " + line));
         drained = System.nanoTime() - begun;
@@ -106,6 +114,27 @@ public final class DrainBench {
       }
     } finally {
       Scratch.delete(home);
+    }
+  }
+
+  /**
+   * Waits, before the drain, until the seconds named by {@value #SETTLE_PROPERTY} (default
+   * {@value #SETTLE_SECONDS}) have passed since this run began. The freezer root is on the
+   * machine's file system, and ext4 without a journal skips, at every inode it allocates, the
+   * inodes freed in the last 30 s: a run that follows another within seconds drains right after
+   * that run's removal of its 10,000 users' folders, and pays for them in every file its freezes
+   * create. A drain of a real run follows live serving, not a mass removal; the drain's own
+   * removals still count. Set the
+   * property to 0 to drain as soon as the users are made.
+   */
+  private static void settle(long runBegun) throws InterruptedException {
+    long settleNanos = Duration.ofSeconds(Long.getLong(SETTLE_PROPERTY, SETTLE_SECONDS)).toNanos();
+    long left = settleNanos - (System.nanoTime() - runBegun);
+    if (left > 0) {
+      System.out.printf("waiting %.1f s before the drain, so that it begins %d s after this run"
+          + " began (%s): files removed before the run are more than 30 s old%n", left / 1e9,
+          settleNanos / 1_000_000_000L, SETTLE_PROPERTY);
+      Thread.sleep(Duration.ofNanos(left));
     }
   }
 
