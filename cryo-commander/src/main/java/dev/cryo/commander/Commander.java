@@ -364,6 +364,11 @@ public final class Commander implements AutoCloseable {
     return dispatcher.serve(request);
   }
 
+  /** The request path, for a test's seam ({@link Dispatcher#beforeBind}). */
+  Dispatcher dispatcher() {
+    return dispatcher;
+  }
+
   /** The connection of {@code page}, when the maps know it (frozen users' pages included). */
   public Optional<String> connectionOfPage(String page) {
     return routing.connectionOfPage(page);

@@ -27,6 +27,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Serves one HTTP request: resolve the connection's user → wait while he is held → (a move route:
@@ -127,6 +128,10 @@ final class Dispatcher {
       long seen = supervisor.generation();
       Decision decision = decide(user, location);
       WorkerHandle worker;
+      if (decision == Decision.WOKEN) { // his location is stale: read it again, nothing was sent
+        problem = "he was no longer frozen when his request was bound (another request woke him)";
+        continue;
+      }
       switch (decision.verdict()) {
         case Saturated saturated -> {
           return unavailable(saturated.reason());
@@ -291,21 +296,41 @@ final class Dispatcher {
     return Optional.of(Reply.text(500, "internal error"));
   }
 
-  /** A verdict, and the start of the new worker when it is {@link Grow}. */
-  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started) {}
+  /**
+   * A verdict, and the start of the new worker when it is {@link Grow}; {@link #WOKEN} when the
+   * user read as frozen is not frozen any more.
+   */
+  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started) {
+    /** He was woken (by another request) after his location was read: locate him again. */
+    static final Decision WOKEN = new Decision(null, null);
+  }
+
+  /**
+   * A test seam: runs with the user's name when a request that read him frozen is about to bind
+   * him, outside every lock (a test holds the window between the read and the bind open with it).
+   */
+  private volatile Consumer<String> beforeBind = user -> { };
+
+  /** Sets the {@linkplain #beforeBind test seam}; for tests only. */
+  void beforeBind(Consumer<String> hook) {
+    beforeBind = Objects.requireNonNull(hook, "hook");
+  }
 
   private Decision decide(String user, Location location) {
     if (!(location instanceof Frozen)) { // nothing to bind or grow: no lock on the common path
       return new Decision(placement.forRequest(user, location, supervisor.views(),
           supervisor.starting()), null);
     }
+    beforeBind.accept(user);
     synchronized (placementLock) {
       Verdict verdict = placement.forRequest(user, location, supervisor.views(),
           supervisor.starting());
       if (verdict instanceof Place place) {
-        // Every request of a burst goes where the first went: one worker wakes him, once.
-        return new Decision(routing.bindFrozen(user, place.worker()).<Verdict>map(Place::new)
-            .orElse(verdict), null);
+        // Every request of a burst goes where the first went: one worker wakes him, once. When he
+        // is not frozen any more (a request woke him after his location was read), the call must
+        // not go out marked frozen to placement's choice, where no parcel waits for it.
+        return routing.bindFrozen(user, place.worker())
+            .map(worker -> new Decision(new Place(worker), null)).orElse(Decision.WOKEN);
       }
       if (verdict instanceof Grow) { // started under the lock: the next decision counts it
         return new Decision(verdict, supervisor.startWorker());

@@ -29,7 +29,9 @@ import java.util.concurrent.TimeUnit;
  * replacement started while fewer than the configured workers live).
  *
  * <p>Threads: each start runs on a virtual thread of its own; deaths are buried on a virtual thread
- * of their own; {@link #heartbeat} runs on the commander's tick. Every method is thread-safe.
+ * of their own; {@link #heartbeat} runs on the commander's tick and writes nothing on it (its pings
+ * go out on virtual threads, so no wire's write lock can stop the tick). Every method is
+ * thread-safe.
  */
 final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
@@ -311,7 +313,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   /**
    * One beat: a worker is started when fewer than the configured ones are alive or starting;
    * every running or quitting worker is pinged (its photo refreshed), unless a ping is in flight;
-   * one silent for more than two beats has its process group killed and is buried.
+   * one silent for more than two beats has its process group killed and is buried. Never blocks on
+   * a wire: each ping is written on a virtual thread of its own.
    */
   void heartbeat() {
     keepWorkers();
@@ -331,20 +334,35 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       if (wire == null || !handle.startPing()) {
         continue;
       }
-      wire.call(Methods.PING, EMPTY_OBJECT, config.heartbeat().multipliedBy(2))
-          .whenCompleteAsync((bytes, error) -> {
-            handle.endPing();
-            if (error == null) {
-              try {
-                handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
-              } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
-                    + e.getMessage());
-                handle.heard();
-              }
-            }
-          }, VIRTUAL);
+      // Written on a thread of its own, never on the tick's: a writer blocked on a wire whose
+      // worker stopped reading holds that wire's write lock, and a ping queued behind it would
+      // stop the tick, the silence count of every worker and so this worker's kill with it.
+      Thread.ofVirtual().name("cryo-ping-" + handle.name()).start(() -> ping(handle, wire));
     }
+  }
+
+  /** One heartbeat ping of {@code handle}: its photo refreshed when it answers. */
+  private void ping(WorkerHandle handle, Wire wire) {
+    CompletableFuture<byte[]> reply;
+    try {
+      reply = wire.call(Methods.PING, EMPTY_OBJECT, config.heartbeat().multipliedBy(2));
+    } catch (RuntimeException e) { // a bug, not the worker's silence: the next beat tries again
+      handle.endPing();
+      LOG.log(Level.WARNING, "the ping of worker " + handle.name() + " failed: " + e);
+      return;
+    }
+    reply.whenCompleteAsync((bytes, error) -> {
+      handle.endPing();
+      if (error == null) {
+        try {
+          handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
+              + e.getMessage());
+          handle.heard();
+        }
+      }
+    }, VIRTUAL);
   }
 
   // ------------------------------------------------------------------------------- deaths

@@ -85,6 +85,23 @@ final class FakeWorkers {
     return ProcessHandle.of(pid).map(handle -> !handle.isAlive()).orElse(true);
   }
 
+  /** Sends {@code SIG<signal>} to {@code pid} (a no-op for a process gone). */
+  static void signal(String signal, long pid) throws IOException, InterruptedException {
+    new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor();
+  }
+
+  /** Whether {@code thread} is, right now, inside a frame of {@code frame} ({@code Class.method}). */
+  static boolean inside(Thread thread, String frame) {
+    for (StackTraceElement element : thread.getStackTrace()) {
+      String name = element.getClassName();
+      if ((name.substring(name.lastIndexOf('.') + 1) + "." + element.getMethodName())
+          .equals(frame)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Sends SIGKILL to {@code pid}, as an operator's {@code kill -9} would. */
   static void kill9(long pid) throws IOException, InterruptedException {
     Process kill = new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start();

@@ -92,19 +92,11 @@ class UnsentCallTest {
 
   /** Whether the thread serving {@code reply} is, right now, inside a frame of {@code frame}. */
   private boolean inside(CompletableFuture<Reply> reply, String frame) {
-    for (StackTraceElement element : threads.get(reply).getStackTrace()) {
-      String name = element.getClassName();
-      String simple = name.substring(name.lastIndexOf('.') + 1) + "." + element.getMethodName();
-      if (simple.equals(frame)) {
-        return true;
-      }
-    }
-    return false;
+    return FakeWorkers.inside(threads.get(reply), frame);
   }
 
   private static void signal(String signal, long pid) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
-    kill.waitFor();
+    FakeWorkers.signal(signal, pid);
   }
 
   private static long running(Commander commander) {

@@ -32,6 +32,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
@@ -521,13 +522,15 @@ public final class Freezer {
 
   /**
    * The sweep, with the candidates fixed beforehand: removes every folder of {@code seenKeys} (a
-   * listing taken before the claims were computed) that {@code claimedKeys} does not name, each
-   * verified gone. A folder that appeared after that listing is never a candidate, nor one whose
-   * semaphore is taken: its holder is at work in it (a stale semaphore keeps its folder until it
-   * is reclaimed).
+   * listing taken before the claims were computed) that {@code claimedKeys} does not name. A
+   * folder that appeared after that listing is never a candidate. Each is dropped under its own
+   * semaphore, taken once ({@link #dropUnheld}): one whose semaphore somebody alive holds, or
+   * takes first, is kept, never dropped under its holder (a provably dead holder's is reclaimed and
+   * the folder dropped).
    *
    * @return the keys swept, sorted
-   * @throws FreezerException as {@link #cleanupFrozen(Set)}
+   * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when a folder's semaphore
+   *     or contents cannot be handled (those before it are gone)
    */
   public List<String> cleanupFrozen(Set<String> claimedKeys, Set<String> seenKeys)
       throws FreezerException {
@@ -535,13 +538,60 @@ public final class Freezer {
     TreeSet<String> orphans = new TreeSet<>(seenKeys);
     orphans.retainAll(folderKeys());
     orphans.removeAll(claimedKeys);
-    orphans.removeIf(key -> Files.exists(root.resolve(key).resolve(FolderSemaphore.FILE_NAME),
-        LinkOption.NOFOLLOW_LINKS));
+    List<String> swept = new ArrayList<>(orphans.size());
     for (String key : orphans) {
-      dropFolder(key);
+      if (dropUnheld(key)) {
+        swept.add(key);
+      }
     }
     SpareFolders.removeAbandoned(root);
-    return List.copyOf(orphans);
+    return List.copyOf(swept);
+  }
+
+  /** The holder the sweep takes an orphan folder's semaphore as. */
+  private static final String SWEEPER = "sweep";
+
+  /**
+   * Drops the folder of {@code key} while holding its semaphore, so that nobody takes it between a
+   * look and the removal: the semaphore is taken once (a folder gone meanwhile is made again by
+   * the take, and goes again), every entry but the lock and its temporaries removed relative to
+   * the folder held, and the release removes the lock and then the folder when nothing is left (a
+   * take that came in after the lock went keeps the folder: it is its taker's now).
+   *
+   * @return whether it was dropped; false when somebody alive holds its semaphore (a hold of
+   *     this freezer's own included)
+   */
+  private boolean dropUnheld(String key) throws FreezerException {
+    Path folder = root.resolve(key);
+    try {
+      SemaphoreHold hold = FolderSemaphore.take(folder, SWEEPER);
+      if (hold == null) {
+        return false; // its holder is at work in it
+      }
+      try (SecureDirectoryStream<Path> entries = hold.directory()
+          .newDirectoryStream(Path.of("."), LinkOption.NOFOLLOW_LINKS)) {
+        for (Path entry : entries) {
+          String name = entry.getFileName().toString();
+          if (name.startsWith(FolderSemaphore.FILE_NAME)) {
+            continue; // the lock held, and its temporaries: the release sees to them
+          }
+          try {
+            entries.deleteFile(entry.getFileName());
+          } catch (NoSuchFileException e) {
+            // gone already
+          } catch (IOException e) { // a directory, which no freeze makes: removed by its path
+            deleteTree(folder.resolve(name));
+          }
+        }
+      }
+      hold.release(false);
+      return true;
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) { // the semaphore refused (a lock exception among them) or the listing
+      throw ioFailure(folder, "the sweep could not drop the orphan folder " + folder + " under its"
+          + " semaphore; what is left in it stays", e);
+    }
   }
 
   /**
