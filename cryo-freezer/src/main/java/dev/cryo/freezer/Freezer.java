@@ -54,8 +54,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * looks at folders. Folders are created 0700 and parcels 0600.
  *
  * <p><b>The semaphore is the only coherence mechanism.</b> {@link #tryTakeSemaphore} tries once and
- * creates the folder; whoever holds it writes directly over the destination (no temporary file, no
- * rename) and a reader takes it before looking, so nobody reads half a parcel. What a crash or a full
+ * creates the folder; whoever holds it writes over the destination and a reader takes it before
+ * looking, so nobody reads half a parcel. Through this freezer's own hold, a write goes into an
+ * emptied spare file and renames it over the parcel's name, so the parcel appears whole (a crash
+ * mid-write leaves a spare, never a torn parcel), and a drop renames the parcel to a spare and
+ * empties it instead of removing it ({@link SpareParcels}: creating and removing a file per parcel
+ * was the dearest part of a freeze and an adoption); without a spare at hand, or without a hold,
+ * a write goes directly over the destination and a drop removes it. What a crash or a full
  * disk leaves half-written is caught by the envelope: it reads as a
  * {@link FreezerException.Reason#CORRUPT_PARCEL}, never as another payload. Writing needs the folder,
  * which only the semaphore creates; the freezer does not check who holds it. {@link #releaseSemaphore}
@@ -75,9 +80,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * a dot name no key has, skipped by {@link #folderKeys}), then removes the lock inside it; the next
  * take of a missing folder writes its record into a spare and renames the spare to the folder's
  * name. The root then holds, beside the frozen, at most {@value SpareFolders#DEFAULT_CAPACITY} empty
- * spares per process (those of a process that is gone are removed by the sweep,
- * {@link #cleanupFrozen}, and by a wipe); a {@code mkdir} and an {@code rmdir} per freeze and
- * adoption cost many times two renames.
+ * spares per process, and one spare directory of at most {@value SpareParcels#CAPACITY} empty spare
+ * parcels per freezer that dropped parcels under a hold (those of a process that is gone are removed
+ * by the sweep, {@link #cleanupFrozen}, and by a wipe); a {@code mkdir} and an {@code rmdir} per
+ * freeze and adoption cost many times two renames.
  *
  * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
  * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
@@ -143,6 +149,11 @@ public final class Freezer {
   private volatile Path root;
   /** Empty folders at the root, kept by descriptor for the next take of a missing folder. */
   private volatile SpareFolders spares;
+  /** Emptied parcel files, kept for the next writes under a hold. */
+  private final SpareParcels parcels;
+
+  /** Removes the spare parcels of a freezer nobody uses any more. */
+  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
 
   /**
    * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
@@ -185,6 +196,8 @@ public final class Freezer {
     createRoot();
     this.root = realPath(this.root);
     this.spares = new SpareFolders(this.root);
+    this.parcels = new SpareParcels(this.root);
+    CLEANER.register(this, parcels::discard);
   }
 
   /** {@code path} resolved to its real path once, so that no later call follows a link again. */
@@ -248,6 +261,7 @@ public final class Freezer {
     Trip stale = trips.put(key, new Trip(hold));
     if (stale != null) {
       stale.hold.abandon(); // its record was broken and taken again: nothing of it is ours now
+      stale.end();
     }
     return true;
   }
@@ -271,9 +285,11 @@ public final class Freezer {
     try {
       trip.hold.release(trip.wrote, spares);
       trips.remove(key, trip);
+      trip.end();
     } catch (LockException e) {
       if (e.reason() != LockException.Reason.RELEASE_REFUSED) {
         trips.remove(key, trip); // not ours any more: the hold has dropped its descriptors
+        trip.end();
       }
       throw e;
     }
@@ -624,6 +640,7 @@ public final class Freezer {
   public void wipeRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
+    parcels.forget(); // the wipe removes its directory
     deleteTree(root);
     createRoot();
     Set<String> left;
@@ -647,6 +664,7 @@ public final class Freezer {
   public void dropRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
+    parcels.forget(); // the removal takes its directory
     deleteTree(root);
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
@@ -680,6 +698,7 @@ public final class Freezer {
           + " root " + root + "; the root stays where it is", e);
     }
     spares.clear(); // the spares stay behind, not in the root that moves
+    parcels.discard();
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
@@ -704,6 +723,7 @@ public final class Freezer {
       root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
     }
     spares = new SpareFolders(root);
+    parcels.moveTo(root);
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */
@@ -811,7 +831,15 @@ public final class Freezer {
     }
     try {
       inFolder(key, directory -> {
-        writeIn(directory, name, file, bytes, key == null ? null : trips.get(key));
+        Trip trip = key == null ? null : trips.get(key);
+        if (trip != null && directory == trip.hold.directory() && parcels.any()) {
+          SecureDirectoryStream<Path> pool = trip.pool(parcels);
+          if (pool != null && parcels.place(pool, directory, Path.of(name), bytes)) {
+            trip.wrote = true; // written whole into a spare, renamed over the name
+            return null;
+          }
+        }
+        writeIn(directory, name, file, bytes, trip);
         return null;
       }, () -> {
         throw folderMissing(file, null);
@@ -960,10 +988,15 @@ public final class Freezer {
     Path file = fileOf(key, name);
     try {
       inFolder(key, directory -> {
-        try {
-          directory.deleteFile(Path.of(name));
-        } catch (NoSuchFileException e) {
-          // already gone: the same outcome
+        Trip held = key == null ? null : trips.get(key);
+        SecureDirectoryStream<Path> pool = held == null || directory != held.hold.directory()
+            ? null : held.pool(parcels);
+        if (pool == null || !parcels.keep(pool, directory, Path.of(name))) {
+          try {
+            directory.deleteFile(Path.of(name));
+          } catch (NoSuchFileException e) {
+            // already gone: the same outcome
+          }
         }
         Trip trip = key == null ? null : trips.get(key);
         if (trip != null) {
@@ -1016,18 +1049,45 @@ public final class Freezer {
       if (key == null || entry.getKey().equals(key)) {
         if (trips.remove(entry.getKey(), entry.getValue())) {
           entry.getValue().hold.abandon();
+          entry.getValue().end();
         }
       }
     }
   }
 
-  /** A hold of this freezer, and whether its last act in the folder was a write. */
+  /**
+   * A hold of this freezer, whether its last act in the folder was a write, and the spare parcels'
+   * directory while the hold uses it.
+   */
   private static final class Trip {
     final SemaphoreHold hold;
     volatile boolean wrote;
+    private SecureDirectoryStream<Path> pool; // guarded by this
+    private boolean ended; // guarded by this
 
     Trip(SemaphoreHold hold) {
       this.hold = hold;
+    }
+
+    /** The spare parcels' directory, opened at the first need of this hold; null when none. */
+    synchronized SecureDirectoryStream<Path> pool(SpareParcels parcels) {
+      if (pool == null && !ended) {
+        pool = parcels.open();
+      }
+      return pool;
+    }
+
+    /** The hold is over (released or abandoned): its descriptor of the spares is closed. */
+    synchronized void end() {
+      ended = true;
+      if (pool != null) {
+        try {
+          pool.close();
+        } catch (IOException e) {
+          // nothing was pending on it
+        }
+        pool = null;
+      }
     }
   }
 

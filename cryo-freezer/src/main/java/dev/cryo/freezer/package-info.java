@@ -10,11 +10,14 @@
  *       name. Folders are 0700, files 0600.
  *   <li>Inside a folder: the user parcel, one parcel per connection, and the semaphore
  *       {@code .lock} of cryo-lock's {@link dev.cryo.lock.FolderSemaphore}. The semaphore is the
- *       only coherence mechanism: whoever holds it writes directly over the destination, and a
+ *       only coherence mechanism: whoever holds it writes over the destination, and a
  *       reader takes it before looking. The commander's own parcel is a file at the root, which
  *       the sweep (it only sees folders) never touches. A folder an adoption empties is kept at
  *       the root as an empty spare ({@link dev.cryo.lock.SpareFolders}, a dot name no key has)
  *       and becomes the next missing folder a take needs: no listing of folders shows a spare.
+ *       Likewise the parcel files a hold drops are kept, emptied, in one spare directory at the
+ *       root and filled whole and renamed into place by the next writes under a hold
+ *       ({@code SpareParcels}).
  *   <li>Every parcel is an envelope ({@link dev.cryo.freezer.ParcelFormat}): a diagnostic header
  *       readable without the payload, the payload, and checksums. A torn or altered parcel is a
  *       loud {@link dev.cryo.freezer.FreezerException} naming the file, never another payload.

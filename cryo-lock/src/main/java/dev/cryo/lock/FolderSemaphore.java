@@ -127,9 +127,12 @@ public final class FolderSemaphore {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       boolean created = false;
       SecureDirectoryStream<Path> directory;
+      Object folderKey;
       // One look, which throws nothing: a missing folder (a user's first freeze) is the usual case
-      // of half the takes, and a refused open would cost two exceptions.
-      boolean missing = !Files.exists(canonical, LinkOption.NOFOLLOW_LINKS);
+      // of half the takes, and a refused open, or a look that does not follow a link, would cost
+      // an exception. A link with no target reads as missing here; the rename of a spare onto it
+      // and the mkdir both refuse it, and the look after the mkdir names it.
+      boolean missing = isMissing(canonical);
       if (missing && spares != null) {
         if (mine == null) {
           mine = LockRecord.fresh(ProcessTable.system().current(), holder);
@@ -138,13 +141,15 @@ public final class FolderSemaphore {
         if (hold != null) {
           return hold;
         }
-        missing = !Files.exists(canonical, LinkOption.NOFOLLOW_LINKS);
+        missing = isMissing(canonical);
       }
       try {
         if (missing) {
           created = makeFolder(canonical, lockPath);
         }
-        directory = NoFollowDirectory.open(canonical);
+        NoFollowDirectory.Opened opened = NoFollowDirectory.openKeyed(canonical);
+        directory = opened.directory();
+        folderKey = opened.fileKey();
       } catch (NoSuchFileException e) {
         continue; // made and removed again by a release meanwhile: make it again
       } catch (NotDirectoryException e) {
@@ -160,9 +165,9 @@ public final class FolderSemaphore {
       }
       SemaphoreHold hold = null;
       try {
-        hold = SemaphoreHold.publish(canonical, directory, mine);
+        hold = SemaphoreHold.publish(canonical, directory, folderKey, mine);
         if (hold == null) {
-          hold = claimTaken(canonical, directory, holder);
+          hold = claimTaken(canonical, directory, folderKey, holder);
         }
         return hold;
       } catch (LockBusyException e) {
@@ -193,16 +198,25 @@ public final class FolderSemaphore {
    * @throws LockBusyException when a live holder has it
    */
   private static SemaphoreHold claimTaken(Path folder, SecureDirectoryStream<Path> directory,
-      String holder) throws LockException {
+      Object folderKey, String holder) throws LockException {
     LockFile file = LockFile.ofCanonical(folder.resolve(FILE_NAME));
     LockRecord record = Claim.run(file, holder, System.nanoTime());
     try {
-      return SemaphoreHold.adopt(folder, directory, record);
+      return SemaphoreHold.adopt(folder, directory, folderKey, record);
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
           "took " + file.path() + " but could not open it in the folder held: "
               + LockFile.describe(e) + "; it stays until its holder is proven dead", e);
     }
+  }
+
+  /**
+   * Whether nothing is at {@code folder}, by one {@code access(2)}, which (unlike a look that does
+   * not follow a link) throws nothing when the answer is yes. A link whose target is missing
+   * answers yes too.
+   */
+  private static boolean isMissing(Path folder) {
+    return !Files.exists(folder);
   }
 
   private static void closeQuietly(SecureDirectoryStream<Path> directory) {

@@ -36,6 +36,19 @@ public final class NoFollowDirectory {
    * @throws IOException when the file system refuses, or offers no relative operations
    */
   public static SecureDirectoryStream<Path> open(Path path) throws IOException {
+    return openKeyed(path).directory();
+  }
+
+  /** A directory opened by {@link #openKeyed}, and its device and inode. */
+  record Opened(SecureDirectoryStream<Path> directory, Object fileKey) {}
+
+  /**
+   * Opens {@code path} as {@link #open} does, and answers the directory's identity with it (the
+   * open has read it already): what a holder keeps to recognise its folder later without a look.
+   *
+   * @throws java.nio.file.NoSuchFileException, NotDirectoryException, IOException as {@link #open}
+   */
+  static Opened openKeyed(Path path) throws IOException {
     Objects.requireNonNull(path, "path");
     DirectoryStream<Path> stream = Files.newDirectoryStream(path);
     boolean kept = false;
@@ -57,7 +70,7 @@ public final class NoFollowDirectory {
             + " or a link, was put at its name); nothing was done in it");
       }
       kept = true;
-      return secure;
+      return new Opened(secure, held);
     } finally {
       if (!kept) {
         stream.close();

@@ -58,11 +58,6 @@ public final class SemaphoreHold {
   private Path recycledAs; // guarded by this: the spare name the folder was moved to by a release
   private SpareFolders recycleInto; // guarded by this: the pool the release in progress recycles into
 
-  SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
-      Object fileKey, LockRecord record) {
-    this(folder, directory, channel, fileKey, record, null);
-  }
-
   /** A hold whose folder's own identity is known already ({@code null}: looked up when needed). */
   SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
       Object fileKey, LockRecord record, Object folderKey) {
@@ -90,7 +85,7 @@ public final class SemaphoreHold {
    *     published)
    */
   static SemaphoreHold publish(Path folder, SecureDirectoryStream<Path> directory,
-      LockRecord record) throws LockException {
+      Object folderKey, LockRecord record) throws LockException {
     Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
     Path temporary = Publication.sibling(lockPath, Publication.TEMPORARY_MARK).getFileName();
     FileChannel channel;
@@ -131,7 +126,7 @@ public final class SemaphoreHold {
                 + " find who changes the freezer's folders");
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record);
+      return new SemaphoreHold(folder, directory, channel, key, record, folderKey);
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
           "could not publish a record at " + lockPath + ": " + LockFile.describe(e)
@@ -176,17 +171,16 @@ public final class SemaphoreHold {
     SecureDirectoryStream<Path> directory;
     FileChannel channel;
     try {
-      directory = NoFollowDirectory.open(spare.path());
+      NoFollowDirectory.Opened opened = NoFollowDirectory.openKeyed(spare.path());
+      directory = opened.directory();
+      if (!spare.fileKey().equals(opened.fileKey())) {
+        closeQuietly(directory);
+        return null; // another directory under a spare's name: not ours to use
+      }
     } catch (IOException e) {
       return null; // gone (a wipe, a hand): not a spare any more
     }
     try {
-      Object found = directory.getFileAttributeView(BasicFileAttributeView.class).readAttributes()
-          .fileKey();
-      if (!spare.fileKey().equals(found)) {
-        closeQuietly(directory);
-        return null; // another directory under a spare's name: not ours to use
-      }
       channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, record.toBytes()));
     } catch (IOException e) {
       closeQuietly(directory); // not empty of a lockfile, or refused: not a spare any more
@@ -300,7 +294,7 @@ public final class SemaphoreHold {
    *     another meanwhile)
    */
   static SemaphoreHold adopt(Path folder, SecureDirectoryStream<Path> directory,
-      LockRecord record) throws IOException, LockBusyException {
+      Object folderKey, LockRecord record) throws IOException, LockBusyException {
     Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
     FileChannel channel;
     try {
@@ -318,7 +312,7 @@ public final class SemaphoreHold {
         throw new LockBusyException(lockPath, null, "another holder took it right after this one");
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record);
+      return new SemaphoreHold(folder, directory, channel, key, record, folderKey);
     } finally {
       if (!kept) {
         channel.close();
