@@ -31,8 +31,27 @@ final class Claim {
    *     directory does not exist (the caller decides what that means)
    */
   static LockRecord run(LockFile file, String holder, long deadline) throws LockException {
-    return claim(file, holder, deadline);
+    return claim(file, holder, deadline, false, null).record();
   }
+
+  /**
+   * Claims {@code file} as {@link #run} does, and keeps the published file open
+   * ({@link LockFile#publishKept}) for the claimer's checks and release; a temporary that loses
+   * the race to the name is kept in {@code spare} and written again by the next claim.
+   */
+  static Claimed runKept(LockFile file, String holder, long deadline, Publication.Spare spare)
+      throws LockException {
+    return claim(file, holder, deadline, true, spare);
+  }
+
+  /**
+   * What a claim published.
+   *
+   * @param record the record
+   * @param bytes {@code record.toBytes()}, as written
+   * @param kept the published file, still open, for {@link #runKept}; {@code null} for {@link #run}
+   */
+  record Claimed(LockRecord record, byte[] bytes, Publication.Kept kept) {}
 
   /**
    * The loop. Only its waits are interruptible (an interrupted wait is a busy refusal); its file
@@ -46,10 +65,11 @@ final class Claim {
    * a shortcut, never a judgement: a name that fills between the look and the link makes the link
    * fail as before, and the turn reads and judges what won.
    */
-  private static LockRecord claim(LockFile file, String holder, long deadline)
-      throws LockException {
+  private static Claimed claim(LockFile file, String holder, long deadline, boolean keep,
+      Publication.Spare spare) throws LockException {
     ProcessTable table = ProcessTable.system();
     LockRecord mine = null;
+    byte[] mineBytes = null;
     Path directory = file.path().getParent();
     ReleaseWatch watch = null;
     boolean cleaned = false;
@@ -58,9 +78,11 @@ final class Claim {
         if (file.isVacant()) {
           if (mine == null) {
             mine = LockRecord.fresh(table.current(), holder);
+            mineBytes = mine.toBytes();
           }
-          if (publish(file, mine)) {
-            return mine;
+          Claimed claimed = publish(file, mine, mineBytes, keep, spare);
+          if (claimed != null) {
+            return claimed;
           }
         }
         LockReading found = file.read();
@@ -146,35 +168,39 @@ final class Claim {
     static final Judgement FOR_RELEASE = new Judgement(Wait.FOR_RELEASE, null);
   }
 
+  /**
+   * Judges a reading. Chains of {@code instanceof} rather than a {@code switch} over the sealed
+   * shapes, here and in {@link #busy}: a pattern {@code switch} is linked at its first run by a
+   * bootstrap that generates a class (the class-file library, about forty classes), which every
+   * short-lived contender paid for.
+   */
   private static Judgement judge(LockFile file, LockReading found, ProcessTable table)
       throws LockException {
-    switch (found) {
-      case LockReading.Absent absent -> {
-        return Judgement.RETRY_NOW;
+    if (found instanceof LockReading.Present present) {
+      HolderVerdict verdict = HolderVerdict.judge(present.record(), table);
+      if (verdict.liveness() != Liveness.DEAD) {
+        return new Judgement(Wait.FOR_RELEASE, verdict);
       }
-      case LockReading.NotRegular notRegular -> throw new LockValidationException(
-          LockException.Reason.NOT_A_REGULAR_FILE, file.path(),
-          file.path() + " is " + notRegular.kind() + ", not a lockfile; it was neither followed"
-              + " nor changed: remove it if nobody should be there, then retry");
-      case LockReading.Unreadable unreadable -> {
+      return reclaim(file, present::sameBytes, "its holder is dead: " + verdict.reason());
+    }
+    if (found instanceof LockReading.Absent) {
+      return Judgement.RETRY_NOW;
+    }
+    if (found instanceof LockReading.Unreadable) {
+      return Judgement.FOR_RELEASE;
+    }
+    if (found instanceof LockReading.Malformed malformed) {
+      if (!ProcessLock.graceOver(malformed.modified())) {
         return Judgement.FOR_RELEASE;
       }
-      case LockReading.Present present -> {
-        HolderVerdict verdict = HolderVerdict.judge(present.record(), table);
-        if (verdict.liveness() != Liveness.DEAD) {
-          return new Judgement(Wait.FOR_RELEASE, verdict);
-        }
-        return reclaim(file, present::sameBytes, "its holder is dead: " + verdict.reason());
-      }
-      case LockReading.Malformed malformed -> {
-        if (!ProcessLock.graceOver(malformed.modified())) {
-          return Judgement.FOR_RELEASE;
-        }
-        return reclaim(file, malformed::sameBytes,
-            "its record does not parse (" + malformed.problem() + ") and has not changed for "
-                + ProcessLock.MALFORMED_GRACE.toSeconds() + " s");
-      }
+      return reclaim(file, malformed::sameBytes,
+          "its record does not parse (" + malformed.problem() + ") and has not changed for "
+              + ProcessLock.MALFORMED_GRACE.toSeconds() + " s");
     }
+    LockReading.NotRegular notRegular = (LockReading.NotRegular) found;
+    throw new LockValidationException(LockException.Reason.NOT_A_REGULAR_FILE, file.path(),
+        file.path() + " is " + notRegular.kind() + ", not a lockfile; it was neither followed"
+            + " nor changed: remove it if nobody should be there, then retry");
   }
 
   private static Judgement reclaim(LockFile file, Predicate<byte[]> same, String why)
@@ -193,9 +219,15 @@ final class Claim {
     return outcome == LockFile.Removal.CONTENDED ? Judgement.SHORT : Judgement.RETRY_NOW;
   }
 
-  private static boolean publish(LockFile file, LockRecord mine) throws LockException {
+  /** Publishes {@code mine}; null when a lockfile was there first. */
+  private static Claimed publish(LockFile file, LockRecord mine, byte[] mineBytes, boolean keep,
+      Publication.Spare spare) throws LockException {
     try {
-      return file.tryPublish(mine);
+      if (keep) {
+        Publication.Kept kept = file.publishKept(mineBytes, spare);
+        return kept == null ? null : new Claimed(mine, mineBytes, kept);
+      }
+      return file.tryPublish(mine) ? new Claimed(mine, mineBytes, null) : null;
     } catch (NoSuchFileException e) {
       // The directory was missing when we wrote or linked in it, even if somebody (a semaphore
       // taker) has made it again since: judging by a second look would race with them.
@@ -224,18 +256,23 @@ final class Claim {
     return true;
   }
 
-  /** The refusal, naming the holder's verdict this turn made ({@code verdict}, for a record). */
+  /**
+   * The refusal, naming the holder's verdict this turn made ({@code verdict}, for a record); no
+   * pattern {@code switch} (see {@link #judge}).
+   */
   private static LockException busy(LockFile file, LockReading found, HolderVerdict verdict) {
-    String detail = switch (found) {
-      case LockReading.Present present -> verdict == null ? "its holder is alive"
-          : verdict.reason();
-      case LockReading.Unreadable unreadable -> "its record cannot be read: "
-          + unreadable.problem();
-      case LockReading.Malformed malformed -> "its record does not parse (" + malformed.problem()
-          + "); it will be reclaimed at " + ProcessLock.malformedReclaimableAt(malformed.modified(),
-              Instant.now()) + " unless it changes";
-      default -> "another process took it meanwhile";
-    };
+    String detail;
+    if (found instanceof LockReading.Present) {
+      detail = verdict == null ? "its holder is alive" : verdict.reason();
+    } else if (found instanceof LockReading.Unreadable unreadable) {
+      detail = "its record cannot be read: " + unreadable.problem();
+    } else if (found instanceof LockReading.Malformed malformed) {
+      detail = "its record does not parse (" + malformed.problem() + "); it will be reclaimed at "
+          + ProcessLock.malformedReclaimableAt(malformed.modified(), Instant.now())
+          + " unless it changes";
+    } else {
+      detail = "another process took it meanwhile";
+    }
     return new LockBusyException(file.path(), recordOf(found), detail);
   }
 

@@ -1,8 +1,6 @@
 package dev.cryo.lock;
 
-import java.time.DateTimeException;
 import java.time.Instant;
-import java.time.LocalDate;
 
 /**
  * The {@code since} instant of a lock record, written and read without {@link
@@ -10,7 +8,10 @@ import java.time.LocalDate;
  * (whole milliseconds, years 1970 to 9999, UTC), done by hand, every other instant through the
  * JDK. Every contended try of a lock reads a record and every acquisition writes one, and the
  * formatter's general machinery was the largest part of that work in a short-lived process (see
- * {@code docs/benchmarks.md}, cryo-lock).
+ * {@code docs/benchmarks.md}, cryo-lock). The calendar is done by hand too ({@link #epochDay},
+ * {@link #civil}): {@code LocalDate} checks a leap year through {@code Year}, whose initialiser
+ * builds a formatter, and that set up about a hundred classes of {@code java.time.format} and
+ * regular expressions in every JVM that read a record.
  *
  * <p>{@link #format} gives exactly {@link Instant#toString()}; {@link #parse} gives exactly
  * {@link Instant#parse} for what it accepts and {@code null} for anything else (lower-case letters,
@@ -33,14 +34,14 @@ final class IsoMillis {
     if (seconds < FIRST_SECOND || seconds > LAST_SECOND || nanos % 1_000_000 != 0) {
       return instant.toString();
     }
-    LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(seconds, SECONDS_PER_DAY));
+    int date = civil(Math.floorDiv(seconds, SECONDS_PER_DAY));
     int secondOfDay = (int) Math.floorMod(seconds, SECONDS_PER_DAY);
     char[] text = new char[nanos == 0 ? 20 : 24];
-    digits(text, 0, date.getYear(), 4);
+    digits(text, 0, date >>> 9, 4);
     text[4] = '-';
-    digits(text, 5, date.getMonthValue(), 2);
+    digits(text, 5, date >>> 5 & 15, 2);
     text[7] = '-';
-    digits(text, 8, date.getDayOfMonth(), 2);
+    digits(text, 8, date & 31, 2);
     text[10] = 'T';
     digits(text, 11, secondOfDay / 3600, 2);
     text[13] = ':';
@@ -84,14 +85,52 @@ final class IsoMillis {
         || minute > 59 || second < 0 || second > 59 || millis < 0) {
       return null;
     }
-    long epochDay;
-    try {
-      epochDay = LocalDate.of(year, month, day).toEpochDay();
-    } catch (DateTimeException e) {
+    if (month > 12 || day > daysIn(year, month)) {
       return null; // 31 April, 29 February of a common year: the JDK words it
     }
+    long epochDay = epochDay(year, month, day);
     return Instant.ofEpochSecond(epochDay * SECONDS_PER_DAY + hour * 3600L + minute * 60L + second,
         millis * 1_000_000L);
+  }
+
+  /** How many days {@code month} (1 to 12) of {@code year} has, in the proleptic Gregorian calendar. */
+  static int daysIn(int year, int month) {
+    return switch (month) {
+      case 2 -> year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28;
+      case 4, 6, 9, 11 -> 30;
+      default -> 31;
+    };
+  }
+
+  /**
+   * The day since 1970-01-01 of a valid date of a year from 0 on, as {@code
+   * LocalDate.of(year, month, day).toEpochDay()} (days counted in eras of 400 years from 1 March,
+   * so that the leap day ends a year).
+   */
+  static long epochDay(int year, int month, int day) {
+    int y = month <= 2 ? year - 1 : year;
+    int era = y / 400;
+    int yearOfEra = y - era * 400;
+    int dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    int dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146_097L + dayOfEra - 719_468;
+  }
+
+  /**
+   * The date of {@code epochDay} (from 1970-01-01 to 9999-12-31), the inverse of {@link #epochDay},
+   * packed as {@code year << 9 | month << 5 | day}.
+   */
+  static int civil(long epochDay) {
+    long z = epochDay + 719_468;
+    int era = (int) (z / 146_097);
+    int dayOfEra = (int) (z - era * 146_097L);
+    int yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+    int dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+    int shifted = (5 * dayOfYear + 2) / 153;
+    int day = dayOfYear - (153 * shifted + 2) / 5 + 1;
+    int month = shifted < 10 ? shifted + 3 : shifted - 9;
+    int year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+    return year << 9 | month << 5 | day;
   }
 
   /** The decimal number of {@code count} ASCII digits at {@code from}, or -1 if one is not. */

@@ -3,6 +3,7 @@ package dev.cryo.lock;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -125,6 +126,157 @@ public final class LockFile {
    */
   public boolean tryPublish(LockRecord record) throws IOException {
     return Publication.publishExclusive(path, record.toBytes(), Publication.Durability.VOLATILE);
+  }
+
+  /**
+   * Publishes {@code bytes} (a whole record) here unless a lockfile is already present, as {@link
+   * #tryPublish} does, and keeps the published file open for its owner: {@link #holdsKept} and
+   * {@link #removeKept} then check and remove it through that descriptor. The owner closes it
+   * through {@link #closeKept} only, never directly (see the class documentation: a descriptor of
+   * a lockfile is closed under its guard). A temporary that loses the race to the name is kept in
+   * {@code spare} for the next try ({@link Publication.Spare}).
+   *
+   * @return the published file, or {@code null} when a lockfile is already present
+   * @throws NoSuchFileException when the directory does not exist
+   * @throws IOException when nothing was published
+   */
+  Publication.Kept publishKept(byte[] bytes, Publication.Spare spare) throws IOException {
+    return Publication.publishKept(path, bytes, spare);
+  }
+
+  /**
+   * Whether the lockfile's name still designates {@code kept}, the file its owner published, and
+   * that file still holds exactly {@code oursBytes}: one {@code lstat} and one positional read,
+   * under this file's guard. {@code null} when that cannot be told from the descriptor (it was
+   * closed, by an interrupt for instance, or the name designates another file): the caller then
+   * reads the lockfile by name.
+   */
+  Boolean holdsKept(Publication.Kept kept, byte[] oursBytes) {
+    ReentrantLock guard = guard();
+    guard.lock();
+    try {
+      return Uninterruptible.call(() -> {
+        Object now;
+        try {
+          now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+              .fileKey();
+        } catch (NoSuchFileException e) {
+          return Boolean.FALSE;
+        }
+        if (!kept.fileKey().equals(now) || !kept.channel().isOpen()) {
+          return null;
+        }
+        try {
+          return holdsExactly(kept.channel(), oursBytes) ? Boolean.TRUE : null;
+        } catch (ClosedByInterruptException e) {
+          throw e; // repeated whole by Uninterruptible, which keeps the interrupt
+        } catch (ClosedChannelException e) {
+          return null;
+        }
+      });
+    } catch (IOException e) {
+      return null;
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * The owner's release, as {@link #removeOwn}, through {@code kept}, the descriptor of the file
+   * the owner published: under the guard, the file's record lock is taken through it, its bytes
+   * read through it must satisfy {@code ours}, and the name must still designate it (one {@code
+   * lstat}); then the name is unlinked. Bytes that are exactly {@code oursBytes} (the record as
+   * published) are told by one positional read, without {@code ours}. No open, and no look before the lock: the look after it is
+   * the one that counts. When the descriptor was closed meanwhile (an interrupt closes a channel),
+   * or the name designates another file, the attempt is {@link #removeOwn}'s, by name. The
+   * descriptor is closed (under the guard) once the outcome is anything but {@link
+   * Removal#CONTENDED}, or the file system refused: a later call retries.
+   */
+  Removal removeKept(Publication.Kept kept, byte[] oursBytes, Predicate<byte[]> ours,
+      Duration patience) throws IOException {
+    return patiently(patience, () -> {
+      Removal outcome = kept.channel().isOpen() ? removeKeptGuarded(kept, oursBytes, ours) : null;
+      if (outcome == null) {
+        outcome = removeOwnGuarded(ours);
+      }
+      if (outcome != Removal.CONTENDED) {
+        kept.channel().close();
+      }
+      return outcome;
+    });
+  }
+
+  /** One attempt of {@link #removeKept} through the descriptor; {@code null}: try by name. */
+  private Removal removeKeptGuarded(Publication.Kept kept, byte[] oursBytes,
+      Predicate<byte[]> ours) throws IOException {
+    FileChannel channel = kept.channel();
+    FileLock osLock;
+    try {
+      osLock = tryLock(channel);
+    } catch (ClosedByInterruptException e) {
+      throw e;
+    } catch (ClosedChannelException e) {
+      return null;
+    }
+    if (osLock == null) {
+      return Removal.CONTENDED;
+    }
+    try {
+      if (!holdsExactly(channel, oursBytes) && !ours.test(readBounded(channel))) {
+        return Removal.CHANGED;
+      }
+      Object now;
+      try {
+        now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+            .fileKey();
+      } catch (NoSuchFileException e) {
+        return Removal.ABSENT;
+      }
+      if (!kept.fileKey().equals(now)) {
+        return null; // another file at the name (a copy of ours?): judged by name, as before
+      }
+      removalProbe.beforeUnlink(path);
+      try {
+        Files.delete(path);
+      } catch (NoSuchFileException e) {
+        return Removal.ABSENT;
+      }
+      return Removal.REMOVED;
+    } finally {
+      if (osLock.isValid()) {
+        osLock.release();
+      }
+    }
+  }
+
+  /** Closes a descriptor of {@link #publishKept} without removing anything, under the guard. */
+  void closeKept(Publication.Kept kept) {
+    ReentrantLock guard = guard();
+    guard.lock();
+    try {
+      kept.channel().close();
+    } catch (IOException e) {
+      // closed all the same
+    } finally {
+      guard.unlock();
+    }
+  }
+
+  /**
+   * Whether {@code channel}'s file holds exactly {@code expected}: a positional read of one byte
+   * more than expected, whose short answer is the file's end (as {@link SemaphoreHold} reads its
+   * own record).
+   */
+  private static boolean holdsExactly(FileChannel channel, byte[] expected) throws IOException {
+    ByteBuffer buffer = ByteBuffer.allocate(expected.length + 1);
+    while (buffer.hasRemaining()) {
+      int read = channel.read(buffer, buffer.position());
+      if (read < 0 || (read > 0 && buffer.position() >= expected.length)) {
+        break;
+      }
+    }
+    return buffer.position() == expected.length
+        && Arrays.equals(buffer.array(), 0, expected.length, expected, 0, expected.length);
   }
 
   /**

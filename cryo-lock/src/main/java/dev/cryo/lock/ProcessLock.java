@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Predicate;
 
 /**
  * An exclusive lock on a directory, shared by threads and processes, held as the file
@@ -46,7 +47,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Waiting across processes wakes on a file-change notification when the holder releases,
  *       with polling as the fallback.
  *   <li>{@link #close} removes the file only when its record is still ours (by token); a foreign
- *       record is left on disk. A removal the file system refuses keeps the lock registered and
+ *       record is left on disk. A held lock keeps its lockfile open (one descriptor per lockfile
+ *       held, the one it published through), and checks and removes it through that descriptor:
+ *       no open, no second read by name ({@link #isIntact} too). A removal the file system refuses keeps the lock registered and
  *       throws; closing again retries. Closing is idempotent and may happen on any thread.
  *   <li>At normal JVM exit every lock still held is released, except one shared with a companion
  *       that still runs ({@link #shareWith}), which stays held until the companion ends. After
@@ -54,7 +57,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>The temporaries a writer killed in the middle of its publication leaves beside the lockfile
  *       are removed by the next contended acquirer, and by an uncontended one at the first
  *       acquisition of the lockfile by its JVM and then at most once per
- *       {@link #CLEANING_INTERVAL}; those of live writers are kept.
+ *       {@link #CLEANING_INTERVAL}; those of live writers are kept. A claim whose temporary loses
+ *       the race to the name keeps that temporary (never seen at the name) and writes its next
+ *       record into it: at most one per lockfile and JVM, removed at exit.
  *   <li>An interrupt cuts short the waits only (a {@link LockBusyException} saying so); taking a
  *       free lock, re-entering and releasing work from an interrupted thread, whose interrupt flag
  *       stays set.
@@ -95,6 +100,12 @@ public final class ProcessLock implements AutoCloseable {
   private static final Set<Slot> HELD = ConcurrentHashMap.newKeySet();
   /** A directory's identity (device and inode) → its real path when last resolved. */
   private static final ConcurrentHashMap<Object, Path> REAL_DIRECTORIES = new ConcurrentHashMap<>();
+  /**
+   * A real path resolved before → the identity of the directory it named: a caller that names the
+   * directory by that real path (as most do, having resolved it once) is checked with one {@code
+   * lstat} ({@link #stillDesignates}) instead of a {@code stat} and an {@code lstat}.
+   */
+  private static final ConcurrentHashMap<Path, Object> REAL_KEYS = new ConcurrentHashMap<>();
 
   static {
     Runtime.getRuntime().addShutdownHook(new Thread(ProcessLock::releaseAllAtExit,
@@ -147,11 +158,12 @@ public final class ProcessLock implements AutoCloseable {
     }
     boolean claimed = false;
     try {
-      LockRecord record = Claim.run(slot.file, holder, deadline);
+      Claim.Claimed published = Claim.runKept(slot.file, holder, deadline, slot.spare);
       slot.mutex.lock();
       try {
         slot.depth = 1;
-        slot.hold(record);
+        slot.hold(published.record(), published.bytes());
+        slot.kept = published.kept();
         HELD.add(slot);
       } finally {
         slot.mutex.unlock();
@@ -215,6 +227,7 @@ public final class ProcessLock implements AutoCloseable {
   public boolean isIntact() {
     LockRecord ours;
     byte[] oursBytes;
+    Publication.Kept kept;
     slot.mutex.lock();
     try {
       if (closed) {
@@ -222,8 +235,15 @@ public final class ProcessLock implements AutoCloseable {
       }
       ours = slot.record;
       oursBytes = slot.recordBytes;
+      kept = slot.kept;
     } finally {
       slot.mutex.unlock();
+    }
+    if (kept != null) {
+      Boolean intact = slot.file.holdsKept(kept, oursBytes);
+      if (intact != null) {
+        return intact;
+      }
     }
     return slot.file.read() instanceof LockReading.Present present
         && (present.sameBytes(oursBytes)
@@ -264,7 +284,8 @@ public final class ProcessLock implements AutoCloseable {
             "the record in " + slot.lockFile + " is no longer ours (" + outcome.name().toLowerCase()
                 + "); nothing was written: close this lock and acquire it again");
       }
-      slot.hold(shared);
+      slot.hold(shared, shared.toBytes());
+      slot.dropKept(); // the shared record is another file: released by name from now on
     } finally {
       slot.mutex.unlock();
     }
@@ -290,10 +311,12 @@ public final class ProcessLock implements AutoCloseable {
       }
       LockRecord ours = slot.record;
       byte[] oursBytes = slot.recordBytes;
+      Predicate<byte[]> isOurs = bytes -> Claim.isOurs(bytes, ours, oursBytes);
       LockFile.Removal outcome;
       try {
-        outcome = slot.file.removeOwn(bytes -> Claim.isOurs(bytes, ours, oursBytes),
-            RELEASE_PATIENCE);
+        outcome = slot.kept != null
+            ? slot.file.removeKept(slot.kept, oursBytes, isOurs, RELEASE_PATIENCE)
+            : slot.file.removeOwn(isOurs, RELEASE_PATIENCE);
       } catch (IOException e) {
         throw new LockValidationException(LockException.Reason.RELEASE_REFUSED, slot.lockFile,
             "the file system refused to remove " + slot.lockFile + ": " + LockFile.describe(e)
@@ -311,7 +334,8 @@ public final class ProcessLock implements AutoCloseable {
       closed = true;
       slot.depth = 0;
       slot.owner = null;
-      slot.hold(null);
+      slot.hold(null, null);
+      slot.kept = null; // closed by removeKept
       HELD.remove(slot);
       slot.changed.signalAll();
     } finally {
@@ -376,6 +400,10 @@ public final class ProcessLock implements AutoCloseable {
   }
 
   private static Path validateDirectory(Path directory) throws LockValidationException {
+    Object remembered = REAL_KEYS.get(directory);
+    if (remembered != null && stillDesignates(directory, remembered)) {
+      return directory; // a real path resolved before, still that directory: one lstat
+    }
     Path lockFile = directory.resolve(FILE_NAME);
     BasicFileAttributes attributes;
     try {
@@ -402,6 +430,7 @@ public final class ProcessLock implements AutoCloseable {
       Path real = directory.toRealPath();
       if (key != null) {
         REAL_DIRECTORIES.put(key, real);
+        REAL_KEYS.put(real, key);
       }
       return real;
     } catch (IOException e) {
@@ -438,6 +467,9 @@ public final class ProcessLock implements AutoCloseable {
   }
 
   private static void releaseAllAtExit() {
+    for (Slot slot : SLOTS.values()) {
+      slot.spare.discard();
+    }
     for (Slot slot : HELD) {
       LockRecord ours = slot.record;
       if (ours == null) {
@@ -468,6 +500,21 @@ public final class ProcessLock implements AutoCloseable {
         || start.getAsLong() == record.companionStart());
   }
 
+  /**
+   * Package view for tests: closes the descriptor this lock keeps of its lockfile, as an interrupt
+   * arriving during a read through it does; the lockfile stays.
+   */
+  void closeKeptDescriptor() throws IOException {
+    slot.mutex.lock();
+    try {
+      if (slot.kept != null) {
+        slot.kept.channel().close();
+      }
+    } finally {
+      slot.mutex.unlock();
+    }
+  }
+
   /** Package view for tests: the record currently held for {@code lockFile} by this JVM, if any. */
   static LockRecord heldRecord(Path lockFile) {
     Slot slot = SLOTS.get(lockFile);
@@ -484,6 +531,15 @@ public final class ProcessLock implements AutoCloseable {
     int depth; // guarded by mutex
     volatile LockRecord record; // written under mutex, with recordBytes (hold)
     volatile byte[] recordBytes; // record.toBytes(), what the release expects to find; never changed
+    /**
+     * The file this slot's owner published, still open, while it is the record held: its
+     * release and {@link ProcessLock#isIntact} go through it ({@link LockFile#removeKept}). Null
+     * when not held, or once the record on disk was replaced ({@link #shareWith}). Guarded by
+     * mutex; closed only through {@link LockFile}, under its guard.
+     */
+    Publication.Kept kept;
+    /** The temporary of this slot's last claim that lost the race to the name, if any. */
+    final Publication.Spare spare = new Publication.Spare();
     private long cleanedAt; // System.nanoTime() of the last cleaning; guarded by mutex
     private boolean cleaned; // guarded by mutex
 
@@ -517,9 +573,17 @@ public final class ProcessLock implements AutoCloseable {
     }
 
     /** Records {@code held} (null: none) as this slot's record, with its bytes; under mutex. */
-    void hold(LockRecord held) {
-      recordBytes = held == null ? null : held.toBytes();
+    void hold(LockRecord held, byte[] heldBytes) {
+      recordBytes = heldBytes;
       record = held;
+    }
+
+    /** Closes the kept file, if any, without removing anything; under mutex. */
+    void dropKept() {
+      if (kept != null) {
+        file.closeKept(kept);
+        kept = null;
+      }
     }
 
     void free() {
@@ -527,7 +591,8 @@ public final class ProcessLock implements AutoCloseable {
       try {
         owner = null;
         depth = 0;
-        hold(null);
+        hold(null, null);
+        dropKept();
         changed.signalAll();
       } finally {
         mutex.unlock();

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The facts about live processes that a proof of death rests on: whether a pid names a live process
@@ -21,7 +23,8 @@ import java.util.OptionalLong;
  * (clock ticks since boot, which never drifts with the wall clock); the boot id is {@code /proc/sys/kernel/random/boot_id},
  * the machine's identity {@code /etc/machine-id} ({@link #machineId}).
  * Elsewhere {@link ProcessHandle} answers, with the start in epoch milliseconds and no boot id.
- * Instances are immutable and thread-safe.
+ * Instances are thread-safe; on Linux one keeps the {@code /proc/PID/stat} of the last few pids it
+ * was asked about open ({@link #KEPT_STATS}), which changes where a state is read, never what.
  */
 public final class ProcessTable {
 
@@ -102,18 +105,19 @@ public final class ProcessTable {
           .map(instant -> OptionalLong.of(instant.toEpochMilli()))
           .orElse(OptionalLong.empty());
     }
-    byte[] stat;
-    int length;
-    try {
-      Path file = PROC.resolve(Long.toString(pid)).resolve("stat");
-      stat = new byte[STAT_BYTES];
-      length = Uninterruptible.call(() -> readInto(file, stat));
-    } catch (NoSuchFileException e) {
-      return OptionalLong.empty();
-    } catch (IOException e) {
-      // The process vanished while we read, or procfs refused us: neither proves it alive.
-      return Files.exists(PROC.resolve(Long.toString(pid))) ? OptionalLong.of(-1)
-          : OptionalLong.empty();
+    byte[] stat = new byte[STAT_BYTES];
+    int length = readKeptStat(pid, stat);
+    if (length < 0) {
+      try {
+        Path file = PROC.resolve(Long.toString(pid)).resolve("stat");
+        length = Uninterruptible.call(() -> openAndKeep(pid, file, stat));
+      } catch (NoSuchFileException e) {
+        return OptionalLong.empty();
+      } catch (IOException e) {
+        // The process vanished while we read, or procfs refused us: neither proves it alive.
+        return Files.exists(PROC.resolve(Long.toString(pid))) ? OptionalLong.of(-1)
+            : OptionalLong.empty();
+      }
     }
     // "pid (comm) state ppid ... starttime": comm may hold spaces and parentheses, so the fields
     // are counted from the last ')'. Parsed in place: this runs on every refused try of a lock.
@@ -161,18 +165,87 @@ public final class ProcessTable {
   /** Room for any {@code /proc/<pid>/stat} line (about 300 bytes, its name at most 64). */
   private static final int STAT_BYTES = 1024;
 
-  /** Reads {@code file} into {@code buffer} until its end or the buffer is full; the length. */
-  private static int readInto(Path file, byte[] buffer) throws IOException {
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-      ByteBuffer into = ByteBuffer.wrap(buffer);
-      // procfs gives the whole line, ending in a newline, at the first read: no second read
-      // for the end of file then.
-      while (into.hasRemaining() && channel.read(into) >= 0
-          && (into.position() == 0 || buffer[into.position() - 1] != '\n')) {
-        // a short read: go on
+  /**
+   * How many {@code /proc/PID/stat} files are kept open, for the pids asked about last. A contender
+   * of a lock judges its holder on every try, and the holders of one lock are few processes; a
+   * descriptor kept open is read again with one positional read instead of an open, a read and a
+   * close. It answers for the very process it was opened on: once that process is gone (reaped),
+   * a read through it fails ({@code ESRCH}), even if a new process has the pid meanwhile, and the
+   * pid is then looked up by name again. So every judgement still reads the process's state at
+   * that moment: nothing about a holder's life is remembered, only where to read it.
+   */
+  private static final int KEPT_STATS = 8;
+
+  /** A {@code /proc/PID/stat} kept open ({@link #KEPT_STATS}). */
+  private record KeptStat(long pid, FileChannel channel) {}
+
+  private final AtomicReferenceArray<KeptStat> keptStats = new AtomicReferenceArray<>(KEPT_STATS);
+  private final AtomicInteger nextKept = new AtomicInteger();
+
+  /**
+   * Reads {@code /proc/PID/stat} into {@code buffer} through a descriptor kept open for {@code pid};
+   * the length, or -1 when none is kept or it cannot be read (its process is gone, or an interrupt
+   * or another thread closed it): it is then forgotten, and the caller opens the file by name.
+   */
+  private int readKeptStat(long pid, byte[] buffer) {
+    for (int i = 0; i < KEPT_STATS; i++) {
+      KeptStat kept = keptStats.get(i);
+      if (kept != null && kept.pid() == pid) {
+        try {
+          return Uninterruptible.call(() -> readInto(kept.channel(), buffer));
+        } catch (IOException e) {
+          if (keptStats.compareAndSet(i, kept, null)) {
+            closeQuietly(kept.channel());
+          }
+          return -1;
+        }
       }
-      return into.position();
     }
+    return -1;
+  }
+
+  /** Opens {@code file}, reads it into {@code buffer} (the length), and keeps it open for {@code pid}. */
+  private int openAndKeep(long pid, Path file, byte[] buffer) throws IOException {
+    FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+    boolean kept = false;
+    try {
+      int length = readInto(channel, buffer);
+      KeptStat fresh = new KeptStat(pid, channel);
+      int slot = Math.floorMod(nextKept.getAndIncrement(), KEPT_STATS);
+      KeptStat evicted = keptStats.getAndSet(slot, fresh);
+      kept = true;
+      if (evicted != null) {
+        closeQuietly(evicted.channel());
+      }
+      return length;
+    } finally {
+      if (!kept) {
+        channel.close();
+      }
+    }
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // a descriptor of procfs: nothing to lose
+    }
+  }
+
+  /**
+   * Reads {@code channel}'s file from its start into {@code buffer} until its end or the buffer is
+   * full, with positional reads; the length.
+   */
+  private static int readInto(FileChannel channel, byte[] buffer) throws IOException {
+    ByteBuffer into = ByteBuffer.wrap(buffer);
+    // procfs gives the whole line, ending in a newline, at the first read: no second read for the
+    // end of file then.
+    while (into.hasRemaining() && channel.read(into, into.position()) >= 0
+        && (into.position() == 0 || buffer[into.position() - 1] != '\n')) {
+      // a short read: go on
+    }
+    return into.position();
   }
 
   /**

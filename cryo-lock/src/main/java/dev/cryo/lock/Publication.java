@@ -16,6 +16,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -57,6 +58,9 @@ public final class Publication {
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
   private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
       StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  private static final Set<OpenOption> CREATE_PRIVATE_READABLE = Set.of(
+      StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+      LinkOption.NOFOLLOW_LINKS);
   private static final long PID = ProcessHandle.current().pid();
   private static final LazyLog LOG = new LazyLog(Publication.class);
 
@@ -130,7 +134,157 @@ public final class Publication {
    */
   public static Outcome tryPublish(Path target, byte[] content, Durability durability)
       throws IOException {
-    Path temporary = writeTemporary(target, content, durability);
+    return link(target, writeTemporary(target, content, durability, false), durability);
+  }
+
+  /**
+   * A file published by {@link #publishKept}, still open: its descriptor (readable and writable,
+   * positioned nowhere in particular: read it with positional reads) and its identity, the device
+   * and inode ({@link java.nio.file.attribute.BasicFileAttributes#fileKey}) it had when it was
+   * linked. The caller owns the descriptor and closes it.
+   *
+   * @param channel the published file's descriptor
+   * @param fileKey the published file's device and inode
+   */
+  record Kept(FileChannel channel, Object fileKey) {}
+
+  /**
+   * Publishes {@code content} at {@code target} as {@link #publishExclusive} does (never forced), and
+   * keeps the published file open, so that its owner can check and remove it later through that
+   * descriptor instead of opening it by name again (a lock's release).
+   *
+   * @param spare where a temporary that loses the link is kept, and taken from to be written again
+   *     ({@link Spare}); {@code null}: none, a lost temporary is removed
+   * @return the published file, or {@code null} when an entry (of any kind) already exists at
+   *     {@code target}, which is left untouched (nothing is left open or behind but the spare)
+   * @throws NoSuchFileException when the target's directory does not exist; nothing was published
+   * @throws IOException when nothing was published because the file system refused
+   */
+  static Kept publishKept(Path target, byte[] content, Spare spare) throws IOException {
+    Written written = spare == null ? null : spare.take(content);
+    if (written == null) {
+      written = writeTemporary(target, content, Durability.VOLATILE, true);
+    }
+    Outcome outcome;
+    try {
+      outcome = link(target, written, Durability.VOLATILE, spare);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(written.channel());
+      throw e;
+    }
+    if (!outcome.complete()) {
+      LOG.get().log(System.Logger.Level.WARNING, "{0}: {1}", target, outcome.describe());
+    }
+    if (!outcome.published()) {
+      if (spare == null) {
+        closeQuietly(written.channel());
+      }
+      return null;
+    }
+    return new Kept(written.channel(), written.fileKey());
+  }
+
+  /**
+   * The temporary of a publication that lost its race to the link (the target was taken first),
+   * kept open to be written again by the next publication to the same target: a contender who
+   * loses the link then creates no file the next time it tries. It was never at the target, so no
+   * reader of the target can have it open, and writing it again in place shows nobody a
+   * half-written record; before it is linked, its name must still designate it, with one link.
+   * At most one per holder of a {@code Spare}; the methods are synchronised, but a spare is meant
+   * for one thread at a time (a lock slot's owner). {@link #discard} removes it (at the JVM's
+   * exit, by {@link ProcessLock}); after a crash it is a temporary of a dead writer like any other
+   * ({@link #removeAbandoned}).
+   */
+  static final class Spare {
+    private Written written; // guarded by this; null: none kept
+
+    /** Keeps {@code lost}, a temporary whose link failed; one kept before is discarded. */
+    synchronized void keep(Written lost) {
+      Written before = written;
+      written = lost;
+      if (before != null) {
+        discard(before);
+      }
+    }
+
+    /**
+     * The kept temporary, holding {@code content} now (written in place, truncated to it, its
+     * name checked to designate it with one link); {@code null} when none is kept or it cannot
+     * be used (it is then discarded).
+     */
+    synchronized Written take(byte[] content) {
+      Written kept = written;
+      written = null;
+      if (kept == null) {
+        return null;
+      }
+      try {
+        return Uninterruptible.call(() -> rewrite(kept, content));
+      } catch (IOException e) {
+        discard(kept);
+        return null;
+      }
+    }
+
+    /** Removes the kept temporary, if any. */
+    synchronized void discard() {
+      Written kept = written;
+      written = null;
+      if (kept != null) {
+        discard(kept);
+      }
+    }
+
+    /** Whether a temporary is kept (for tests). */
+    synchronized boolean holdsOne() {
+      return written != null;
+    }
+
+    private static Written rewrite(Written kept, byte[] content) throws IOException {
+      FileChannel channel = kept.channel();
+      ByteBuffer buffer = ByteBuffer.wrap(content);
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, buffer.position());
+      }
+      channel.truncate(content.length);
+      Map<String, Object> attributes = Files.readAttributes(kept.temporary(), "unix:nlink,fileKey",
+          LinkOption.NOFOLLOW_LINKS);
+      if (!(attributes.get("nlink") instanceof Integer count) || count != 1
+          || !Objects.equals(attributes.get("fileKey"), kept.fileKey())) {
+        throw new IOException("the kept temporary " + kept.temporary() + " was linked or replaced");
+      }
+      return kept;
+    }
+
+    /** Closes the kept temporary, and removes its name while the name still designates it. */
+    private static void discard(Written kept) {
+      closeQuietly(kept.channel());
+      try {
+        if (Objects.equals(kept.fileKey(), Files.readAttributes(kept.temporary(),
+            BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey())) {
+          Files.deleteIfExists(kept.temporary());
+        }
+      } catch (NoSuchFileException e) {
+        // removed already
+      } catch (IOException e) {
+        LOG.get().log(System.Logger.Level.DEBUG, "could not remove {0}: {1}", kept.temporary(), e);
+      }
+    }
+  }
+
+  /** Links a written temporary to {@code target}, then removes its name; see {@link #tryPublish}. */
+  private static Outcome link(Path target, Written written, Durability durability)
+      throws IOException {
+    return link(target, written, durability, null);
+  }
+
+  /**
+   * {@link #link(Path, Written, Durability)}; when the target is taken first and {@code spareOnLoss}
+   * is given, the temporary is kept there, open and named, instead of removed.
+   */
+  private static Outcome link(Path target, Written written, Durability durability,
+      Spare spareOnLoss) throws IOException {
+    Path temporary = written.temporary();
     boolean published;
     try {
       beforeLink.reached(target, temporary);
@@ -148,6 +302,9 @@ public final class Publication {
     }
     if (published) {
       afterLink.reached(target, temporary);
+    } else if (spareOnLoss != null) {
+      spareOnLoss.keep(written);
+      return new Outcome(false, Optional.empty(), Optional.empty());
     }
     // From here on what is published stays published: failures are reported, never thrown.
     Optional<Path> left = Optional.empty();
@@ -161,6 +318,14 @@ public final class Publication {
       notForced = forceDirectory(target.getParent());
     }
     return new Outcome(published, left, notForced);
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // nothing was published through it, or what was stays published
+    }
   }
 
   /**
@@ -194,7 +359,7 @@ public final class Publication {
    */
   public static Outcome replace(Path target, byte[] content, Durability durability)
       throws IOException {
-    Path temporary = writeTemporary(target, content, durability);
+    Path temporary = writeTemporary(target, content, durability, false).temporary();
     try {
       Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE,
           StandardCopyOption.REPLACE_EXISTING);
@@ -329,19 +494,28 @@ public final class Publication {
   }
 
   /**
+   * A temporary written whole: its name, its identity (device and inode), and its descriptor when
+   * it was asked to be kept open (else {@code null}).
+   */
+  private record Written(Path temporary, FileChannel channel, Object fileKey) {}
+
+  /**
    * Writes a fresh temporary holding {@code content}; one unit of work that leaves nothing behind
    * when it fails, so that an interrupt in the middle repeats it whole ({@link Uninterruptible}).
+   * When {@code keep}, the temporary is opened for reading as well, and its descriptor stays open.
    */
-  private static Path writeTemporary(Path target, byte[] content, Durability durability)
-      throws IOException {
-    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability));
+  private static Written writeTemporary(Path target, byte[] content, Durability durability,
+      boolean keep) throws IOException {
+    return Uninterruptible.call(() -> writeTemporaryOnce(target, content, durability, keep));
   }
 
-  private static Path writeTemporaryOnce(Path target, byte[] content, Durability durability)
-      throws IOException {
+  private static Written writeTemporaryOnce(Path target, byte[] content, Durability durability,
+      boolean keep) throws IOException {
     Path temporary = sibling(target, TEMPORARY_MARK);
     boolean complete = false;
-    try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
+    FileChannel channel = FileChannel.open(temporary, keep ? CREATE_PRIVATE_READABLE
+        : CREATE_PRIVATE, PRIVATE_FILE);
+    try {
       ByteBuffer buffer = ByteBuffer.wrap(content);
       while (buffer.hasRemaining()) {
         channel.write(buffer);
@@ -349,19 +523,27 @@ public final class Publication {
       if (durability == Durability.DURABLE) {
         channel.force(true);
       }
-      Object links = Files.getAttribute(temporary, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-      if (links instanceof Integer count && count > 1) {
+      // One lstat for both: the link count, and the identity a kept descriptor is known by.
+      Map<String, Object> attributes =
+          Files.readAttributes(temporary, "unix:nlink,fileKey", LinkOption.NOFOLLOW_LINKS);
+      if (attributes.get("nlink") instanceof Integer count && count > 1) {
         channel.truncate(0);
         throw new IOException("the temporary " + temporary + " was hard-linked elsewhere while it"
             + " was written; nothing was published: find who links files in " + target.getParent());
       }
       complete = true;
+      return new Written(temporary, keep ? channel : null, attributes.get("fileKey"));
     } finally {
-      if (!complete) {
-        Files.deleteIfExists(temporary);
+      if (!complete || !keep) {
+        try {
+          channel.close();
+        } finally {
+          if (!complete) {
+            Files.deleteIfExists(temporary);
+          }
+        }
       }
     }
-    return temporary;
   }
 
   /** Forces {@code directory}'s entries to disk; the failure, if it could not. */

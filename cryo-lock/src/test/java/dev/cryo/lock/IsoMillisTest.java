@@ -54,6 +54,37 @@ class IsoMillisTest {
   }
 
   @Test
+  void theHandMadeCalendarIsTheJdksOnEveryDayFrom1970To9999() {
+    java.time.LocalDate date = java.time.LocalDate.of(1970, 1, 1);
+    java.time.LocalDate end = java.time.LocalDate.of(9999, 12, 31);
+    for (long day = 0; !date.isAfter(end); day++, date = date.plusDays(1)) {
+      int y = date.getYear();
+      int m = date.getMonthValue();
+      int d = date.getDayOfMonth();
+      if (IsoMillis.epochDay(y, m, d) != day || IsoMillis.civil(day) != (y << 9 | m << 5 | d)
+          || (d == 1 && IsoMillis.daysIn(y, m) != date.lengthOfMonth())) {
+        throw new AssertionError(date + " (day " + day + "): epochDay "
+            + IsoMillis.epochDay(y, m, d) + ", civil " + Integer.toHexString(IsoMillis.civil(day))
+            + ", days in month " + IsoMillis.daysIn(y, m));
+      }
+    }
+  }
+
+  @Test
+  void theLastDayOfEachMonthIsParsedAndTheDayAfterLeftToTheJdk() {
+    for (int year : new int[] {1970, 1972, 2000, 2024, 2026, 2100, 2400, 9999}) {
+      for (int month = 1; month <= 12; month++) {
+        int last = IsoMillis.daysIn(year, month);
+        String ok = String.format("%04d-%02d-%02dT12:00:00Z", year, month, last);
+        assertThat(IsoMillis.parse(ok)).as(ok).isEqualTo(Instant.parse(ok));
+        assertThat(IsoMillis.format(Instant.parse(ok))).as(ok).isEqualTo(ok);
+        String past = String.format("%04d-%02d-%02dT12:00:00Z", year, month, last + 1);
+        assertThat(IsoMillis.parse(past)).as(past).isNull();
+      }
+    }
+  }
+
+  @Test
   void anImpossibleDateIsStillRefusedByTheJdk() {
     org.junit.jupiter.api.Assertions.assertThrows(DateTimeParseException.class,
         () -> Instant.parse("2023-02-29T00:00:00Z"));

@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -27,21 +28,20 @@ import java.util.Set;
  * <ol>
  *   <li>look at {@code .lock} ({@code Files.exists}: one {@code access(2)}, the claim's look
  *       before it writes);
- *   <li>open a temporary beside {@code .lock} with {@code CREATE_NEW, WRITE, NOFOLLOW_LINKS} and
- *       mode 0600; write the record; read its link count ({@code unix:nlink}, one {@code lstat});
- *       close;
+ *   <li>open a temporary beside {@code .lock} with {@code CREATE_NEW, READ, WRITE,
+ *       NOFOLLOW_LINKS} and mode 0600; write the record; read its link count and file key
+ *       ({@code unix:nlink,fileKey}, one {@code lstat}); keep it open;
  *   <li>{@code link(temporary, .lock)};
  *   <li>delete the temporary.
  * </ol>
  *
- * <p>Release (what {@code LockFile.removeOwn} does, the owner's release):
+ * <p>Release (what {@code LockFile.removeKept} does, the owner's release through the descriptor
+ * its acquisition kept):
  * <ol>
- *   <li>{@code lstat(.lock)} (a regular file? its file key);
- *   <li>open {@code .lock} {@code READ, WRITE, NOFOLLOW_LINKS}; {@code tryLock()} (an
- *       {@code fcntl} lock); read the content to end of file with positional reads into a
- *       4097-byte buffer;
- *   <li>{@code lstat(.lock)} again and compare its file key with the first; delete {@code .lock};
- *   <li>close the channel (which drops the {@code fcntl} lock).
+ *   <li>{@code tryLock()} on the kept channel (an {@code fcntl} lock); read the content with one
+ *       positional read of one byte more than the record;
+ *   <li>{@code lstat(.lock)} and compare its file key with the kept one; delete {@code .lock};
+ *   <li>release the {@code fcntl} lock and close the channel.
  * </ol>
  *
  * <p>Left out, because they are not calls of the protocol: validating the directory
@@ -56,14 +56,15 @@ public final class ProtocolFloor {
 
   private static final FileAttribute<?> PRIVATE_FILE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
-  private static final Set<OpenOption> CREATE_PRIVATE = Set.of(
-      StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  private static final Set<OpenOption> CREATE_PRIVATE = Set.of(StandardOpenOption.CREATE_NEW,
+      StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
 
   private final Path lockFile;
   private final String temporaryPrefix;
   private long serial;
   private final byte[] record;
-  private final ByteBuffer readBuffer = ByteBuffer.allocate(LockRecord.MAX_BYTES + 1);
+  private FileChannel kept; // the published file, between an acquire and its release
+  private Object keptKey;
 
   /**
    * A floor working in {@code directory} (which must exist), on {@code <directory>/.lock}.
@@ -99,61 +100,69 @@ public final class ProtocolFloor {
       return false;
     }
     Path temporary = lockFile.resolveSibling(temporaryPrefix + uniqueSuffix());
-    try (FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE)) {
+    FileChannel channel = FileChannel.open(temporary, CREATE_PRIVATE, PRIVATE_FILE);
+    boolean published = false;
+    try {
       ByteBuffer content = ByteBuffer.wrap(record);
       while (content.hasRemaining()) {
         channel.write(content);
       }
-      Object links = Files.getAttribute(temporary, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-      if (!(links instanceof Integer count) || count != 1) {
-        throw new IOException("unexpected link count " + links + " of " + temporary);
+      Map<String, Object> attributes =
+          Files.readAttributes(temporary, "unix:nlink,fileKey", LinkOption.NOFOLLOW_LINKS);
+      if (!(attributes.get("nlink") instanceof Integer count) || count != 1) {
+        throw new IOException("unexpected link count " + attributes + " of " + temporary);
       }
-    }
-    try {
-      Files.createLink(lockFile, temporary);
-      return true;
-    } catch (FileAlreadyExistsException e) {
-      return false;
+      try {
+        Files.createLink(lockFile, temporary);
+        published = true;
+        kept = channel;
+        keptKey = attributes.get("fileKey");
+        return true;
+      } catch (FileAlreadyExistsException e) {
+        return false;
+      }
     } finally {
       Files.deleteIfExists(temporary);
+      if (!published) {
+        channel.close();
+      }
     }
   }
 
   /**
-   * Removes {@code .lock} through the checked sequence of an owner's release.
+   * Removes {@code .lock} through the checked sequence of an owner's release, through the
+   * descriptor the acquire kept.
    *
    * @return whether it was removed
    */
   public boolean release() throws IOException {
-    BasicFileAttributes before =
-        Files.readAttributes(lockFile, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-    if (!before.isRegularFile()) {
-      return false;
+    FileChannel channel = kept;
+    kept = null;
+    if (channel == null) {
+      return false; // nothing acquired
     }
-    try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.READ,
-        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+    try (channel) {
       FileLock osLock = channel.tryLock();
       if (osLock == null) {
         return false;
       }
-      readBuffer.clear();
-      long position = 0;
+      ByteBuffer readBuffer = ByteBuffer.allocate(record.length + 1);
       while (readBuffer.hasRemaining()) {
-        int read = channel.read(readBuffer, position);
-        if (read < 0) {
+        int read = channel.read(readBuffer, readBuffer.position());
+        if (read < 0 || (read > 0 && readBuffer.position() >= record.length)) {
           break;
         }
-        position += read;
       }
-      if (position != record.length) {
+      if (readBuffer.position() != record.length) {
         return false;
       }
       Object now = Files.readAttributes(lockFile, BasicFileAttributes.class,
           LinkOption.NOFOLLOW_LINKS).fileKey();
-      if (!Objects.equals(now, before.fileKey())) {
+      if (!Objects.equals(now, keptKey)) {
         return false;
       }
       Files.delete(lockFile);
+      osLock.release();
       return true;
     }
   }
