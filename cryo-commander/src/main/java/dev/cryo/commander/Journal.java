@@ -20,6 +20,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The commander's journal, {@code DIR/journal}: every change of its maps ({@link MapChanges}) as an
@@ -29,14 +30,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Records are buffered in memory as the maps change and written in batches every
  * {@link #BATCH} (one write and one {@code fsync} per batch): a change is on disk at most a batch
- * after it happened; a crash inside that window loses only the newest changes (a user frozen in it
- * reads as awake: lost, never invented).
+ * after it happened (plus at most {@link #WAKE_WAIT} when the batch waits for a moving user's wake,
+ * below); a crash inside that window loses only the newest changes (a user frozen in it reads as
+ * awake: lost, never invented).
  *
  * <p><b>The barrier.</b> A worker's freeze forces nothing: its parcels are in the page cache, where
  * every process reads them, but a power loss can lose them. So a batch that records a user as
  * frozen is written only once his parcels are on disk: before each write, the {@link Barrier} is
  * passed the users whose newest record in the batch is {@code FROZEN} (a user frozen and woken
- * again within one batch, as a move usually is, is not forced at all), and the batch waits for it
+ * again within one batch, as a move usually is, is not forced at all; a batch taken while a user
+ * it records as frozen has his wake on its way waits for that wake first, at most {@link
+ * #WAKE_WAIT}, so that a move is not forced either), and the batch waits for it
  * ({@link dev.cryo.freezer.Freezer#forceUsers}, on this journal's thread, never on a request's
  * path). A barrier that fails keeps the batch in memory, in order, and the next tick tries again:
  * the journal then lags, and a crash meanwhile reads those users as awake (lost, never a frozen
@@ -71,6 +75,15 @@ final class Journal implements MapChanges, AutoCloseable {
   static final String FILE_NAME = "journal";
   /** How often the buffered records are written. */
   static final Duration BATCH = Duration.ofMillis(50);
+  /**
+   * How long a batch waits, at most, for the wakes on their way of the users it records as frozen
+   * (see {@link #awaitWakesOnTheirWay}).
+   */
+  static final Duration WAKE_WAIT = Duration.ofMillis(20);
+  /** A batch waits for wakes only when it records at most this many users as frozen. */
+  static final int WAKE_WAIT_MAX_USERS = 16;
+  /** How often a batch waiting for wakes looks at the maps again. */
+  private static final long WAKE_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** The journal is compacted when it holds this many times the records its maps need... */
   static final int COMPACT_FACTOR = 4;
   /** ...and at least this many records. */
@@ -82,6 +95,7 @@ final class Journal implements MapChanges, AutoCloseable {
   private final Routing routing;
   private final Barrier barrier;
   private final ScheduledExecutorService writer;
+  private final long wakeWaitNanos;
   private final Object bufferLock = new Object();
   private ByteArrayOutputStream buffer = new ByteArrayOutputStream(); // guarded by bufferLock
   private int buffered; // guarded by bufferLock
@@ -94,10 +108,11 @@ final class Journal implements MapChanges, AutoCloseable {
   private long liveRecords; // guarded by fileLock: the records of the last compaction
   private boolean closed; // guarded by fileLock
 
-  private Journal(Path file, Routing routing, Barrier barrier) {
+  private Journal(Path file, Routing routing, Barrier barrier, Duration wakeWait) {
     this.file = file;
     this.routing = routing;
     this.barrier = barrier;
+    this.wakeWaitNanos = wakeWait.toNanos();
     this.writer = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-journal");
       thread.setDaemon(true);
@@ -111,11 +126,16 @@ final class Journal implements MapChanges, AutoCloseable {
    * behind {@code barrier}.
    */
   static Journal start(Path home, Routing routing, Barrier barrier) throws IOException {
-    Journal journal = new Journal(home.resolve(FILE_NAME), routing, barrier);
+    return start(home, routing, barrier, WAKE_WAIT);
+  }
+
+  /** As {@link #start(Path, Routing, Barrier)}, a batch waiting at most {@code wakeWait} for wakes. */
+  static Journal start(Path home, Routing routing, Barrier barrier, Duration wakeWait)
+      throws IOException {
+    Journal journal = new Journal(home.resolve(FILE_NAME), routing, barrier, wakeWait);
     journal.compact();
     long batch = BATCH.toMillis();
-    journal.writer.scheduleWithFixedDelay(journal::writeBatch, batch, batch,
-        TimeUnit.MILLISECONDS);
+    journal.writer.scheduleWithFixedDelay(journal::tick, batch, batch, TimeUnit.MILLISECONDS);
     return journal;
   }
 
@@ -241,6 +261,55 @@ final class Journal implements MapChanges, AutoCloseable {
   /** Writes what is buffered now, and compacts when due; blocks until it is on disk. */
   void flush() {
     writeBatch();
+  }
+
+  /** The batch of the journal's clock: as {@link #flush}, after the wakes on their way. */
+  private void tick() {
+    awaitWakesOnTheirWay();
+    writeBatch();
+  }
+
+  /**
+   * Waits, at most {@link #wakeWaitNanos}, while a user the buffer records as frozen has a wake on
+   * its way: the maps say he is frozen with a destination (a move, or a request placed to wake
+   * him), so his next record, a few milliseconds away, says he is awake again. Without the wait
+   * the barrier would force the parcels the wake is reading and removing, for nothing, and the
+   * forces compete with that wake for the file system (measured: the move's tail, docs/benchmarks.md).
+   * A batch that records more than {@link #WAKE_WAIT_MAX_USERS} users as frozen (a quit, a drain)
+   * does not wait. Called on the journal's thread with no lock held (it asks the maps, whose lock
+   * comes before the buffer's); it only delays a batch: a change is on disk at most a
+   * {@link #BATCH} plus this wait after it happened, and the barrier still forces whoever the batch
+   * records as frozen.
+   */
+  private void awaitWakesOnTheirWay() {
+    long deadline = System.nanoTime() + wakeWaitNanos;
+    while (!Thread.currentThread().isInterrupted()) {
+      List<String> frozen = new ArrayList<>();
+      synchronized (bufferLock) {
+        for (Map.Entry<String, Boolean> user : frozenInBuffer.entrySet()) {
+          if (user.getValue()) {
+            frozen.add(user.getKey());
+          }
+        }
+      }
+      if (frozen.isEmpty() || frozen.size() > WAKE_WAIT_MAX_USERS || !anyWakeOnItsWay(frozen)) {
+        return;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return;
+      }
+      LockSupport.parkNanos(this, Math.min(left, WAKE_POLL_NANOS));
+    }
+  }
+
+  private boolean anyWakeOnItsWay(List<String> users) {
+    for (String user : users) {
+      if (routing.locate(user) instanceof Location.Frozen frozen && frozen.destination() != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void writeBatch() {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.ProcessCpu;
+import dev.cryo.bench.ProcessSwitches;
 import dev.cryo.bench.Scratch;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
@@ -40,7 +41,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The first block begins with {@code WARMUP} (default 50) direct moves that are not counted.
  * After the steps it prints the processor time per direct move of this JVM (the commander and the
- * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves).
+ * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves),
+ * and their threads' switches per direct move (voluntary ones are wake-ups).
  */
 public final class MoveSteps {
 
@@ -87,10 +89,11 @@ public final class MoveSteps {
       pids.add(ProcessHandle.current().pid());
       commander.status().workers().forEach(worker -> pids.add(worker.pid()));
       long[] cpu = new long[pids.size()];
+      long[] switches = new long[2 * pids.size()];
       for (int block = 0; block < blocks; block++) {
         for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
           if (i == (block == 0 ? warmup : 0)) {
-            addCpu(cpu, pids, -1);
+            addCpu(cpu, switches, pids, -1);
           }
           Instant start = Instant.now();
           Reply moved = commander.serve(post(connection, "/api/move", "{}"));
@@ -100,12 +103,13 @@ public final class MoveSteps {
             timed.add(new long[] {nanos(start), nanos(end)});
           }
         }
-        addCpu(cpu, pids, 1);
+        addCpu(cpu, switches, pids, 1);
         Histogram http = HttpBench.moves(base, moves);
         steps.get("http: whole move").add(http);
       }
       cut(home.resolve("events.jsonl"), timed, steps);
-      cpuLine = cpuPerMove(cpu, timed.size());
+      cpuLine = cpuPerMove(cpu, timed.size()) + System.lineSeparator()
+          + switchesPerMove(switches, timed.size());
     } finally {
       Scratch.delete(home);
     }
@@ -122,11 +126,36 @@ public final class MoveSteps {
     System.out.println(cpuLine);
   }
 
-  /** Adds (sign 1) or takes away (sign -1) each process's processor time so far. */
-  private static void addCpu(long[] cpu, List<Long> pids, int sign) {
+  /**
+   * Adds (sign 1) or takes away (sign -1) each process's processor time so far ({@code cpu}) and
+   * its threads' voluntary and involuntary switches ({@code switches}, two per process).
+   */
+  private static void addCpu(long[] cpu, long[] switches, List<Long> pids, int sign) {
     for (int i = 0; i < cpu.length; i++) {
       cpu[i] += sign * ProcessCpu.nanos(pids.get(i));
+      long[] now = ProcessSwitches.of(pids.get(i));
+      switches[2 * i] += sign * now[0];
+      switches[2 * i + 1] += sign * now[1];
     }
+  }
+
+  /** The threads' switches per direct move, voluntary / involuntary, of each process. */
+  private static String switchesPerMove(long[] switches, int moves) {
+    StringBuilder line = new StringBuilder("thread switches per direct move, voluntary /"
+        + " involuntary: commander (this JVM) ");
+    long voluntary = 0;
+    long involuntary = 0;
+    for (int i = 0; i < switches.length / 2; i++) {
+      if (i > 0) {
+        line.append(", worker ").append(i).append(' ');
+      }
+      line.append(String.format("%.1f / %.1f", (double) switches[2 * i] / moves,
+          (double) switches[2 * i + 1] / moves));
+      voluntary += switches[2 * i];
+      involuntary += switches[2 * i + 1];
+    }
+    return line.append(String.format(", all %.1f / %.1f", (double) voluntary / moves,
+        (double) involuntary / moves)).toString();
   }
 
   /** The processor time of the direct moves, per move, this JVM (commander) and each worker. */
