@@ -225,23 +225,8 @@ public final class LockFile {
       if (!holdsExactly(channel, oursBytes) && !ours.test(readBounded(channel))) {
         return Removal.CHANGED;
       }
-      Object now;
-      try {
-        now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-            .fileKey();
-      } catch (NoSuchFileException e) {
-        return Removal.ABSENT;
-      }
-      if (!kept.fileKey().equals(now)) {
-        return null; // another file at the name (a copy of ours?): judged by name, as before
-      }
-      removalProbe.beforeUnlink(path);
-      try {
-        Files.delete(path);
-      } catch (NoSuchFileException e) {
-        return Removal.ABSENT;
-      }
-      return Removal.REMOVED;
+      // another file at the name (a copy of ours?): null, judged by name, as before
+      return unlinkIfStill(kept.fileKey(), null);
     } finally {
       if (osLock.isValid()) {
         osLock.release();
@@ -263,11 +248,38 @@ public final class LockFile {
   }
 
   /**
-   * Whether {@code channel}'s file holds exactly {@code expected}: a positional read of one byte
-   * more than expected, whose short answer is the file's end (as {@link SemaphoreHold} reads its
-   * own record).
+   * The end of a guarded removal, the lock of the file taken and its content judged ours: unlinks
+   * the name when it still names the file {@code key} identifies.
+   *
+   * @return {@link Removal#REMOVED}; {@link Removal#ABSENT} when nothing is at the name any more;
+   *     {@code otherwise} when another file is there (or {@code key} is unknown)
    */
-  private static boolean holdsExactly(FileChannel channel, byte[] expected) throws IOException {
+  private Removal unlinkIfStill(Object key, Removal otherwise) throws IOException {
+    Object now;
+    try {
+      now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
+    } catch (NoSuchFileException e) {
+      return Removal.ABSENT;
+    }
+    if (key == null || !key.equals(now)) {
+      return otherwise;
+    }
+    removalProbe.beforeUnlink(path);
+    try {
+      Files.delete(path);
+    } catch (NoSuchFileException e) {
+      return Removal.ABSENT;
+    }
+    return Removal.REMOVED;
+  }
+
+  /**
+   * Whether {@code channel}'s file holds exactly {@code expected}: a positional read of one byte
+   * more than expected, whose short answer is the file's end. {@link SemaphoreHold} checks its own
+   * record with it too.
+   */
+  static boolean holdsExactly(FileChannel channel, byte[] expected) throws IOException {
     ByteBuffer buffer = ByteBuffer.allocate(expected.length + 1);
     while (buffer.hasRemaining()) {
       int read = channel.read(buffer, buffer.position());
@@ -395,23 +407,7 @@ public final class LockFile {
         if (!ours.test(readBounded(channel))) {
           return Removal.CHANGED;
         }
-        Object now;
-        try {
-          now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-              .fileKey();
-        } catch (NoSuchFileException e) {
-          return Removal.ABSENT;
-        }
-        if (before == null || !before.equals(now)) {
-          return Removal.CHANGED;
-        }
-        removalProbe.beforeUnlink(path);
-        try {
-          Files.delete(path);
-        } catch (NoSuchFileException e) {
-          return Removal.ABSENT;
-        }
-        return Removal.REMOVED;
+        return unlinkIfStill(before, Removal.CHANGED);
       } catch (NoSuchFileException e) {
         return Removal.ABSENT;
       }

@@ -15,7 +15,6 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Set;
 
@@ -481,7 +480,7 @@ public final class SemaphoreHold {
       return LockFile.Removal.CONTENDED;
     }
     try {
-      if (!isRecord(held)) {
+      if (!LockFile.holdsExactly(held, recordBytes)) {
         return LockFile.Removal.CHANGED;
       }
       Object now;
@@ -527,24 +526,6 @@ public final class SemaphoreHold {
           + " not be moved back: {2}", folder, recycledAs, e);
     }
   }
-
-  /**
-   * Whether the held file's bytes are exactly this hold's record: one positional read of one byte
-   * more than the record, whose short answer is the file's end.
-   */
-  private boolean isRecord(FileChannel channel) throws IOException {
-    byte[] expected = recordBytes;
-    ByteBuffer buffer = ByteBuffer.allocate(expected.length + 1);
-    while (buffer.hasRemaining()) {
-      int read = channel.read(buffer, buffer.position());
-      if (read < 0 || (read > 0 && buffer.position() >= expected.length)) {
-        break;
-      }
-    }
-    return buffer.position() == expected.length
-        && Arrays.equals(buffer.array(), 0, expected.length, expected, 0, expected.length);
-  }
-
 
   private Path lockPath() {
     return folder.resolve(FolderSemaphore.FILE_NAME);
