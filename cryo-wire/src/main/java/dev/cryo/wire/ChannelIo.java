@@ -20,7 +20,7 @@ import java.util.function.Consumer;
  * and {@link #awaitReadable}; one writer at a time (the holder of the wire's write lock) calls
  * {@link #writeFully}; {@link #wakeReader} and {@link #close} from any thread.
  */
-final class ChannelIo {
+class ChannelIo {
 
   private static final Consumer<SelectionKey> IGNORE = key -> { };
 
@@ -32,6 +32,11 @@ final class ChannelIo {
     this.channel = channel;
     this.readable = readable;
     this.writable = writable;
+  }
+
+  /** The same channel and selectors as {@code other}: for a test's subclass that wraps a step. */
+  ChannelIo(ChannelIo other) {
+    this(other.channel, other.readable, other.writable);
   }
 
   /** Puts a connected channel in non-blocking mode and registers it with its two selectors. */

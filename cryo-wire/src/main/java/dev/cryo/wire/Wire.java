@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -80,7 +81,7 @@ public final class Wire implements AutoCloseable {
 
   /** A call waiting for its reply until its deadline (System.nanoTime). */
   private record Pending(long id, String method, CompletableFuture<byte[]> future,
-      long deadline, Duration timeout, java.util.concurrent.atomic.AtomicBoolean written) {
+      long deadline, Duration timeout, AtomicBoolean written) {
   }
 
   private Wire(ChannelIo io, String name, WireHandler handler, Set<String> callMethods,
@@ -143,6 +144,12 @@ public final class Wire implements AutoCloseable {
       throw new IllegalStateException("wire " + name + " refused: the channel cannot be put in"
           + " non-blocking mode with its selectors (" + e.getMessage() + ")", e);
     }
+    return serve(io, name, handler, calls, events, limits);
+  }
+
+  /** Starts serving an open channel's I/O; the methods are checked already (tests' seam). */
+  static Wire serve(ChannelIo io, String name, WireHandler handler, Set<String> calls,
+      Set<String> events, WireLimits limits) {
     Wire wire = new Wire(io, name, handler, calls, events, limits);
     wire.turn.start(wire.reader);
     Timeouts.watch(wire);
@@ -216,17 +223,13 @@ public final class Wire implements AutoCloseable {
     }
     Pending call = new Pending(id, method, new Reply(this),
         System.nanoTime() + timeout.toNanos(), timeout,
-        new java.util.concurrent.atomic.AtomicBoolean());
+        new AtomicBoolean());
     pending.put(id, call);
     if (closeReason.get() != null) {
       failPending();
       return call.future;
     }
-    try {
-      write(frame, call.written());
-    } catch (IOException e) {
-      closeWith("write_failed: writing a call failed (" + e.getMessage() + ")", Level.WARNING);
-    }
+    write(frame, call.written(), "a call");
     return call.future;
   }
 
@@ -248,11 +251,9 @@ public final class Wire implements AutoCloseable {
     if (reason != null) {
       throw new WireClosedException(name, reason, false);
     }
-    try {
-      write(frame, null);
-    } catch (IOException e) {
-      closeWith("write_failed: writing an event failed (" + e.getMessage() + ")", Level.WARNING);
-      throw new WireClosedException(name, closeReason.get());
+    AtomicBoolean written = new AtomicBoolean();
+    if (!write(frame, written, "an event")) {
+      throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
 
@@ -297,11 +298,9 @@ public final class Wire implements AutoCloseable {
     if (reason != null) {
       throw new WireClosedException(name, reason, false);
     }
-    try {
-      write(burst, null);
-    } catch (IOException e) {
-      closeWith("write_failed: writing events failed (" + e.getMessage() + ")", Level.WARNING);
-      throw new WireClosedException(name, closeReason.get());
+    AtomicBoolean written = new AtomicBoolean();
+    if (!write(burst, written, "events")) {
+      throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
 
@@ -664,11 +663,7 @@ public final class Wire implements AutoCloseable {
     if (closeReason.get() != null) {
       return;
     }
-    try {
-      write(frame, null);
-    } catch (IOException e) {
-      closeWith("write_failed: writing a reply failed (" + e.getMessage() + ")", Level.WARNING);
-    }
+    write(frame, null, "a reply");
   }
 
   private byte[] errorFrame(Frame call, String code, String message) {
@@ -685,23 +680,38 @@ public final class Wire implements AutoCloseable {
    * interrupted caller (a request given up by its client) neither cuts a frame nor ends the wire
    * of every other.
    *
-   * @param written for a call, set once the lock is held and the wire still open (from then on
-   *     its bytes may reach the peer); null for an event or a reply
+   * <p>A failed write closes the wire before the lock is let go: a call waiting for the lock then
+   * finds the wire closed and is failed as never sent, even when the reader thread has not yet
+   * seen the end of the stream (a peer that died, or stopped reading, while a frame was blocked).
+   *
+   * @param written set once the lock is held and the wire still open (from then on the frame's
+   *     bytes may reach the peer); null when the caller need not know (a reply)
+   * @param what what is written, for the close reason ("a call", "a reply", ...)
+   * @return whether the frame was written whole; false when the wire was or became closed
    */
-  private void write(byte[] frame, java.util.concurrent.atomic.AtomicBoolean written)
-      throws IOException {
+  private boolean write(byte[] frame, AtomicBoolean written,
+      String what) {
     ByteBuffer bytes = ByteBuffer.wrap(frame);
+    boolean closedHere = false;
     writeLock.lock();
     try {
+      if (closeReason.get() != null) { // closed while this writer waited for the lock: not sent
+        return false;
+      }
       if (written != null) {
-        if (closeReason.get() != null) { // closed while this call waited for the lock: not sent
-          throw new ClosedChannelException();
-        }
         written.set(true); // from here on, some of it may reach the peer
       }
       io.writeFully(bytes);
+      return true;
+    } catch (IOException e) {
+      closedHere = markClosed("write_failed: writing " + what + " failed (" + e.getMessage()
+          + ")", Level.WARNING);
+      return false;
     } finally {
       writeLock.unlock();
+      if (closedHere) {
+        finishClose();
+      }
     }
   }
 
@@ -773,10 +783,22 @@ public final class Wire implements AutoCloseable {
 
   /** Closes the wire once with a reason; later reasons are ignored. */
   private void closeWith(String reason, Level level) {
+    if (markClosed(reason, level)) {
+      finishClose();
+    }
+  }
+
+  /** Sets the close reason, first come only: whether this caller closed the wire. */
+  private boolean markClosed(String reason, Level level) {
     if (!closeReason.compareAndSet(null, reason)) {
-      return;
+      return false;
     }
     LOG.log(level, () -> "wire " + name + " closed: " + reason);
+    return true;
+  }
+
+  /** The rest of a close, by the one who marked it, outside the write lock. */
+  private void finishClose() {
     Timeouts.forget(this);
     try {
       io.close();
