@@ -108,6 +108,19 @@ class FolderFifoTest {
   }
 
   @Test
+  void theCleaningOfAbandonedTemporariesRefusesAFifoAtTheFolderName() throws Exception {
+    Path folder = temporary.resolve("u-1");
+    LockFileTest.mkfifo(folder);
+
+    CompletableFuture<Integer> cleaning = endsWithoutBlocking(folder,
+        () -> Publication.removeAbandoned(folder, FolderSemaphore.FILE_NAME, ProcessTable.system()));
+
+    assertThat(cleaning).failsWithin(java.time.Duration.ZERO)
+        .withThrowableOfType(ExecutionException.class).havingCause()
+        .isInstanceOf(NotDirectoryException.class);
+  }
+
+  @Test
   void aRegularFileAndALinkAreRefusedAsBefore() throws Exception {
     Path file = Files.writeString(temporary.resolve("file"), "x");
     assertThatThrownBy(() -> NoFollowDirectory.open(file)).isInstanceOf(NotDirectoryException.class)
