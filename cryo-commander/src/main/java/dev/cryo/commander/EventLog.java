@@ -35,6 +35,7 @@ final class EventLog implements EventSink, AutoCloseable {
   private final BufferedWriter writer;
   /** The line being written, reused (under this object's lock). */
   private final StringBuilder line = new StringBuilder(256);
+  private final ClockText clockText = new ClockText();
   private long number;
   private boolean failed;
   private boolean closed;
@@ -67,7 +68,7 @@ final class EventLog implements EventSink, AutoCloseable {
       return;
     }
     long n = ++number;
-    String at = clock.instant().toString();
+    String at = clockText.format(clock.instant());
     try {
       line.setLength(0);
       if (!EventLine.line(line, n, at, event, fields)) {
