@@ -33,6 +33,9 @@ final class EventLog implements EventSink, AutoCloseable {
   private final Path file;
   private final Clock clock;
   private final BufferedWriter writer;
+  /** The line being written, reused (under this object's lock). */
+  private final StringBuilder line = new StringBuilder(256);
+  private final ClockText clockText = new ClockText();
   private long number;
   private boolean failed;
   private boolean closed;
@@ -64,15 +67,26 @@ final class EventLog implements EventSink, AutoCloseable {
     if (closed) {
       return;
     }
-    Map<String, Object> line = new LinkedHashMap<>();
-    line.put("n", ++number);
-    line.put("at", clock.instant().toString());
-    line.put("event", event);
-    line.putAll(fields);
+    long n = ++number;
+    String at = clockText.format(clock.instant());
     try {
-      writer.write(JSON.writeValueAsString(line));
-      writer.write('\n');
+      line.setLength(0);
+      if (!EventLine.line(line, n, at, event, fields)) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("n", n);
+        all.put("at", at);
+        all.put("event", event);
+        all.putAll(fields);
+        line.setLength(0);
+        line.append(JSON.writeValueAsString(all));
+      }
+      line.append('\n');
+      writer.append(line);
       writer.flush();
+      if (line.capacity() > 1 << 16) { // one long message: do not keep its room for good
+        line.setLength(0);
+        line.trimToSize();
+      }
     } catch (JsonProcessingException e) {
       LOG.log(Level.WARNING, "an event did not write as JSON: " + e.getMessage());
     } catch (IOException e) {

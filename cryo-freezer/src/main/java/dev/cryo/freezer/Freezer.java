@@ -58,8 +58,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * looking, so nobody reads half a parcel. Through this freezer's own hold, a write goes into an
  * emptied spare file and renames it over the parcel's name, so the parcel appears whole (a crash
  * mid-write leaves a spare, never a torn parcel), and a drop renames the parcel to a spare and
- * empties it instead of removing it ({@link SpareParcels}: creating and removing a file per parcel
- * was the dearest part of a freeze and an adoption); without a spare at hand, or without a hold,
+ * empties it instead of removing it ({@link SpareParcels}: the spares are files of the user's folder
+ * that travel with it when it is recycled; creating and removing a file per parcel was the dearest
+ * part of a freeze and an adoption); without a spare at hand, or without a hold,
  * a write goes directly over the destination and a drop removes it. What a crash or a full
  * disk leaves half-written is caught by the envelope: it reads as a
  * {@link FreezerException.Reason#CORRUPT_PARCEL}, never as another payload. Writing needs the folder,
@@ -79,11 +80,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * the folder: it renames it, the lock still held, to a spare name at the root ({@link SpareFolders},
  * a dot name no key has, skipped by {@link #folderKeys}), then removes the lock inside it; the next
  * take of a missing folder writes its record into a spare and renames the spare to the folder's
- * name. The root then holds, beside the frozen, at most {@value SpareFolders#DEFAULT_CAPACITY} empty
- * spares per process, and one spare directory of at most {@value SpareParcels#CAPACITY} empty spare
- * parcels per freezer that dropped parcels under a hold (those of a process that is gone are removed
- * by the sweep, {@link #cleanupFrozen}, and by a wipe); a {@code mkdir} and an {@code rmdir} per
- * freeze and adoption cost many times two renames.
+ * name. The root then holds, beside the frozen, at most {@value SpareFolders#DEFAULT_CAPACITY} spare
+ * folders per process, each carrying at most {@value SpareParcels#CAPACITY} emptied spare parcels
+ * (those of a process that is gone are removed by the sweep, {@link #cleanupFrozen}, and by a
+ * wipe); a frozen folder may hold, beside its parcels, the emptied spares its freeze did not need.
+ * A {@code mkdir} and an {@code rmdir} per freeze and adoption cost many times two renames.
  *
  * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
  * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
@@ -149,11 +150,6 @@ public final class Freezer {
   private volatile Path root;
   /** Empty folders at the root, kept by descriptor for the next take of a missing folder. */
   private volatile SpareFolders spares;
-  /** Emptied parcel files, kept for the next writes under a hold. */
-  private final SpareParcels parcels;
-
-  /** Removes the spare parcels of a freezer nobody uses any more. */
-  private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
 
   /**
    * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
@@ -196,8 +192,6 @@ public final class Freezer {
     createRoot();
     this.root = realPath(this.root);
     this.spares = new SpareFolders(this.root);
-    this.parcels = new SpareParcels(this.root);
-    CLEANER.register(this, parcels::discard);
   }
 
   /** {@code path} resolved to its real path once, so that no later call follows a link again. */
@@ -261,7 +255,6 @@ public final class Freezer {
     Trip stale = trips.put(key, new Trip(hold));
     if (stale != null) {
       stale.hold.abandon(); // its record was broken and taken again: nothing of it is ours now
-      stale.end();
     }
     return true;
   }
@@ -283,13 +276,11 @@ public final class Freezer {
       return;
     }
     try {
-      trip.hold.release(trip.wrote, spares);
+      trip.hold.release(trip.wrote, spares, trip.parcels.vouched());
       trips.remove(key, trip);
-      trip.end();
     } catch (LockException e) {
       if (e.reason() != LockException.Reason.RELEASE_REFUSED) {
         trips.remove(key, trip); // not ours any more: the hold has dropped its descriptors
-        trip.end();
       }
       throw e;
     }
@@ -640,7 +631,6 @@ public final class Freezer {
   public void wipeRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
-    parcels.forget(); // the wipe removes its directory
     deleteTree(root);
     createRoot();
     Set<String> left;
@@ -664,7 +654,6 @@ public final class Freezer {
   public void dropRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
-    parcels.forget(); // the removal takes its directory
     deleteTree(root);
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
@@ -698,7 +687,6 @@ public final class Freezer {
           + " root " + root + "; the root stays where it is", e);
     }
     spares.clear(); // the spares stay behind, not in the root that moves
-    parcels.discard();
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
@@ -723,7 +711,6 @@ public final class Freezer {
       root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
     }
     spares = new SpareFolders(root);
-    parcels.moveTo(root);
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */
@@ -832,12 +819,10 @@ public final class Freezer {
     try {
       inFolder(key, directory -> {
         Trip trip = key == null ? null : trips.get(key);
-        if (trip != null && directory == trip.hold.directory() && parcels.any()) {
-          SecureDirectoryStream<Path> pool = trip.pool(parcels);
-          if (pool != null && parcels.place(pool, directory, Path.of(name), bytes)) {
-            trip.wrote = true; // written whole into a spare, renamed over the name
-            return null;
-          }
+        if (trip != null && directory == trip.hold.directory()
+            && trip.parcels.place(directory, Path.of(name), bytes)) {
+          trip.wrote = true; // written whole into a spare, renamed over the name
+          return null;
         }
         writeIn(directory, name, file, bytes, trip);
         return null;
@@ -989,9 +974,8 @@ public final class Freezer {
     try {
       inFolder(key, directory -> {
         Trip held = key == null ? null : trips.get(key);
-        SecureDirectoryStream<Path> pool = held == null || directory != held.hold.directory()
-            ? null : held.pool(parcels);
-        if (pool == null || !parcels.keep(pool, directory, Path.of(name))) {
+        if (held == null || directory != held.hold.directory()
+            || !held.parcels.keep(directory, Path.of(name))) {
           try {
             directory.deleteFile(Path.of(name));
           } catch (NoSuchFileException e) {
@@ -1049,45 +1033,23 @@ public final class Freezer {
       if (key == null || entry.getKey().equals(key)) {
         if (trips.remove(entry.getKey(), entry.getValue())) {
           entry.getValue().hold.abandon();
-          entry.getValue().end();
         }
       }
     }
   }
 
   /**
-   * A hold of this freezer, whether its last act in the folder was a write, and the spare parcels'
-   * directory while the hold uses it.
+   * A hold of this freezer, whether its last act in the folder was a write, and the emptied parcel
+   * files it keeps in the folder ({@link SpareParcels}).
    */
   private static final class Trip {
     final SemaphoreHold hold;
+    final SpareParcels parcels;
     volatile boolean wrote;
-    private SecureDirectoryStream<Path> pool; // guarded by this
-    private boolean ended; // guarded by this
 
     Trip(SemaphoreHold hold) {
       this.hold = hold;
-    }
-
-    /** The spare parcels' directory, opened at the first need of this hold; null when none. */
-    synchronized SecureDirectoryStream<Path> pool(SpareParcels parcels) {
-      if (pool == null && !ended) {
-        pool = parcels.open();
-      }
-      return pool;
-    }
-
-    /** The hold is over (released or abandoned): its descriptor of the spares is closed. */
-    synchronized void end() {
-      ended = true;
-      if (pool != null) {
-        try {
-          pool.close();
-        } catch (IOException e) {
-          // nothing was pending on it
-        }
-        pool = null;
-      }
+      this.parcels = new SpareParcels(hold.carriedFiles());
     }
   }
 

@@ -15,9 +15,11 @@
  *       the sweep (it only sees folders) never touches. A folder an adoption empties is kept at
  *       the root as an empty spare ({@link dev.cryo.lock.SpareFolders}, a dot name no key has)
  *       and becomes the next missing folder a take needs: no listing of folders shows a spare.
- *       Likewise the parcel files a hold drops are kept, emptied, in one spare directory at the
- *       root and filled whole and renamed into place by the next writes under a hold
- *       ({@code SpareParcels}).
+ *       Likewise the parcel files a hold drops are kept, emptied, in the user's folder under
+ *       spare names ({@code .spare.parcel-N}, which no parcel has), travel with the folder when it
+ *       is recycled, and are filled whole and renamed into place by the next writes under a hold
+ *       ({@code SpareParcels}); a frozen folder may hold, beside its parcels, the emptied spares
+ *       its freeze did not need.
  *   <li>Every parcel is an envelope ({@link dev.cryo.freezer.ParcelFormat}): a diagnostic header
  *       readable without the payload, the payload, and checksums. A torn or altered parcel is a
  *       loud {@link dev.cryo.freezer.FreezerException} naming the file, never another payload.

@@ -111,8 +111,10 @@ class FreezerTest {
     freezer.dropConnectionParcel("otto", "c1");
     assertThat(freezer.readConnectionParcel("otto", "c1")).isEmpty();
     assertThat(freezer.readConnectionParcel("otto", "C1")).contains(Map.of("n", 2));
-    assertThat(names(freezer.folder("otto")))
+    assertThat(names(freezer.folder("otto"))).filteredOn(n -> !n.startsWith(SpareParcels.PREFIX))
         .containsExactly(".lock", "connection-%2E%2E%2Fc1.parcel", "connection-C1.parcel");
+    assertThat(names(freezer.folder("otto"))).filteredOn(n -> n.startsWith(SpareParcels.PREFIX))
+        .as("the dropped parcel's file, kept emptied for reuse").hasSize(1);
   }
 
   @Test

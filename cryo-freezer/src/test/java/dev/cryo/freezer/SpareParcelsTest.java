@@ -3,6 +3,7 @@ package dev.cryo.freezer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.SpareFolders;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -17,12 +18,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The parcel files an adoption drops are kept, emptied, in the spare parcels' directory, and the
- * next freeze writes its parcels whole into them and renames them into place ({@link
- * SpareParcels}): no user data stays in a spare, no listing takes the directory for a user, the
- * sweep removes a gone process's, whatever is not a plain file at a parcel's name or a spare's
- * (a link, a directory) is never followed, written through or moved for good, and no descriptor
- * of the spares is kept once no semaphore is held (a file system stays free to unmount).
+ * The parcel files an adoption drops are kept, emptied, in the user's folder, travel with it when
+ * the folder is recycled, and the next freeze writes its parcels whole into them and renames them
+ * into place ({@link SpareParcels}): no user data stays in a spare, no spare is read as a parcel,
+ * a spare nobody vouches for (a crash between a drop's rename and its emptying) is never reused,
+ * whatever is not a plain file at a parcel's name or a spare's (a link, a directory) is never
+ * followed, written through or moved for good, and no directory is opened for them.
  */
 class SpareParcelsTest {
 
@@ -51,7 +52,8 @@ class SpareParcelsTest {
   }
 
   @Test
-  void anAdoptionKeepsItsParcelsEmptiedAndTheNextFreezeWritesThemWholeFromThem() throws Exception {
+  void anAdoptionKeepsItsParcelsEmptiedInTheFolderAndTheNextFreezeWritesThemWholeFromThem()
+      throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     freeze(freezer, "alice", 2);
     Set<Object> written = new HashSet<>();
@@ -63,8 +65,8 @@ class SpareParcelsTest {
     assertThat(written).hasSize(3);
     adopt(freezer, "alice", 2);
 
-    Path pool = pool(freezer.root());
-    List<Path> kept = files(pool);
+    assertThat(freezer.folder("alice")).doesNotExist();
+    List<Path> kept = spares(spareFolder(freezer.root()));
     assertThat(kept).hasSize(3);
     Set<Object> keptKeys = new HashSet<>();
     for (Path spare : kept) {
@@ -72,35 +74,72 @@ class SpareParcelsTest {
       keptKeys.add(key(spare));
     }
     assertThat(keptKeys).as("the very files the freeze wrote").isEqualTo(written);
-    assertThat(freezer.folder("alice")).doesNotExist();
 
     freeze(freezer, "bob", 1);
     assertThat(keptKeys).contains(key(freezer.folder("bob").resolve(Freezer.USER_PARCEL)),
         key(freezer.connectionParcel("bob", "c0")));
-    assertThat(files(pool)).hasSize(1);
+    assertThat(spares(freezer.folder("bob"))).as("the spare the freeze did not need").hasSize(1);
     Freezer other = new Freezer(freezer.root());
     assertThat(other.readUserParcel("bob")).contains(STORE);
     assertThat(other.readConnectionParcel("bob", "c0")).contains(STORE);
     assertThat(freezer.folderKeys()).containsExactly(Freezer.key("bob"));
+    assertThat(Forcing.folderKeys(freezer.root())).containsExactly(Freezer.key("bob"));
   }
 
   @Test
-  void noListingTakesTheSpareParcelsForAUserAndTheSweepRemovesAGoneProcesss() throws Exception {
+  void aFrozenFolderWithSparesIsAdoptedByAnotherFreezerAndByPathAndGoesWhole() throws Exception {
+    Freezer freezer = new Freezer(temp.resolve("freezer"));
+    freeze(freezer, "alice", 2);
+    adopt(freezer, "alice", 2);
+    freeze(freezer, "bob", 0);
+    freeze(freezer, "carol", 0);
+    assertThat(spares(freezer.folder("bob"))).hasSize(2);
+
+    adopt(new Freezer(freezer.root()), "bob", 0);
+    assertThat(freezer.folder("bob")).doesNotExist();
+
+    Path carol = freezer.folder("carol");
+    Files.createFile(carol.resolve(SpareParcels.PREFIX + "77"));
+    assertThat(FolderSemaphore.tryTake(carol, "by-path")).isTrue();
+    Files.delete(carol.resolve(Freezer.USER_PARCEL));
+    FolderSemaphore.release(carol, "by-path");
+    assertThat(carol).as("its spares went with it").doesNotExist();
+    assertThat(freezer.folderKeys()).isEmpty();
+  }
+
+  @Test
+  void aSpareNobodyVouchesForIsRemovedAtTheRecyclingAndNeverWritten() throws Exception {
+    Freezer freezer = new Freezer(temp.resolve("freezer"));
+    freeze(freezer, "alice", 0);
+    Path stranger = freezer.folder("alice").resolve(SpareParcels.PREFIX + "999999");
+    Files.writeString(stranger, "a parcel renamed by a drop that crashed before emptying it");
+
+    adopt(freezer, "alice", 0);
+
+    List<Path> kept = spares(spareFolder(freezer.root()));
+    assertThat(kept).hasSize(1).noneMatch(p -> p.getFileName().equals(stranger.getFileName()));
+    assertThat(Files.size(kept.get(0))).isZero();
+    freeze(freezer, "bob", 0);
+    assertThat(new Freezer(freezer.root()).readUserParcel("bob")).contains(STORE);
+  }
+
+  @Test
+  void theSweepRemovesAGoneProcesssSpareFolderWithItsSpares() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     freeze(freezer, "alice", 1);
     adopt(freezer, "alice", 1);
-    Path ours = pool(freezer.root());
+    Path ours = spareFolder(freezer.root());
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
     Path dead = Files.createDirectory(freezer.root().resolve(SpareFolders.PREFIX + gone.pid()
-        + SpareParcels.MARK + "00"));
-    Files.writeString(dead.resolve("p1"), "a crash between the rename and the truncation");
+        + ".00"));
+    Files.writeString(dead.resolve(SpareParcels.PREFIX + "1"), "a crash before the emptying");
 
     assertThat(freezer.folderKeys()).isEmpty();
     assertThat(freezer.cleanupFrozen(Set.of(), freezer.folderKeys())).isEmpty();
     assertThat(dead).doesNotExist();
     assertThat(ours).as("this process's stays").isDirectory();
-    assertThat(files(ours)).hasSize(2);
+    assertThat(spares(ours)).hasSize(2);
     freeze(freezer, "bob", 1);
     assertThat(new Freezer(freezer.root()).readUserParcel("bob")).contains(STORE);
   }
@@ -108,8 +147,6 @@ class SpareParcelsTest {
   @Test
   void aLinkAtAParcelsNameIsRemovedAsALinkAndItsTargetIsUntouched() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
-    freeze(freezer, "alice", 0);
-    adopt(freezer, "alice", 0); // the spares' directory exists from now on
     Path outside = Files.writeString(temp.resolve("outside"), "somebody else's");
     assertThat(freezer.tryTakeSemaphore("carol", "w")).isTrue();
     Files.createSymbolicLink(freezer.folder("carol").resolve(Freezer.USER_PARCEL), outside);
@@ -119,18 +156,16 @@ class SpareParcelsTest {
     assertThat(freezer.folder("carol").resolve(Freezer.USER_PARCEL))
         .doesNotExist().satisfies(p -> assertThat(Files.isSymbolicLink(p)).isFalse());
     assertThat(Files.readString(outside)).isEqualTo("somebody else's");
-    for (Path spare : files(pool(freezer.root()))) {
-      assertThat(Files.isSymbolicLink(spare)).as(spare + " is no link").isFalse();
+    for (Path file : files(freezer.folder("carol"))) {
+      assertThat(Files.isSymbolicLink(file)).as(file + " is no link").isFalse();
     }
     freezer.releaseSemaphore("carol", "w");
+    assertThat(Files.readString(outside)).isEqualTo("somebody else's");
   }
 
   @Test
   void aDirectoryAtAParcelsNameStaysThereAndTheDropIsRefusedAsWithoutSpares() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
-    freeze(freezer, "alice", 0);
-    adopt(freezer, "alice", 0);
-    int before = files(pool(freezer.root())).size();
     assertThat(freezer.tryTakeSemaphore("carol", "w")).isTrue();
     Path planted = Files.createDirectory(freezer.folder("carol").resolve(Freezer.USER_PARCEL));
 
@@ -138,7 +173,7 @@ class SpareParcelsTest {
         .isInstanceOf(FreezerException.class);
 
     assertThat(planted).isDirectory();
-    assertThat(files(pool(freezer.root()))).hasSize(before);
+    assertThat(spares(freezer.folder("carol"))).isEmpty();
     Files.delete(planted);
     freezer.releaseSemaphore("carol", "w");
   }
@@ -149,7 +184,7 @@ class SpareParcelsTest {
     freeze(freezer, "alice", 2);
     adopt(freezer, "alice", 2);
     Path outside = Files.writeString(temp.resolve("outside"), "somebody else's");
-    for (Path spare : files(pool(freezer.root()))) {
+    for (Path spare : spares(spareFolder(freezer.root()))) {
       Files.delete(spare);
       Files.createSymbolicLink(spare, outside);
     }
@@ -161,17 +196,18 @@ class SpareParcelsTest {
     assertThat(other.readUserParcel("bob")).contains(STORE);
     assertThat(other.readConnectionParcel("bob", "c1")).contains(STORE);
     assertThat(Files.isSymbolicLink(freezer.folder("bob").resolve(Freezer.USER_PARCEL))).isFalse();
+    assertThat(spares(freezer.folder("bob"))).as("the links were removed, not kept").isEmpty();
   }
 
   @Test
-  void noDescriptorOfTheSparesOutlivesTheHoldsThatUsedThem() throws Exception {
+  void noDescriptorOutlivesTheHoldsThatUsedTheSpares() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     long before = openDescriptors();
     for (int i = 0; i < 20; i++) {
       freeze(freezer, "alice", 2);
       adopt(freezer, "alice", 2);
     }
-    assertThat(files(pool(freezer.root()))).hasSize(3);
+    assertThat(spares(spareFolder(freezer.root()))).hasSize(3);
     assertThat(openDescriptors()).as("descriptors open after the holds ended")
         .isLessThanOrEqualTo(before);
   }
@@ -183,17 +219,17 @@ class SpareParcelsTest {
   }
 
   @Test
-  void atMostItsCapacityOfSparesIsKept() throws Exception {
+  void atMostItsCapacityOfSparesIsKeptPerFolder() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     int connections = SpareParcels.CAPACITY + 5;
     freeze(freezer, "alice", connections);
     adopt(freezer, "alice", connections);
-    assertThat(files(pool(freezer.root()))).hasSize(SpareParcels.CAPACITY);
+    assertThat(spares(spareFolder(freezer.root()))).hasSize(SpareParcels.CAPACITY);
     assertThat(freezer.folder("alice")).doesNotExist();
   }
 
   @Test
-  void aRenameOfTheRootLeavesNoSpareParcelsBehindAndTheMovedRootGetsItsOwn() throws Exception {
+  void aRenameOfTheRootLeavesNoSpareBehindAndTheMovedRootGetsItsOwn() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     freeze(freezer, "alice", 1);
     adopt(freezer, "alice", 1);
@@ -204,16 +240,23 @@ class SpareParcelsTest {
     }
     freeze(freezer, "alice", 1);
     adopt(freezer, "alice", 1);
-    assertThat(files(pool(moved))).hasSize(2);
+    assertThat(spares(spareFolder(moved))).hasSize(2);
   }
 
-  private static Path pool(Path root) throws Exception {
+  /** The one spare folder at {@code root}. */
+  private static Path spareFolder(Path root) throws Exception {
     try (Stream<Path> entries = Files.list(root)) {
-      List<Path> pools = entries.filter(p -> p.getFileName().toString().contains(SpareParcels.MARK))
+      List<Path> folders = entries.filter(p -> SpareFolders.isSpareName(p.getFileName().toString()))
           .toList();
-      assertThat(pools).as("one spare parcels' directory in " + root).hasSize(1);
-      return pools.get(0);
+      assertThat(folders).as("one spare folder in " + root).hasSize(1);
+      return folders.get(0);
     }
+  }
+
+  /** The spare parcels of {@code folder}. */
+  private static List<Path> spares(Path folder) throws Exception {
+    return files(folder).stream()
+        .filter(p -> p.getFileName().toString().startsWith(SpareParcels.PREFIX)).toList();
   }
 
   private static List<Path> files(Path directory) throws Exception {

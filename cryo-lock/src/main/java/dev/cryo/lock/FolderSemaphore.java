@@ -305,8 +305,11 @@ public final class FolderSemaphore {
         Files.delete(folder);
       } catch (DirectoryNotEmptyException e) {
         // Parcels remain, or only the temporaries of a crashed process (no later claim met any
-        // contention to clean them): clean those, and the folder goes if that was all.
-        if (Publication.removeAbandoned(folder, FILE_NAME, ProcessTable.system()) > 0) {
+        // contention to clean them) and emptied spare files (SpareFolders): clean those, and the
+        // folder goes if that was all.
+        int removed = Publication.removeAbandoned(folder, FILE_NAME, ProcessTable.system())
+            + removeSpareFiles(folder);
+        if (removed > 0) {
           Files.delete(folder);
         }
       }
@@ -317,6 +320,33 @@ public final class FolderSemaphore {
           "released " + file.path() + ", but could not remove the empty folder: "
               + LockFile.describe(e), e);
     }
+  }
+
+  /**
+   * Removes the spare files ({@link SpareFolders#PREFIX} names) of a folder about to be removed, by
+   * a listing that never blocks on a FIFO and a removal that never follows a link (a name is
+   * unlinked, whatever it is): they hold nothing, and nothing but them may keep the folder.
+   *
+   * @return how many were removed
+   */
+  private static int removeSpareFiles(Path folder) {
+    int removed = 0;
+    try (SecureDirectoryStream<Path> directory = NoFollowDirectory.open(folder)) {
+      for (Path entry : directory) {
+        Path name = entry.getFileName();
+        if (SpareFolders.isSpareName(name.toString())) {
+          try {
+            directory.deleteFile(name);
+            removed++;
+          } catch (IOException e) {
+            // gone already, or not a file: it keeps the folder
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not a folder any more, or gone: nothing to clean
+    }
+    return removed;
   }
 
   /**

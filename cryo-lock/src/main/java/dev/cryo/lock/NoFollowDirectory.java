@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
@@ -20,7 +21,12 @@ import java.util.Objects;
  * at the name that does not follow one ({@code fstat} against {@code lstat}): the name must be a
  * real directory, and the same one. Directories cannot be hard-linked, so an equal device and
  * inode prove that the descriptor is the directory that was at the name, not a link's target.
- * Stateless and thread-safe.
+ *
+ * <p>No open blocks on a FIFO. The JDK opens a directory read-only without {@code O_NONBLOCK}, and a
+ * read-only open of a FIFO waits for a writer, for good when none comes; so the directory is opened
+ * as {@code PATH/.}, a name the kernel resolves only when a directory stands at {@code PATH}: a
+ * FIFO (or any other file) there, planted before the call or swapped in during it, is refused with
+ * {@code ENOTDIR} and never opened. Stateless and thread-safe.
  */
 public final class NoFollowDirectory {
 
@@ -39,6 +45,28 @@ public final class NoFollowDirectory {
     return openKeyed(path).directory();
   }
 
+  /**
+   * {@code "."}: what {@link #openKeyed} appends to a path to open it, so that only a directory
+   * opens (the path is kept as given: {@link Path#resolve} does not fold it away).
+   */
+  private static final String SELF = ".";
+
+  /** The refusal of a name at which something else than a directory stands, saying what is there. */
+  private static NotDirectoryException notADirectory(Path path, NotDirectoryException cause) {
+    String kind;
+    try {
+      BasicFileAttributes found =
+          Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      kind = found.isRegularFile() ? "a regular file" : LockFile.kindOf(path, found);
+    } catch (IOException e) {
+      kind = "not a directory any more";
+    }
+    NotDirectoryException refused = new NotDirectoryException(path + " is " + kind
+        + ", not a directory; it was not opened");
+    refused.initCause(cause);
+    return refused;
+  }
+
   /** A directory opened by {@link #openKeyed}, and its device and inode. */
   record Opened(SecureDirectoryStream<Path> directory, Object fileKey) {}
 
@@ -50,7 +78,16 @@ public final class NoFollowDirectory {
    */
   static Opened openKeyed(Path path) throws IOException {
     Objects.requireNonNull(path, "path");
-    DirectoryStream<Path> stream = Files.newDirectoryStream(path);
+    DirectoryStream<Path> stream;
+    try {
+      stream = Files.newDirectoryStream(path.resolve(SELF));
+    } catch (NotDirectoryException e) {
+      throw notADirectory(path, e);
+    } catch (NoSuchFileException e) {
+      NoSuchFileException named = new NoSuchFileException(path.toString());
+      named.initCause(e);
+      throw named;
+    }
     boolean kept = false;
     try {
       if (!(stream instanceof SecureDirectoryStream<Path> secure)) {

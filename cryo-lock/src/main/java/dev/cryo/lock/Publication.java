@@ -387,13 +387,17 @@ public final class Publication {
    * single entry that cannot be looked at or removed does not stop the others from being cleaned.
    *
    * @return how many were removed
-   * @throws IOException when the directory cannot be listed
+   * @throws IOException when the directory cannot be listed ({@link
+   *     java.nio.file.NotDirectoryException} at once when something else than a directory, a FIFO
+   *     among them, is at its name)
    */
   public static int removeAbandoned(Path directory, String targetName, ProcessTable table)
       throws IOException {
     int removed = 0;
     String prefix = targetName + ".cryo-";
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory,
+    // Listed as DIRECTORY/., which only a directory resolves: a FIFO at the name is refused
+    // (ENOTDIR), never opened, so the listing never waits for a writer.
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory.resolve("."),
         entry -> entry.getFileName().toString().startsWith(prefix))) {
       for (Path entry : entries) {
         OptionalLong writer = writerOf(entry.getFileName().toString(), targetName);

@@ -15,6 +15,8 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -56,10 +58,20 @@ public final class SemaphoreHold {
   private Object folderKey; // guarded by this: the folder's device and inode, once known
   private Path recycledAs; // guarded by this: the spare name the folder was moved to by a release
   private SpareFolders recycleInto; // guarded by this: the pool the release in progress recycles into
+  private Set<String> vouched = Set.of(); // guarded by this: the emptied files the release may carry
+  private List<String> carriedOut = List.of(); // guarded by this: those the recycled folder carries
+  private final List<String> carried;
 
   /** A hold whose folder's own identity is known already ({@code null}: looked up when needed). */
   SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
       Object fileKey, LockRecord record, Object folderKey) {
+    this(folder, directory, channel, fileKey, record, folderKey, List.of());
+  }
+
+  /** A hold of a folder that came from a spare carrying the emptied files {@code carried}. */
+  SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
+      Object fileKey, LockRecord record, Object folderKey, List<String> carried) {
+    this.carried = List.copyOf(carried);
     this.folder = folder;
     this.directory = directory;
     this.channel = channel;
@@ -224,7 +236,8 @@ public final class SemaphoreHold {
         return null;
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record, spare.fileKey());
+      return new SemaphoreHold(folder, directory, channel, key, record, spare.fileKey(),
+          spare.files());
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE,
           folder.resolve(FolderSemaphore.FILE_NAME), "could not publish a record at "
@@ -340,6 +353,15 @@ public final class SemaphoreHold {
     return directory;
   }
 
+  /**
+   * The emptied files the folder carried in when it was taken from a spare ({@link SpareFolders}:
+   * names of its {@link SpareFolders#PREFIX} start, vouched for by the release that recycled it),
+   * for the holder to reuse; empty when the folder was not a spare.
+   */
+  public List<String> carriedFiles() {
+    return carried;
+  }
+
   /** The record this hold published. */
   public LockRecord record() {
     return record;
@@ -380,6 +402,24 @@ public final class SemaphoreHold {
    * @throws LockValidationException as {@link #release(boolean)}
    */
   public synchronized void release(boolean keepFolder, SpareFolders spares) throws LockException {
+    release(keepFolder, spares, Set.of());
+  }
+
+  /**
+   * Gives the semaphore back as {@link #release(boolean, SpareFolders)} does, and lets the recycled
+   * folder carry the emptied files the caller vouches for: when the folder holds nothing but the
+   * lockfile and files of {@link SpareFolders#PREFIX} names, those named in {@code emptied} go
+   * with the spare (for {@link #carriedFiles} of its next taker), and the others, which nobody
+   * vouches for (what a crash between a dropper's rename and its emptying left), are removed first.
+   * When the folder is not recycled, its spare files are removed with it as the usual release does.
+   *
+   * @param emptied the names of spare files in the folder that the caller emptied itself (or took
+   *     in with {@link #carriedFiles} and left untouched)
+   * @throws LockValidationException as {@link #release(boolean)}
+   */
+  public synchronized void release(boolean keepFolder, SpareFolders spares, Set<String> emptied)
+      throws LockException {
+    vouched = Objects.requireNonNull(emptied, "emptied");
     recycleInto = keepFolder || spares == null || !spares.keepsAny() ? null : spares;
     if (released) {
       throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, lockPath(),
@@ -414,7 +454,7 @@ public final class SemaphoreHold {
     } finally {
       closeDirectory(); // a late call through this hold fails: it never reaches the spare
       if (recycledAs != null) {
-        recycleInto.offer(new SpareFolders.Spare(recycledAs, folderKey));
+        recycleInto.offer(new SpareFolders.Spare(recycledAs, folderKey, carriedOut));
       }
     }
   }
@@ -428,9 +468,23 @@ public final class SemaphoreHold {
     try {
       // The held descriptor's own listing, read once (nothing else lists through it; a second
       // listing is refused with an IllegalStateException, and the folder then stays).
+      List<String> carry = new ArrayList<>();
+      List<String> strangers = new ArrayList<>();
       for (Path entry : directory) {
-        if (!LOCK_NAME.equals(entry.getFileName())) {
+        String name = entry.getFileName().toString();
+        if (LOCK_NAME.equals(entry.getFileName())) {
+          continue;
+        }
+        if (!SpareFolders.isSpareName(name)) {
           return; // parcels, a note, a taker's temporary: the folder stays
+        }
+        (vouched.contains(name) ? carry : strangers).add(name);
+      }
+      for (String stranger : strangers) {
+        try {
+          directory.deleteFile(Path.of(stranger)); // nobody vouches for what it holds
+        } catch (NoSuchFileException e) {
+          // gone already
         }
       }
       if (folderKey == null) {
@@ -444,6 +498,7 @@ public final class SemaphoreHold {
       Files.move(folder, spare, StandardCopyOption.ATOMIC_MOVE);
       if (folderKey.equals(fileKeyAt(spare))) {
         recycledAs = spare;
+        carriedOut = carry;
         return;
       }
       // Something else was moved (the name changed between the look and the rename): put it back.

@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.util.ArrayDeque;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -28,6 +32,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * (nobody can read it there) and renames the spare to the folder's name: the folder appears with
  * its lock, whole, in one step, and the rename fails, changing nothing, when the name is taken by
  * a folder with anything in it or by something else than a directory.
+ *
+ * <p>A spare folder may carry emptied files, kept in it for reuse by whoever takes it next (the
+ * freezer's spare parcels): files named with the same {@value #PREFIX} start, which no parcel, lock
+ * or temporary has, and which hold nothing (their dropper emptied them). A release recycles a folder
+ * holding nothing but its lockfile and such files, and names in the spare the files its caller
+ * vouches for ({@link Spare#files}); a spare file it cannot vouch for (what a crash between a
+ * dropper's rename and its emptying left) is removed first. Whoever removes a spare removes its
+ * files with it.
  *
  * <p>Every use tolerates a spare that vanished (a wipe of the root, a hand): its rename fails and
  * the caller falls back to making the folder. Spares left by a process that died (at most
@@ -71,7 +83,10 @@ public final class SpareFolders {
     this.capacity = capacity;
   }
 
-  /** Whether {@code name} is a spare's name: such a directory is no semaphore folder. */
+  /**
+   * Whether {@code name} is a spare's name: such a directory is no semaphore folder, and such a file
+   * in a semaphore folder is an emptied file kept for reuse, never a parcel.
+   */
   public static boolean isSpareName(String name) {
     return name.startsWith(PREFIX);
   }
@@ -114,11 +129,18 @@ public final class SpareFolders {
     }
   }
 
-  /** Removes a dead process's spare, one level deep (a spare holds files only); whether it went. */
+  /**
+   * Removes a dead process's spare, one level deep (a spare holds files only), relative to the
+   * directory opened at its name (never through a link, never blocking on a FIFO); whether it went.
+   */
   private static boolean removeTree(Path spare) {
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(spare)) {
-      for (Path entry : entries) {
-        Files.deleteIfExists(entry);
+    try (SecureDirectoryStream<Path> directory = NoFollowDirectory.open(spare)) {
+      for (Path entry : directory) {
+        try {
+          directory.deleteFile(entry.getFileName());
+        } catch (NoSuchFileException e) {
+          // gone already
+        }
       }
       Files.delete(spare);
       return true;
@@ -183,18 +205,46 @@ public final class SpareFolders {
         + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong()));
   }
 
-  /** Removes the spare's folder if still empty. */
+  /**
+   * Removes the spare's folder with the files it carries, when it is still the directory recorded
+   * (the files removed relative to it) and nothing else is in it.
+   */
   private static void remove(Spare spare) {
     try {
+      if (!spare.files().isEmpty()) {
+        try (SecureDirectoryStream<Path> directory = NoFollowDirectory.open(spare.path())) {
+          if (!spare.fileKey().equals(directory.getFileAttributeView(
+              BasicFileAttributeView.class).readAttributes().fileKey())) {
+            return; // another directory under a spare's name: not ours to empty
+          }
+          removeFiles(directory, spare.files());
+        }
+      }
       Files.deleteIfExists(spare.path());
     } catch (IOException e) {
       // Not empty (a crashed taker's temporary) or refused: it stays, as a dead process's spare.
     }
   }
 
+  /** Removes the named files of {@code directory}; those gone already, or refused, are skipped. */
+  static void removeFiles(SecureDirectoryStream<Path> directory, Iterable<String> names) {
+    for (String name : names) {
+      try {
+        directory.deleteFile(Path.of(name));
+      } catch (IOException e) {
+        // gone already, or not a file: what stays keeps the folder from being removed
+      }
+    }
+  }
+
   /**
-   * One spare: its path in the parent, and the directory's identity (device and inode), which the
-   * directory opened at that path must have for the spare to be used.
+   * One spare: its path in the parent, the directory's identity (device and inode), which the
+   * directory opened at that path must have for the spare to be used, and the emptied files it
+   * carries ({@link #PREFIX} names, vouched for by the release that made it).
    */
-  record Spare(Path path, Object fileKey) {}
+  record Spare(Path path, Object fileKey, List<String> files) {
+    Spare {
+      files = List.copyOf(files);
+    }
+  }
 }

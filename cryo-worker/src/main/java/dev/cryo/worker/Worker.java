@@ -242,6 +242,11 @@ public final class Worker implements AutoCloseable {
     return trips.count();
   }
 
+  /** How many times the quit's end check walked the tenant map, for tests. */
+  int quitWalks() {
+    return departures.quitWalks();
+  }
+
   /** Whether the worker has finished (its quit completed); it serves nothing more. */
   public boolean isFinished() {
     return departures.finished();

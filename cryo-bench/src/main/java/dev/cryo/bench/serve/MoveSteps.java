@@ -6,6 +6,7 @@ import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.ProcessSwitches;
 import dev.cryo.bench.Scratch;
+import dev.cryo.bench.ThreadTimes;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.Reply;
@@ -36,13 +37,15 @@ import org.HdrHistogram.Histogram;
  * blocks alternating.
  *
  * <pre>
- * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.MoveSteps [MOVES [BLOCKS [WARMUP]]]
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.MoveSteps [MOVES [BLOCKS [WARMUP [HTTP-WARMUP]]]]
  * </pre>
  *
- * <p>The first block begins with {@code WARMUP} (default 50) direct moves that are not counted.
+ * <p>The first block begins with {@code WARMUP} (default 50) direct moves, then {@code
+ * HTTP-WARMUP} (default 0) moves through the front, that are not counted.
  * After the steps it prints the processor time per direct move of this JVM (the commander and the
  * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves),
- * and their threads' switches per direct move (voluntary ones are wake-ups).
+ * their threads' switches per direct move (voluntary ones are wake-ups), and the same by group
+ * of threads ({@link ThreadTimes}: processor time, time waiting for a processor, wake-ups).
  */
 public final class MoveSteps {
 
@@ -59,12 +62,15 @@ public final class MoveSteps {
 
   /**
    * Runs {@code BLOCKS} (default 4) blocks of {@code MOVES} (default 200) moves each way, after
-   * {@code WARMUP} (default 50) direct moves.
+   * {@code WARMUP} (default 50) direct moves and {@code HTTP-WARMUP} (default 0) moves through
+   * the front, none of them counted. Without the second warm-up the JIT compiles the front's code
+   * during the direct blocks that follow the first block through it (docs/benchmarks.md).
    */
   public static void main(String[] args) throws Exception {
     int moves = args.length > 0 ? Integer.parseInt(args[0]) : 200;
     int blocks = args.length > 1 ? Integer.parseInt(args[1]) : 4;
     int warmup = args.length > 2 ? Integer.parseInt(args[2]) : 50;
+    int httpWarmup = args.length > 3 ? Integer.parseInt(args[3]) : 0;
     Path home = Files.createTempDirectory("cryo-move-steps");
     CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
         .workers(2).maxWorkers(2).build();
@@ -90,10 +96,16 @@ public final class MoveSteps {
       commander.status().workers().forEach(worker -> pids.add(worker.pid()));
       long[] cpu = new long[pids.size()];
       long[] switches = new long[2 * pids.size()];
+      List<Map<String, long[]>> threads = new ArrayList<>();
+      pids.forEach(pid -> threads.add(new java.util.TreeMap<>()));
       for (int block = 0; block < blocks; block++) {
         for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
           if (i == (block == 0 ? warmup : 0)) {
+            if (block == 0 && httpWarmup > 0) {
+              HttpBench.moves(base, httpWarmup);
+            }
             addCpu(cpu, switches, pids, -1);
+            addThreads(threads, pids, -1);
           }
           Instant start = Instant.now();
           Reply moved = commander.serve(post(connection, "/api/move", "{}"));
@@ -104,12 +116,14 @@ public final class MoveSteps {
           }
         }
         addCpu(cpu, switches, pids, 1);
+        addThreads(threads, pids, 1);
         Histogram http = HttpBench.moves(base, moves);
         steps.get("http: whole move").add(http);
       }
       cut(home.resolve("events.jsonl"), timed, steps);
       cpuLine = cpuPerMove(cpu, timed.size()) + System.lineSeparator()
-          + switchesPerMove(switches, timed.size());
+          + switchesPerMove(switches, timed.size()) + System.lineSeparator()
+          + threadsPerMove(threads, timed.size());
     } finally {
       Scratch.delete(home);
     }
@@ -137,6 +151,52 @@ public final class MoveSteps {
       switches[2 * i] += sign * now[0];
       switches[2 * i + 1] += sign * now[1];
     }
+  }
+
+  /**
+   * Adds (sign 1) or takes away (sign -1) each process's counts by group of threads so far
+   * ({@link ThreadTimes}).
+   */
+  private static void addThreads(List<Map<String, long[]>> threads, List<Long> pids, int sign) {
+    for (int i = 0; i < pids.size(); i++) {
+      Map<String, long[]> sum = threads.get(i);
+      ThreadTimes.of(pids.get(i)).forEach((group, counts) -> {
+        long[] into = sum.computeIfAbsent(group, g -> new long[counts.length]);
+        for (int k = 0; k < counts.length; k++) {
+          into[k] += sign * counts[k];
+        }
+      });
+    }
+  }
+
+  /**
+   * Each process's groups of threads that ran at least 2 % of its processor time in the direct
+   * moves, per move: microseconds on a processor, microseconds runnable but waiting for one, and
+   * voluntary switches (wake-ups).
+   */
+  private static String threadsPerMove(List<Map<String, long[]>> threads, int moves) {
+    StringBuilder out = new StringBuilder("by thread, per direct move: run us / waiting for a"
+        + " processor us / wake-ups");
+    for (int i = 0; i < threads.size(); i++) {
+      Map<String, long[]> groups = threads.get(i);
+      long all = 0;
+      for (long[] counts : groups.values()) {
+        all += Math.max(0, counts[ThreadTimes.RUN]);
+      }
+      out.append(System.lineSeparator()).append(i == 0 ? "  commander (this JVM)" : "  worker " + i)
+          .append(String.format(": all %.0f us", all / 1000.0 / moves));
+      long floor = all / 50;
+      groups.entrySet().stream()
+          .filter(group -> group.getValue()[ThreadTimes.RUN] >= floor)
+          .sorted((a, b) -> Long.compare(b.getValue()[ThreadTimes.RUN], a.getValue()[ThreadTimes.RUN]))
+          .forEach(group -> {
+            long[] c = group.getValue();
+            out.append(System.lineSeparator()).append(String.format("    %-16s %7.0f %7.0f %5.1f",
+                group.getKey(), c[ThreadTimes.RUN] / 1000.0 / moves,
+                c[ThreadTimes.WAIT] / 1000.0 / moves, (double) c[ThreadTimes.VOLUNTARY] / moves));
+          });
+    }
+    return out.toString();
   }
 
   /** The threads' switches per direct move, voluntary / involuntary, of each process. */

@@ -1,6 +1,7 @@
 package dev.cryo.bench.worker;
 
 import dev.cryo.bench.LoadAverage;
+import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.Scratch;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.protocol.AnnouncementMessage;
@@ -32,7 +33,9 @@ import java.util.regex.Pattern;
  * the order to the report is the quit's. Each announcement is encoded as the wire would carry it,
  * then dropped. Rounds alternate the quit's departures at once: 1 (a departure after another, the
  * loop as it was) and {@code AT_ONCE} (default {@value Worker.Builder#QUIT_DEPARTURES_AT_ONCE}),
- * so both are measured in the same minutes.
+ * so both are measured in the same minutes. With {@code -Dcryo.bench.quitSerial=false} only the
+ * {@code AT_ONCE} rounds run: to compare two builds, run their jars one after the other. Each round
+ * also prints the processor time the JVM used over the quit (every thread's, the JIT's included).
  *
  * <pre>
  * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.worker.QuitBench [USERS [ROUNDS [AT_ONCE]]]
@@ -45,6 +48,8 @@ public final class QuitBench {
   private static final Pattern PAGE = Pattern.compile("\"page\"\\s*:\\s*\"([^\"]+)\"");
   private static final int PAGES_PER_CONNECTION = 5;
   private static final int MAKERS = 4;
+  /** The system property that, set to false, skips the rounds one at a time. */
+  static final String SERIAL_PROPERTY = "cryo.bench.quitSerial";
 
   private QuitBench() {}
 
@@ -56,15 +61,20 @@ public final class QuitBench {
         : Worker.Builder.QUIT_DEPARTURES_AT_ONCE;
     System.out.printf("quit of %,d demo users (2 connections, %d pages each), %d rounds, %s%n",
         users, PAGES_PER_CONNECTION, rounds, LoadAverage.now());
+    boolean serialToo = !"false".equals(System.getProperty(SERIAL_PROPERTY));
     double[] serial = new double[rounds];
     double[] parallel = new double[rounds];
     for (int round = 0; round < rounds; round++) {
-      for (int at : new int[] {1, atOnce}) {
-        double seconds = quit(users, at);
-        (at == 1 ? serial : parallel)[round] = seconds;
-        System.out.printf("  round %d, %d at once: %.2f s (%,.0f users/s), %s%n", round + 1, at,
-            seconds, users / seconds, LoadAverage.now());
+      for (int at : serialToo ? new int[] {1, atOnce} : new int[] {atOnce}) {
+        Took took = quit(users, at);
+        double seconds = took.seconds();
+        (at == 1 && serialToo ? serial : parallel)[round] = seconds;
+        System.out.printf("  round %d, %d at once: %.2f s (%,.0f users/s), CPU %.2f s, %s%n",
+            round + 1, at, seconds, users / seconds, took.cpuSeconds(), LoadAverage.now());
       }
+    }
+    if (!serialToo) {
+      return;
     }
     double ratio = 0;
     for (int round = 0; round < rounds; round++) {
@@ -73,8 +83,11 @@ public final class QuitBench {
     System.out.printf("mean ratio, 1 at once / %d at once: %.2fx%n", atOnce, ratio / rounds);
   }
 
-  /** One worker filled with {@code users}, quit with {@code atOnce}; the quit's seconds. */
-  private static double quit(int users, int atOnce) throws Exception {
+  /** A quit's wall time and the processor time the JVM used over it, in seconds. */
+  private record Took(double seconds, double cpuSeconds) {}
+
+  /** One worker filled with {@code users}, quit with {@code atOnce}; what the quit took. */
+  private static Took quit(int users, int atOnce) throws Exception {
     Path root = Files.createTempDirectory("cryo-bench-quit-");
     AtomicLong wireBytes = new AtomicLong();
     try (Worker worker = Worker.builder("bench", new Freezer(root.resolve("freezer")))
@@ -93,15 +106,18 @@ public final class QuitBench {
         }
       }
       System.gc();
+      long pid = ProcessHandle.current().pid();
+      long cpu = ProcessCpu.nanos(pid);
       long begun = System.nanoTime();
       QuitReport report = worker.quit(worker.freezer(), Duration.ZERO, Duration.ofSeconds(5))
           .get();
       long took = System.nanoTime() - begun;
+      double cpuSeconds = (ProcessCpu.nanos(pid) - cpu) / 1e9;
       if (report.frozen() != users || report.failed() != 0) {
         throw new IllegalStateException("the quit froze " + report.frozen() + " of " + users
             + " users (" + report.failed() + " failed)");
       }
-      return took / 1e9;
+      return new Took(took / 1e9, cpuSeconds);
     } finally {
       Scratch.delete(root);
     }

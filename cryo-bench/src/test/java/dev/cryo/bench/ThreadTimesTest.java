@@ -1,0 +1,63 @@
+package dev.cryo.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ThreadTimesTest {
+
+  @Test
+  void theNumbersOfAPoolsThreadsAreFoldedIntoOneGroup() {
+    assertThat(ThreadTimes.group("C2 CompilerThre")).isEqualTo("C2 CompilerThre");
+    assertThat(ThreadTimes.group("G1 Refine#0")).isEqualTo("G1 Refine##");
+    assertThat(ThreadTimes.group("GC Thread#0")).isEqualTo("GC Thread##");
+    assertThat(ThreadTimes.group("ForkJoinPool-12")).isEqualTo("ForkJoinPool-#");
+    assertThat(ThreadTimes.group("wire-main_0001-")).isEqualTo("wire-main_#-");
+  }
+
+  @Test
+  void aThreadThatSpinsShowsItsProcessorTimeInItsGroup() throws Exception {
+    long pid = ProcessHandle.current().pid();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch stop = new CountDownLatch(1);
+    Thread spinner = Thread.ofPlatform().name("spinner-7").start(() -> {
+      started.countDown();
+      java.lang.management.ThreadMXBean cpu =
+          java.lang.management.ManagementFactory.getThreadMXBean();
+      long until = cpu.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(30);
+      long x = 0;
+      while (cpu.getCurrentThreadCpuTime() < until) {
+        x += System.identityHashCode(this);
+      }
+      if (x == 42) {
+        System.out.print("");
+      }
+      try {
+        stop.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    started.await();
+    Map<String, long[]> before = ThreadTimes.of(pid);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long ran = 0;
+    while (ran < TimeUnit.MILLISECONDS.toNanos(10) && System.nanoTime() < deadline) {
+      Map<String, long[]> now = ThreadTimes.of(pid);
+      assertThat(now).containsKey("spinner-#");
+      ran = now.get("spinner-#")[ThreadTimes.RUN];
+      Thread.onSpinWait();
+    }
+    stop.countDown();
+    spinner.join();
+    assertThat(ran).as("the spinner's 30 ms on a processor, read from /proc")
+        .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+    assertThat(ThreadTimes.minus(Map.of("a", new long[] {5, 6, 7, 8}),
+        Map.of("a", new long[] {1, 1, 1, 1}, "gone", new long[] {1, 1, 1, 1})))
+        .containsOnlyKeys("a").hasEntrySatisfying("a",
+            counts -> assertThat(counts).containsExactly(4, 5, 6, 7));
+  }
+}
