@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * @param workerCommand how a worker JVM is started
  * @param clock the wall clock of timestamps (status, run.json)
  * @param heartbeat the tick: every running worker is pinged, status.json written, the stop
- *     request read; two beats without a word from a worker and its group is killed
+ *     request read; two beats without a word from a worker, or two beats in which it answered
+ *     no ping, and its group is killed
  * @param presentation how long a spawned worker has to present itself
  * @param hold how long a request waits in all for a held user (and for retries)
  * @param callTimeout the longest an HTTP call to a worker may take

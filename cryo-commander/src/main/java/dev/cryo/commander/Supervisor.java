@@ -2,6 +2,7 @@ package dev.cryo.commander;
 
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.Wire;
+import dev.cryo.wire.WireException;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
@@ -19,12 +20,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The worker processes of a run: their starts (spawn, presentation within the timeout, retries with
- * a backoff), their heartbeat (a ping each tick; two beats without a word and the group is killed)
+ * a backoff), their heartbeat (a ping each tick; two beats without a word, or two beats of pings
+ * unanswered while other frames still come, and the group is killed)
  * and their deaths (the unfrozen users lost and their folders dropped, the frozen ones untouched, a
  * replacement started while fewer than the configured workers live).
  *
@@ -37,6 +40,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /** The group every worker of this commander belongs to. */
   static final String GROUP = "main";
+  /** The death reason of a worker heard from but whose pings went unanswered for two beats. */
+  static final String UNANSWERED = "answered no ping for two heartbeats while it still sent"
+      + " frames: its process group was killed";
 
   private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
   private static final Executor VIRTUAL = command -> Thread.ofVirtual().start(command);
@@ -313,8 +319,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   /**
    * One beat: a worker is started when fewer than the configured ones are alive or starting;
    * every running or quitting worker is pinged (its photo refreshed), unless a ping is in flight;
-   * one silent for more than two beats has its process group killed and is buried. Never blocks on
-   * a wire: each ping is written on a virtual thread of its own.
+   * one silent for more than two beats, or whose pings went unanswered for more than two beats
+   * (it still sends frames but reads none, or serves no call), has its process group killed and is
+   * buried. Never blocks on a wire: each ping is written on a virtual thread of its own.
    */
   void heartbeat() {
     keepWorkers();
@@ -330,6 +337,13 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         death(handle, "silent for two heartbeats: its process group was killed");
         continue;
       }
+      if (handle.unansweredNanos() > twoBeats) { // heard, but its frames answer no ping
+        LOG.log(Level.WARNING, "worker " + handle.name() + " answered no ping for two"
+            + " heartbeats while it still sent frames (it reads nothing, or serves no call); its"
+            + " process group is killed");
+        death(handle, UNANSWERED);
+        continue;
+      }
       Wire wire = handle.wire();
       if (wire == null || !handle.startPing()) {
         continue;
@@ -341,26 +355,42 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     }
   }
 
-  /** One heartbeat ping of {@code handle}: its photo refreshed when it answers. */
+  /**
+   * One heartbeat ping of {@code handle}: its photo refreshed when it answers. An answer (a reply,
+   * or an error reply) ends the worker's unanswered stretch; a timeout or the wire's end leaves it
+   * counting; a ping this side refused to send counts for nothing.
+   */
   private void ping(WorkerHandle handle, Wire wire) {
     CompletableFuture<byte[]> reply;
     try {
       reply = wire.call(Methods.PING, EMPTY_OBJECT, config.heartbeat().multipliedBy(2));
     } catch (RuntimeException e) { // a bug, not the worker's silence: the next beat tries again
-      handle.endPing();
+      handle.pingNotSent();
       LOG.log(Level.WARNING, "the ping of worker " + handle.name() + " failed: " + e);
       return;
     }
     reply.whenCompleteAsync((bytes, error) -> {
-      handle.endPing();
-      if (error == null) {
-        try {
-          handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
-        } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
-              + e.getMessage());
-          handle.heard();
+      if (error != null) {
+        Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+        WireException.Reason reason = cause instanceof WireException wireError
+            ? wireError.reason() : null;
+        if (reason == WireException.Reason.REMOTE_FAILURE) {
+          handle.pingAnswered(); // refused, but read and answered
+        } else if (reason == WireException.Reason.TOO_MANY_PENDING
+            || reason == WireException.Reason.FRAME_TOO_LARGE) {
+          handle.pingNotSent();
+        } else {
+          handle.pingUnanswered();
         }
+        return;
+      }
+      handle.pingAnswered();
+      try {
+        handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
+            + e.getMessage());
+        handle.heard();
       }
     }, VIRTUAL);
   }

@@ -35,7 +35,13 @@ final class WorkerHandle {
   private Instant runningSince;
   private String deathReason;
   private volatile long lastHeardNanos = System.nanoTime();
-  private volatile boolean pinging;
+  private boolean pinging; // guarded by this
+  /** Whether a ping handed to the wire is still unanswered (a later answer clears it). */
+  private boolean unanswered; // guarded by this
+  /** When the oldest ping still unanswered was claimed (System.nanoTime), while unanswered. */
+  private long unansweredSince; // guarded by this
+  /** Whether the ping in flight is the one that began the unanswered stretch. */
+  private boolean pingBeganStretch; // guarded by this
 
   WorkerHandle(SpawnPayload spawn, Instant spawnedAt) {
     this.spawn = Objects.requireNonNull(spawn, "spawn");
@@ -218,17 +224,49 @@ final class WorkerHandle {
     return System.nanoTime() - lastHeardNanos;
   }
 
-  /** Claims the heartbeat's ping slot; false when a ping is in flight already. */
+  /**
+   * Claims the heartbeat's ping slot; false when a ping is in flight already. From this claim on
+   * the ping counts as unanswered ({@link #unansweredNanos}) until {@link #pingAnswered}, unless
+   * it was never sent ({@link #pingNotSent}).
+   */
   synchronized boolean startPing() {
     if (pinging) {
       return false;
     }
     pinging = true;
+    pingBeganStretch = !unanswered;
+    if (!unanswered) {
+      unanswered = true;
+      unansweredSince = System.nanoTime();
+    }
     return true;
   }
 
-  void endPing() {
+  /** The ping in flight was answered (a reply, or an error reply): the worker reads its wire. */
+  synchronized void pingAnswered() {
     pinging = false;
+    unanswered = false;
+  }
+
+  /** The ping in flight got no answer (it timed out, or the wire ended): its time still counts. */
+  synchronized void pingUnanswered() {
+    pinging = false;
+  }
+
+  /** The ping in flight was never sent (this side refused it): it counts for nothing. */
+  synchronized void pingNotSent() {
+    pinging = false;
+    if (pingBeganStretch) {
+      unanswered = false;
+    }
+  }
+
+  /**
+   * Nanoseconds since the oldest ping still unanswered was claimed; 0 when every ping sent was
+   * answered. Frames of the worker's own do not reset it: only an answer to a ping does.
+   */
+  synchronized long unansweredNanos() {
+    return unanswered ? System.nanoTime() - unansweredSince : 0;
   }
 
   /** What placement knows of this worker, with {@code occupancy} users counted against it. */

@@ -24,8 +24,8 @@
  *       a frozen user to the worker his requests are bound for, else the fullest worker that admits
  *       him, else a new worker, else 503. A moved guest lives where he was moved.
  *   <li>Each worker is a child JVM in its own process group; a worker that does not present itself
- *       in time, falls silent for two heartbeats, or outlives its wire has its whole group killed
- *       with SIGKILL.
+ *       in time, falls silent for two heartbeats, answers no ping for two heartbeats (while its
+ *       other frames still come), or outlives its wire has its whole group killed with SIGKILL.
  *   <li>A dead worker's users that were not frozen are lost: dropped from the maps, their freezer
  *       folders dropped, counted and logged by name. The frozen ones are untouched. A replacement is
  *       started while fewer than the configured workers live.

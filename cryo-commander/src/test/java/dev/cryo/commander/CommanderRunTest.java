@@ -49,8 +49,10 @@ class CommanderRunTest {
   @Test
   void aStopRequestForTheRunIsHandedOnOnce() throws Exception {
     CompletableFuture<StopMode> asked = new CompletableFuture<>();
+    // The fakes' own beat: a shorter one kills an idle worker whose ping takes a second to come
+    // back, as it may on a loaded machine, and the request after the stop then finds none.
     try (Commander commander = Commander.start(config(home).workers(1)
-        .heartbeat(Duration.ofMillis(500)).onStopRequest(asked::complete).build())) {
+        .onStopRequest(asked::complete).build())) {
       RunDirectory.at(home).requestStop(StopMode.NOW);
 
       assertThat(asked.get(20, TimeUnit.SECONDS)).isEqualTo(StopMode.NOW);
@@ -60,8 +62,7 @@ class CommanderRunTest {
 
   @Test
   void statusJsonIsPublishedInItsDocumentedShape() throws Exception {
-    try (Commander commander = Commander.start(config(home).workers(1)
-        .heartbeat(Duration.ofMillis(500)).build())) {
+    try (Commander commander = Commander.start(config(home).workers(1).build())) {
       commander.serve(get("c1", "/counter"));
       assertThat(eventually(Duration.ofSeconds(20),
           () -> status(home).path("users").path("placed").asInt() == 1)).isTrue();

@@ -43,7 +43,11 @@ import java.util.concurrent.CountDownLatch;
  * answers no ping; {@code cryo.fake.freeze=hang} never answers a freeze order;
  * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
  * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent;
- * {@code cryo.fake.child=true} starts a {@code sleep} in its process group and prints its pid.
+ * {@code cryo.fake.child=true} starts a {@code sleep} in its process group and prints its pid;
+ * {@code cryo.fake.deaf=NAME} makes the worker spawned as NAME, once presented, send an
+ * announcement of a kind the commander skips every 100 ms while it serves its first ping on the
+ * thread that reads its wire and never returns from it: from then on it reads nothing, yet its
+ * frames keep coming.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -51,6 +55,7 @@ public final class FakeWorkerMain implements WireHandler {
   private final Freezer freezer;
   private final boolean mute = Boolean.getBoolean("cryo.fake.mute");
   private final boolean freezeHangs = "hang".equals(System.getProperty("cryo.fake.freeze"));
+  private final boolean deaf;
   private final Map<String, Long> counters = new HashMap<>(); // guarded by this
   private final Map<String, String> connections = new HashMap<>(); // guarded by this
   private final CountDownLatch ended = new CountDownLatch(1);
@@ -59,6 +64,7 @@ public final class FakeWorkerMain implements WireHandler {
 
   private FakeWorkerMain(SpawnPayload spawn) throws IOException {
     this.spawn = spawn;
+    this.deaf = spawn.name().equals(System.getProperty("cryo.fake.deaf"));
     this.freezer = new Freezer(Path.of(spawn.freezer()));
   }
 
@@ -87,6 +93,9 @@ public final class FakeWorkerMain implements WireHandler {
         java.time.Duration.ofSeconds(10)).get();
     if (Boolean.getBoolean("cryo.fake.fuzz") && !spawn.name().endsWith("_0001")) {
       hostile(channel, spawn.name());
+    }
+    if (worker.deaf) {
+      Thread.ofPlatform().daemon().name("keeps-sending").start(worker::keepSending);
     }
     worker.ended.await();
     System.exit(0);
@@ -150,11 +159,29 @@ public final class FakeWorkerMain implements WireHandler {
     return flag == null || !Files.exists(Path.of(flag));
   }
 
+  /** A deaf worker's frames: an announcement the commander skips, every 100 ms until the end. */
+  private void keepSending() {
+    try {
+      for (long n = 1; ended.getCount() > 0; n++) {
+        wire.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(n,
+            "still_sending", "nobody", List.of(), null)));
+        Thread.sleep(100);
+      }
+    } catch (InterruptedException | RuntimeException e) {
+      // the wire ended (the commander killed this process): nothing more to send
+    }
+  }
+
+  @Override
+  public boolean servesInline(String method) {
+    return deaf && Methods.PING.equals(method); // its reader then stops in the ping, for good
+  }
+
   @Override
   public byte[] onCall(String method, byte[] payload) throws Exception {
     return switch (method) {
       case Methods.PING -> {
-        if (mute) {
+        if (mute || deaf) {
           Thread.sleep(Long.MAX_VALUE);
         }
         yield ProtocolCodec.write(photo());

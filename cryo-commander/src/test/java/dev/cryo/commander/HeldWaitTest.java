@@ -32,7 +32,9 @@ class HeldWaitTest {
 
   @Test
   void aRequestWaitingForAHoldReportsItsWaitAndWhetherTheHoldWasReleased() throws Exception {
-    try (Commander commander = start(Duration.ofSeconds(1), Duration.ofSeconds(60))) {
+    // The move's order gives up after 5 s: the request must come while it stands, and a loaded
+    // machine may take a second or more between seeing the hold and sending it.
+    try (Commander commander = start(Duration.ofSeconds(5), Duration.ofSeconds(60))) {
       List<Wait> waits = waits(commander);
       assertThat(commander.serve(get("c1", "/counter")).bodyText()).startsWith(
           "user=guest_c1 counter=1");

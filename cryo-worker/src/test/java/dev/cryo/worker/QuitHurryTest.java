@@ -90,14 +90,19 @@ class QuitHurryTest {
     worker.call(increment("cleo", "c3", "p3", "page"));
     assertThat(freeze(UserOrder.of("cleo")).outcome()).as("warms the path up: no quit's, not counted")
         .isEqualTo(FreezeResult.FROZEN);
-    CompletableFuture<FreezeResult> hurried = CompletableFuture.supplyAsync(() -> {
+    CompletableFuture<FreezeResult> hurried = new CompletableFuture<>();
+    Thread hurry = Thread.ofPlatform().daemon().start(() -> {
       try {
-        return freeze(new UserOrder("anna", true));
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
+        hurried.complete(freeze(new UserOrder("anna", true)));
+      } catch (Throwable e) {
+        hurried.completeExceptionally(e);
       }
     });
-    Thread.sleep(500); // the quit's thread runs late (a freeze that does not wait is done by now)
+    // The quit's thread runs late: it starts once the hurried freeze waits for a quit to begin
+    // (a condition, not a time: the wait's own bound is what a loaded machine must not eat).
+    harness.await("the hurried freeze waits for its quit", () -> hurried.isDone()
+        || java.util.Arrays.stream(hurry.getStackTrace()).anyMatch(frame -> frame.getClassName()
+            .endsWith(".Departures") && frame.getMethodName().equals("awaitQuit")));
     assertThat(hurried).as("the hurried freeze waits for its quit").isNotDone();
     assertThat(worker.registry().userItems().contains("anna")).isTrue();
 
