@@ -3,12 +3,9 @@ package dev.cryo.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -126,13 +123,10 @@ class CarriedSpareFilesTest {
   }
 
   private List<Path> spareDirectories() throws Exception {
-    try (Stream<Path> entries = Files.list(parent)) {
-      return entries.filter(p -> SpareFolders.isSpareName(p.getFileName().toString())).toList();
-    }
+    return SpareFoldersTest.spareDirectories(parent);
   }
 
   private static Object key(Path path) throws Exception {
-    return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-        .fileKey();
+    return SpareFoldersTest.key(path);
   }
 }

@@ -3,16 +3,11 @@ package dev.cryo.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,47 +19,13 @@ class FolderFifoTest {
 
   @TempDir Path temporary;
 
-  /**
-   * Runs {@code call} on its own thread and answers how it ended; when it is still running after a
-   * generous bound (it is stuck in an open of {@code fifo}), opens the FIFO for writing to let it
-   * go, and fails.
-   */
-  static <T> CompletableFuture<T> endsWithoutBlocking(Path fifo, Callable<T> call)
-      throws Exception {
-    CompletableFuture<T> outcome = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      try {
-        outcome.complete(call.call());
-      } catch (Throwable e) {
-        outcome.completeExceptionally(e);
-      }
-    }, "fifo-opener");
-    thread.setDaemon(true);
-    thread.start();
-    try {
-      outcome.get(TestProcesses.BOUND.toSeconds(), TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      // ended with a refusal: the caller looks at it
-    } catch (TimeoutException e) {
-      // Opened read-write, this end never waits, and the blocked read-only open returns once it
-      // is there.
-      try (FileChannel writer = FileChannel.open(fifo, StandardOpenOption.READ,
-          StandardOpenOption.WRITE)) {
-        thread.join(TestProcesses.BOUND.toMillis());
-      }
-      throw new AssertionError("the call blocked opening the FIFO at " + fifo
-          + " until a writer came", e);
-    }
-    return outcome;
-  }
-
   @Test
   void aTakeRefusesAFifoAtTheFolderNameWithoutOpeningIt() throws Exception {
     Path folder = temporary.resolve("u-1");
-    LockFileTest.mkfifo(folder);
+    Fifos.make(folder);
 
     CompletableFuture<SemaphoreHold> take =
-        endsWithoutBlocking(folder, () -> FolderSemaphore.take(folder, "h"));
+        Fifos.endsWithoutBlocking(folder, () -> FolderSemaphore.take(folder, "h"));
 
     assertThat(take).failsWithin(java.time.Duration.ZERO)
         .withThrowableOfType(ExecutionException.class).havingCause()
@@ -83,10 +44,10 @@ class FolderFifoTest {
     SemaphoreHold first = FolderSemaphore.take(folder, "h", spares);
     first.release(false, spares);
     assertThat(spares.size()).as("a spare is at hand").isEqualTo(1);
-    LockFileTest.mkfifo(folder);
+    Fifos.make(folder);
 
     CompletableFuture<SemaphoreHold> take =
-        endsWithoutBlocking(folder, () -> FolderSemaphore.take(folder, "h", spares));
+        Fifos.endsWithoutBlocking(folder, () -> FolderSemaphore.take(folder, "h", spares));
 
     assertThat(take).failsWithin(java.time.Duration.ZERO)
         .withThrowableOfType(ExecutionException.class).havingCause()
@@ -97,9 +58,9 @@ class FolderFifoTest {
   @Test
   void anOpenOfTheFolderRefusesAFifoSayingWhatIsThere() throws Exception {
     Path folder = temporary.resolve("u-1");
-    LockFileTest.mkfifo(folder);
+    Fifos.make(folder);
 
-    CompletableFuture<?> open = endsWithoutBlocking(folder, () -> NoFollowDirectory.open(folder));
+    CompletableFuture<?> open = Fifos.endsWithoutBlocking(folder, () -> NoFollowDirectory.open(folder));
 
     assertThat(open).failsWithin(java.time.Duration.ZERO)
         .withThrowableOfType(ExecutionException.class).havingCause()
@@ -110,9 +71,9 @@ class FolderFifoTest {
   @Test
   void theCleaningOfAbandonedTemporariesRefusesAFifoAtTheFolderName() throws Exception {
     Path folder = temporary.resolve("u-1");
-    LockFileTest.mkfifo(folder);
+    Fifos.make(folder);
 
-    CompletableFuture<Integer> cleaning = endsWithoutBlocking(folder,
+    CompletableFuture<Integer> cleaning = Fifos.endsWithoutBlocking(folder,
         () -> Publication.removeAbandoned(folder, FolderSemaphore.FILE_NAME, ProcessTable.system()));
 
     assertThat(cleaning).failsWithin(java.time.Duration.ZERO)

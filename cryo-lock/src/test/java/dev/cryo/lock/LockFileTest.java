@@ -42,9 +42,7 @@ class LockFileTest {
   }
 
   static void mkfifo(Path path) throws Exception {
-    Process mkfifo = new ProcessBuilder("mkfifo", path.toString()).inheritIO().start();
-    assertThat(mkfifo.waitFor(TestProcesses.BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    assertThat(mkfifo.exitValue()).isZero();
+    Fifos.make(path);
   }
 
   @Test

@@ -167,12 +167,18 @@ class SpareFoldersTest {
   }
 
   private List<Path> spareDirectories() throws Exception {
+    return spareDirectories(parent);
+  }
+
+  /** The spare folders in {@code parent}. */
+  static List<Path> spareDirectories(Path parent) throws Exception {
     try (Stream<Path> entries = Files.list(parent)) {
       return entries.filter(p -> SpareFolders.isSpareName(p.getFileName().toString())).toList();
     }
   }
 
-  private static Object key(Path path) throws Exception {
+  /** The device and inode at {@code path}, not following a link. */
+  static Object key(Path path) throws Exception {
     return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
         .fileKey();
   }
