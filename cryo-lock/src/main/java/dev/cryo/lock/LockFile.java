@@ -156,11 +156,8 @@ public final class LockFile {
     guard.lock();
     try {
       return Uninterruptible.call(() -> {
-        Object now;
-        try {
-          now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-              .fileKey();
-        } catch (NoSuchFileException e) {
+        Object now = fileKeyAt(path);
+        if (now == null) {
           return Boolean.FALSE;
         }
         if (!kept.fileKey().equals(now) || !kept.channel().isOpen()) {
@@ -248,6 +245,18 @@ public final class LockFile {
   }
 
   /**
+   * The device and inode at {@code path}, not following a link; {@code null} when nothing is there.
+   */
+  static Object fileKeyAt(Path path) throws IOException {
+    try {
+      return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+          .fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
+  }
+
+  /**
    * The end of a guarded removal, the lock of the file taken and its content judged ours: unlinks
    * the name when it still names the file {@code key} identifies.
    *
@@ -255,11 +264,8 @@ public final class LockFile {
    *     {@code otherwise} when another file is there (or {@code key} is unknown)
    */
   private Removal unlinkIfStill(Object key, Removal otherwise) throws IOException {
-    Object now;
-    try {
-      now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-          .fileKey();
-    } catch (NoSuchFileException e) {
+    Object now = fileKeyAt(path);
+    if (now == null) {
       return Removal.ABSENT;
     }
     if (key == null || !key.equals(now)) {
@@ -465,11 +471,8 @@ public final class LockFile {
         if (!expected.test(bytes)) {
           return Removal.CHANGED;
         }
-        Object current;
-        try {
-          current = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-              .fileKey();
-        } catch (NoSuchFileException e) {
+        Object current = fileKeyAt(path);
+        if (current == null) {
           return Removal.ABSENT;
         }
         if (!Objects.equals(current, asideAttributes.fileKey())) {

@@ -215,7 +215,7 @@ public final class SemaphoreHold {
         }
         return null;
       }
-      Object named = fileKeyAt(folder);
+      Object named = LockFile.fileKeyAt(folder);
       Object landed;
       try {
         landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
@@ -260,16 +260,6 @@ public final class SemaphoreHold {
       directory.close();
     } catch (IOException e) {
       // nothing was done through it
-    }
-  }
-
-  /** The device and inode at {@code path}, not following a link; {@code null} when nothing is there. */
-  private static Object fileKeyAt(Path path) throws IOException {
-    try {
-      return Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
-          LinkOption.NOFOLLOW_LINKS).fileKey();
-    } catch (NoSuchFileException e) {
-      return null;
     }
   }
 
@@ -491,12 +481,12 @@ public final class SemaphoreHold {
         folderKey = directory.getFileAttributeView(BasicFileAttributeView.class).readAttributes()
             .fileKey();
       }
-      if (folderKey == null || !folderKey.equals(fileKeyAt(folder))) {
+      if (folderKey == null || !folderKey.equals(LockFile.fileKeyAt(folder))) {
         return; // another directory stands at the name: not ours to move
       }
       Path spare = recycleInto.freshName();
       Files.move(folder, spare, StandardCopyOption.ATOMIC_MOVE);
-      if (folderKey.equals(fileKeyAt(spare))) {
+      if (folderKey.equals(LockFile.fileKeyAt(spare))) {
         recycledAs = spare;
         carriedOut = carry;
         return;
