@@ -109,9 +109,9 @@ public final class DrainBench {
         long begun = System.nanoTime();
         report = commander.drain(Duration.ofSeconds(5), line -> {
           System.out.println("  " + line);
-          for (int i = 1; i < pids.size(); i++) { // a worker's counts end with it: keep the last
-            Map<String, long[]> now = ThreadTimes.of(pids.get(i));
-            if (!now.isEmpty()) {
+          for (int i = 1; i < pids.size(); i++) { // a worker's counts end with it: keep the
+            Map<String, long[]> now = ThreadTimes.of(pids.get(i)); // largest, not a dying one's
+            if (run(now) >= run(latest.get(i))) {
               latest.set(i, now);
             }
           }
@@ -254,8 +254,9 @@ public final class DrainBench {
 
   /**
    * Each process's processor time over the drain, by group of threads ({@link ThreadTimes}): the
-   * commander from the drain's start to its return, a worker to the last progress line before it
-   * ended (it is killed once its quit is reported, and its counts go with it). For each process
+   * commander from the drain's start to its return, a worker to the progress line that read the
+   * most of it (it is killed once its quit is reported, its counts go with it, and a line that
+   * reads it while it ends sees only the threads still there). For each process
    * its total, then the groups of at least 3 % of it: seconds on a processor, of which in the
    * kernel, and seconds runnable but waiting for a processor.
    */
@@ -295,6 +296,15 @@ public final class DrainBench {
           });
     }
     return out.toString();
+  }
+
+  /** The processor time of all the groups of {@code threads}. */
+  private static long run(Map<String, long[]> threads) {
+    long all = 0;
+    for (long[] counts : threads.values()) {
+      all += counts[ThreadTimes.RUN];
+    }
+    return all;
   }
 
   /**
