@@ -49,9 +49,11 @@ import org.HdrHistogram.Histogram;
  * each second of the drain (a stall shows as a slow second between fast ones), each process's
  * processor time over the drain by group of threads with the kernel's share and the time spent
  * waiting for a processor ({@link #processorTime}), the restart to the first request served, and
- * the wakes' latencies. (ext4 without a journal, as here, skips at each inode it allocates every
- * inode of that block group freed in the last 60 s, 360 s while its inode table block is dirty:
- * more than 30 s after a removal is not always enough, and the drain's own removals count too.)
+ * the wakes' latencies. The run directory is made in block groups of its own ({@link #home}:
+ * {@code -Dcryo.bench.drainArea=tmp} for the temporary directory itself), since ext4 without a
+ * journal, as here, skips at each inode it allocates every inode of that block group freed in the
+ * last 60 s, 360 s while its inode table block is dirty: the last run's removal of its users'
+ * folders would otherwise cost this drain's freezes for minutes, the 35 s pause notwithstanding.
  */
 public final class DrainBench {
 
@@ -62,6 +64,8 @@ public final class DrainBench {
   /** The system property naming how long after the run's start the drain may begin, in seconds. */
   static final String SETTLE_PROPERTY = "cryo.bench.drainSettleSeconds";
   private static final long SETTLE_SECONDS = 35;
+  /** The system property naming where the run directory is made: {@code fresh} or {@code tmp}. */
+  static final String AREA_PROPERTY = "cryo.bench.drainArea";
 
   private DrainBench() {}
 
@@ -70,7 +74,8 @@ public final class DrainBench {
     int users = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int wakes = args.length > 1 ? Integer.parseInt(args[1]) : 500;
     long runBegun = System.nanoTime();
-    Path home = Files.createTempDirectory("cryo-drain-bench");
+    Path area = Files.createTempDirectory("cryo-drain-bench");
+    Path home = home(area);
     try {
       CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
           .workers(2).maxWorkers(2).hold(Duration.ofSeconds(60)).build();
@@ -145,8 +150,55 @@ public final class DrainBench {
             histogram.getValueAtPercentile(99), histogram.getMaxValue());
       }
     } finally {
-      Scratch.delete(home);
+      Scratch.delete(area);
     }
+  }
+
+  /**
+   * The run directory, in {@code area} (a new directory of the machine's temporary directory).
+   * With {@value #AREA_PROPERTY} {@code =fresh} (the default), {@code area} is marked as a top
+   * directory ({@code chattr +T}), so that ext4 places the run directory made in it by its rule
+   * for top directories (Orlov's): in a block group with few directories and more free inodes
+   * than average, away from the temporary directory's own groups. Every inode a freeze creates
+   * goes to the groups of its folder's parent, and ext4 without a journal skips, at every inode
+   * it allocates there, each inode of that group freed in the last 60 s (360 s while its inode
+   * table block is dirty); the temporary directory's groups hold what the last run removed (its
+   * 10,000 users' folders, tens of thousands of inodes, a minute or two before this drain) and
+   * whatever other programs removed there. A real run's drain finds what its own run freed in its
+   * folders' groups, and what anything else removed there in the last minutes; a fresh area keeps
+   * the drain's own removals (they count) and leaves out the last bench run's. With
+   * {@code =tmp} the run directory is made in the temporary directory itself (the bench before
+   * 2 Dec 2026). When {@code chattr} fails (another file system, no such program) the run
+   * directory is made in {@code area} all the same, and it says so. The run directory's name is
+   * drawn anew each run: ext4 starts its search for a top directory's group at a hash of the name,
+   * and with one name every run would find the group the last run emptied, the best by that rule
+   * once its folders are removed, and with it every inode they freed.
+   */
+  private static Path home(Path area) throws IOException, InterruptedException {
+    return home(area, System.getProperty(AREA_PROPERTY, "fresh"));
+  }
+
+  /** As {@link #home(Path)}, with {@code wanted} in place of the property's value. */
+  static Path home(Path area, String wanted) throws IOException, InterruptedException {
+    if (!wanted.equals("fresh") && !wanted.equals("tmp")) {
+      throw new IllegalArgumentException(AREA_PROPERTY + " is fresh or tmp, not " + wanted);
+    }
+    if (wanted.equals("tmp")) {
+      System.out.println("run directory " + area + " (" + AREA_PROPERTY + "=tmp: in the"
+          + " temporary directory's block groups)");
+      return area;
+    }
+    Process chattr = new ProcessBuilder("chattr", "+T", area.toString()).redirectErrorStream(true)
+        .start();
+    String said = new String(chattr.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+        .strip();
+    boolean marked = chattr.waitFor() == 0;
+    Path home = Files.createTempDirectory(area, "run-");
+    System.out.println("run directory " + home + (marked ? " (" + AREA_PROPERTY + "=fresh: its"
+        + " parent marked a top directory, so ext4 placed it in block groups of its own)"
+        : " (" + AREA_PROPERTY + "=fresh, but chattr +T failed: " + said + "; placed as the"
+        + " temporary directory's)"));
+    return home;
   }
 
   /**

@@ -1,12 +1,16 @@
 package dev.cryo.bench.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.bench.ThreadTimes;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class DrainBenchTest {
 
@@ -33,5 +37,20 @@ class DrainBenchTest {
         .doesNotContain("idle")
         .contains("worker a: not read").contains("worker b: not read");
     assertThat(ThreadTimes.SYSTEM).isEqualTo(4);
+  }
+
+  @Test
+  void aFreshRunDirectoryIsANewOneInTheAreaEachRunAndTmpIsTheAreaItself(@TempDir Path area)
+      throws Exception {
+    Path first = DrainBench.home(area, "fresh");
+    Path second = DrainBench.home(area, "fresh");
+    assertThat(first.getParent()).isEqualTo(area);
+    assertThat(second.getParent()).isEqualTo(area);
+    assertThat(first).as("a name drawn anew each run, so ext4 starts its search elsewhere")
+        .isNotEqualTo(second);
+    assertThat(Files.isDirectory(first)).isTrue();
+    assertThat(DrainBench.home(area, "tmp")).isEqualTo(area);
+    assertThatThrownBy(() -> DrainBench.home(area, "elsewhere"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fresh or tmp");
   }
 }
