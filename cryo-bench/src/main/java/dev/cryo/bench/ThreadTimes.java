@@ -12,7 +12,9 @@ import java.util.TreeMap;
  * (Linux): for each group of threads (the kernel's thread name with its numbers folded, so that
  * {@code GC Thread#0} and {@code GC Thread#1} are one group, and {@code C1} and {@code C2} compiler threads two) the nanoseconds on a
  * processor and waiting for one ({@code schedstat}: runnable but not running, the scheduling
- * delay of a busy machine), and the voluntary and involuntary switches ({@code status}). Threads
+ * delay of a busy machine), the voluntary and involuntary switches ({@code status}), and the
+ * part of the processor time spent in the kernel ({@code stat}'s {@code stime}, in clock ticks of
+ * 10 ms, the kernel's {@code USER_HZ} of 100 on Linux). Threads
  * that ended took their counts with them, so a difference is meaningful over a span in which the
  * process's threads stay (a warmed-up JVM's; a pool that makes threads anew loses their counts).
  * Stateless, thread-safe.
@@ -28,11 +30,20 @@ public final class ThreadTimes {
   /** Involuntary switches (the kernel took the processor away). */
   public static final int INVOLUNTARY = 3;
 
+  /**
+   * Nanoseconds on a processor in the kernel (system calls, page faults), a part of {@link #RUN};
+   * counted in clock ticks of 10 ms.
+   */
+  public static final int SYSTEM = 4;
+
+  /** Nanoseconds per clock tick of {@code /proc/PID/task/TID/stat} ({@code USER_HZ} = 100). */
+  private static final long TICK_NANOS = 10_000_000L;
+
   private ThreadTimes() {}
 
   /**
    * The counts of process {@code pid}'s live threads so far, by group (sorted by name), each
-   * {@code {run ns, wait ns, voluntary, involuntary}}; empty when they cannot be read (no such
+   * {@code {run ns, wait ns, voluntary, involuntary, system ns}}; empty when they cannot be read (no such
    * process, no {@code /proc}). A thread that ends while it is read is left out.
    */
   public static Map<String, long[]> of(long pid) {
@@ -43,7 +54,7 @@ public final class ThreadTimes {
         try {
           String group = group(Files.readString(task.resolve("comm")).strip());
           String[] sched = Files.readString(task.resolve("schedstat")).strip().split(" ");
-          long[] counts = new long[4];
+          long[] counts = new long[5];
           counts[RUN] = Long.parseLong(sched[0]);
           counts[WAIT] = Long.parseLong(sched[1]);
           for (String line : Files.readAllLines(task.resolve("status"))) {
@@ -53,7 +64,8 @@ public final class ThreadTimes {
               counts[INVOLUNTARY] = Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
             }
           }
-          long[] sum = groups.computeIfAbsent(group, g -> new long[4]);
+          counts[SYSTEM] = systemTicks(Files.readString(task.resolve("stat"))) * TICK_NANOS;
+          long[] sum = groups.computeIfAbsent(group, g -> new long[counts.length]);
           for (int i = 0; i < sum.length; i++) {
             sum[i] += counts[i];
           }
@@ -65,6 +77,16 @@ public final class ThreadTimes {
       return Map.of();
     }
     return groups;
+  }
+
+  /**
+   * The {@code stime} field of a {@code stat} line: the 13th after the command, which is in
+   * parentheses and may itself hold spaces and parentheses (so the fields are counted from its
+   * last closing parenthesis).
+   */
+  static long systemTicks(String stat) {
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).strip().split(" ");
+    return Long.parseLong(fields[12]);
   }
 
   /**

@@ -19,6 +19,12 @@ class ThreadTimesTest {
   }
 
   @Test
+  void theKernelsShareIsReadPastACommandWithSpacesAndParentheses() {
+    String stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 37 19 0 0 20 0 1 0 99";
+    assertThat(ThreadTimes.systemTicks(stat)).isEqualTo(19);
+  }
+
+  @Test
   void aThreadThatSpinsShowsItsProcessorTimeInItsGroup() throws Exception {
     long pid = ProcessHandle.current().pid();
     CountDownLatch started = new CountDownLatch(1);
@@ -55,6 +61,8 @@ class ThreadTimesTest {
     spinner.join();
     assertThat(ran).as("the spinner's 30 ms on a processor, read from /proc")
         .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(10));
+    assertThat(ThreadTimes.of(pid).values()).as("run, wait, two kinds of switches, kernel time")
+        .isNotEmpty().allSatisfy(counts -> assertThat(counts).hasSize(5));
     assertThat(ThreadTimes.minus(Map.of("a", new long[] {5, 6, 7, 8}),
         Map.of("a", new long[] {1, 1, 1, 1}, "gone", new long[] {1, 1, 1, 1})))
         .containsOnlyKeys("a").hasEntrySatisfying("a",

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.cryo.bench.Scratch;
+import dev.cryo.bench.ThreadTimes;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.DrainReport;
@@ -44,8 +45,15 @@ import org.HdrHistogram.Histogram;
  * serving finds them. Prints the drain's time to exit (the call's return, which
  * includes the close) and its steps by the event log (to the first freeze folded; the freezes
  * folded, from the first to the last; then the quits' reports, the workers' ends, and the commit:
- * the item written, the root forced to disk, renamed, the rename forced), the restart to the
- * first request served, and the wakes' latencies.
+ * the item written, the root forced to disk, renamed, the rename forced), the freezes folded in
+ * each second of the drain (a stall shows as a slow second between fast ones), each process's
+ * processor time over the drain by group of threads with the kernel's share and the time spent
+ * waiting for a processor ({@link #processorTime}), the restart to the first request served, and
+ * the wakes' latencies. The run directory is made in block groups of its own ({@link #home}:
+ * {@code -Dcryo.bench.drainArea=tmp} for the temporary directory itself), since ext4 without a
+ * journal, as here, skips at each inode it allocates every inode of that block group freed in the
+ * last 60 s, 360 s while its inode table block is dirty: the last run's removal of its users'
+ * folders would otherwise cost this drain's freezes for minutes, the 35 s pause notwithstanding.
  */
 public final class DrainBench {
 
@@ -56,6 +64,8 @@ public final class DrainBench {
   /** The system property naming how long after the run's start the drain may begin, in seconds. */
   static final String SETTLE_PROPERTY = "cryo.bench.drainSettleSeconds";
   private static final long SETTLE_SECONDS = 35;
+  /** The system property naming where the run directory is made: {@code fresh} or {@code tmp}. */
+  static final String AREA_PROPERTY = "cryo.bench.drainArea";
 
   private DrainBench() {}
 
@@ -64,13 +74,15 @@ public final class DrainBench {
     int users = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     int wakes = args.length > 1 ? Integer.parseInt(args[1]) : 500;
     long runBegun = System.nanoTime();
-    Path home = Files.createTempDirectory("cryo-drain-bench");
+    Path area = Files.createTempDirectory("cryo-drain-bench");
+    Path home = home(area);
     try {
       CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
           .workers(2).maxWorkers(2).hold(Duration.ofSeconds(60)).build();
       List<String[]> tabs = new ArrayList<>(); // {connection, page}
       DrainReport report;
       long drained;
+      String cpu;
       try (Commander commander = Commander.start(config)) {
         long making = System.nanoTime();
         try (ExecutorService pool = Executors.newFixedThreadPool(MAKERS)) {
@@ -87,13 +99,38 @@ public final class DrainBench {
             PAGES_PER_CONNECTION, (System.nanoTime() - making) / 1e9, commander.status()
                 .workers().stream().map(w -> w.name() + " " + w.users()).toList());
         settle(runBegun);
+        List<Long> pids = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        pids.add(ProcessHandle.current().pid());
+        names.add("commander (this JVM)");
+        commander.status().workers().forEach(worker -> {
+          pids.add(worker.pid());
+          names.add("worker " + worker.name() + " (" + worker.users() + " users)");
+        });
+        List<Map<String, long[]>> before = new ArrayList<>();
+        List<Map<String, long[]>> latest = new ArrayList<>();
+        for (long pid : pids) {
+          before.add(ThreadTimes.of(pid));
+          latest.add(Map.of());
+        }
         long begun = System.nanoTime();
-        report = commander.drain(Duration.ofSeconds(5), line -> System.out.println("  " + line));
+        report = commander.drain(Duration.ofSeconds(5), line -> {
+          System.out.println("  " + line);
+          for (int i = 1; i < pids.size(); i++) { // a worker's counts end with it: keep the
+            Map<String, long[]> now = ThreadTimes.of(pids.get(i)); // largest, not a dying one's
+            if (run(now) >= run(latest.get(i))) {
+              latest.set(i, now);
+            }
+          }
+        });
         drained = System.nanoTime() - begun;
+        latest.set(0, ThreadTimes.of(pids.get(0)));
+        cpu = processorTime(names, before, latest);
       }
       System.out.printf("drain of %,d users: %.2f s to exit (%s)%n", users, drained / 1e9,
           report.summary());
       System.out.println(steps(home.resolve("events.jsonl")));
+      System.out.println(cpu);
       long starting = System.nanoTime();
       try (Commander next = Commander.start(config)) {
         long started = System.nanoTime() - starting;
@@ -113,8 +150,55 @@ public final class DrainBench {
             histogram.getValueAtPercentile(99), histogram.getMaxValue());
       }
     } finally {
-      Scratch.delete(home);
+      Scratch.delete(area);
     }
+  }
+
+  /**
+   * The run directory, in {@code area} (a new directory of the machine's temporary directory).
+   * With {@value #AREA_PROPERTY} {@code =fresh} (the default), {@code area} is marked as a top
+   * directory ({@code chattr +T}), so that ext4 places the run directory made in it by its rule
+   * for top directories (Orlov's): in a block group with few directories and more free inodes
+   * than average, away from the temporary directory's own groups. Every inode a freeze creates
+   * goes to the groups of its folder's parent, and ext4 without a journal skips, at every inode
+   * it allocates there, each inode of that group freed in the last 60 s (360 s while its inode
+   * table block is dirty); the temporary directory's groups hold what the last run removed (its
+   * 10,000 users' folders, tens of thousands of inodes, a minute or two before this drain) and
+   * whatever other programs removed there. A real run's drain finds what its own run freed in its
+   * folders' groups, and what anything else removed there in the last minutes; a fresh area keeps
+   * the drain's own removals (they count) and leaves out the last bench run's. With
+   * {@code =tmp} the run directory is made in the temporary directory itself (the bench before
+   * 2 Dec 2026). When {@code chattr} fails (another file system, no such program) the run
+   * directory is made in {@code area} all the same, and it says so. The run directory's name is
+   * drawn anew each run: ext4 starts its search for a top directory's group at a hash of the name,
+   * and with one name every run would find the group the last run emptied, the best by that rule
+   * once its folders are removed, and with it every inode they freed.
+   */
+  private static Path home(Path area) throws IOException, InterruptedException {
+    return home(area, System.getProperty(AREA_PROPERTY, "fresh"));
+  }
+
+  /** As {@link #home(Path)}, with {@code wanted} in place of the property's value. */
+  static Path home(Path area, String wanted) throws IOException, InterruptedException {
+    if (!wanted.equals("fresh") && !wanted.equals("tmp")) {
+      throw new IllegalArgumentException(AREA_PROPERTY + " is fresh or tmp, not " + wanted);
+    }
+    if (wanted.equals("tmp")) {
+      System.out.println("run directory " + area + " (" + AREA_PROPERTY + "=tmp: in the"
+          + " temporary directory's block groups)");
+      return area;
+    }
+    Process chattr = new ProcessBuilder("chattr", "+T", area.toString()).redirectErrorStream(true)
+        .start();
+    String said = new String(chattr.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+        .strip();
+    boolean marked = chattr.waitFor() == 0;
+    Path home = Files.createTempDirectory(area, "run-");
+    System.out.println("run directory " + home + (marked ? " (" + AREA_PROPERTY + "=fresh: its"
+        + " parent marked a top directory, so ext4 placed it in block groups of its own)"
+        : " (" + AREA_PROPERTY + "=fresh, but chattr +T failed: " + said + "; placed as the"
+        + " temporary directory's)"));
+    return home;
   }
 
   /**
@@ -152,6 +236,7 @@ public final class DrainBench {
     Instant reported = null;
     Instant retired = null;
     Instant committed = null;
+    List<Instant> frozen = new ArrayList<>();
     for (String line : Files.readAllLines(log)) {
       JsonNode event = JSON.readTree(line);
       String kind = event.path("event").asText();
@@ -162,6 +247,7 @@ public final class DrainBench {
           if (begun != null && event.path("kind").asText().equals("user_frozen")) {
             first = first == null ? at : first;
             last = at;
+            frozen.add(at);
           }
         }
         case "quit_ended" -> reported = at;
@@ -178,7 +264,82 @@ public final class DrainBench {
         + " last freeze -> last quit reported %.0f ms; -> last worker ended %.0f ms;"
         + " -> committed (journal, item, forces, rename) %.0f ms", millis(begun, first),
         millis(first, last) / 1e3, millis(last, reported), millis(reported, retired),
-        millis(retired, committed));
+        millis(retired, committed)) + "\n" + perSecond(begun, frozen);
+  }
+
+  /**
+   * Each process's processor time over the drain, by group of threads ({@link ThreadTimes}): the
+   * commander from the drain's start to its return, a worker to the progress line that read the
+   * most of it (it is killed once its quit is reported, its counts go with it, and a line that
+   * reads it while it ends sees only the threads still there). For each process
+   * its total, then the groups of at least 3 % of it: seconds on a processor, of which in the
+   * kernel, and seconds runnable but waiting for a processor.
+   */
+  static String processorTime(List<String> names, List<Map<String, long[]>> before,
+      List<Map<String, long[]>> after) {
+    StringBuilder out = new StringBuilder("  processor time over the drain (s on a processor /"
+        + " of it in the kernel / waiting for a processor), a worker to its last progress line:");
+    for (int i = 0; i < names.size(); i++) {
+      if (after.get(i).isEmpty()) {
+        out.append(System.lineSeparator()).append("    ").append(names.get(i))
+            .append(": not read (no progress line while it ran)");
+        continue;
+      }
+      Map<String, long[]> spent = ThreadTimes.minus(after.get(i), before.get(i));
+      long[] all = new long[5];
+      spent.values().forEach(counts -> {
+        for (int k = 0; k < all.length && k < counts.length; k++) {
+          all[k] += Math.max(0, counts[k]);
+        }
+      });
+      if (all[ThreadTimes.RUN] < 50_000_000L) {
+        continue; // an idle process: nothing to say
+      }
+      out.append(System.lineSeparator()).append(String.format("    %s: %.2f / %.2f / %.2f",
+          names.get(i), all[ThreadTimes.RUN] / 1e9, all[ThreadTimes.SYSTEM] / 1e9,
+          all[ThreadTimes.WAIT] / 1e9));
+      long floor = all[ThreadTimes.RUN] * 3 / 100;
+      spent.entrySet().stream()
+          .filter(group -> group.getValue()[ThreadTimes.RUN] >= floor)
+          .sorted((a, b) -> Long.compare(b.getValue()[ThreadTimes.RUN],
+              a.getValue()[ThreadTimes.RUN]))
+          .forEach(group -> {
+            long[] c = group.getValue();
+            out.append(System.lineSeparator()).append(String.format(
+                "      %-16s %6.2f / %6.2f / %6.2f", group.getKey(), c[ThreadTimes.RUN] / 1e9,
+                c[ThreadTimes.SYSTEM] / 1e9, c[ThreadTimes.WAIT] / 1e9));
+          });
+    }
+    return out.toString();
+  }
+
+  /** The processor time of all the groups of {@code threads}. */
+  private static long run(Map<String, long[]> threads) {
+    long all = 0;
+    for (long[] counts : threads.values()) {
+      all += counts[ThreadTimes.RUN];
+    }
+    return all;
+  }
+
+  /**
+   * The freezes folded in each second of the drain from its start, so that a slow drain shows
+   * whether it was slow throughout or stalled (seconds with few freezes between fast ones).
+   */
+  static String perSecond(Instant begun, List<Instant> frozen) {
+    List<Integer> counts = new ArrayList<>();
+    for (Instant at : frozen) {
+      int second = (int) Math.max(0, Duration.between(begun, at).toMillis() / 1000);
+      while (counts.size() <= second) {
+        counts.add(0);
+      }
+      counts.set(second, counts.get(second) + 1);
+    }
+    StringBuilder line = new StringBuilder("  freezes folded per second of the drain:");
+    for (int count : counts) {
+      line.append(' ').append(count);
+    }
+    return line.toString();
   }
 
   private static double millis(Instant from, Instant to) {
