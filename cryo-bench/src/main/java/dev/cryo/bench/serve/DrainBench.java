@@ -188,11 +188,17 @@ public final class DrainBench {
           + " temporary directory's block groups)");
       return area;
     }
-    Process chattr = new ProcessBuilder("chattr", "+T", area.toString()).redirectErrorStream(true)
-        .start();
-    String said = new String(chattr.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
-        .strip();
-    boolean marked = chattr.waitFor() == 0;
+    String said;
+    boolean marked;
+    try {
+      Process chattr = new ProcessBuilder("chattr", "+T", area.toString())
+          .redirectErrorStream(true).start();
+      said = new String(chattr.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      marked = chattr.waitFor() == 0;
+    } catch (IOException e) { // no such program
+      said = e.getMessage();
+      marked = false;
+    }
     Path home = Files.createTempDirectory(area, "run-");
     System.out.println("run directory " + home + (marked ? " (" + AREA_PROPERTY + "=fresh: its"
         + " parent marked a top directory, so ext4 placed it in block groups of its own)"
