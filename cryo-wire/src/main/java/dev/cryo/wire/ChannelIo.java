@@ -7,23 +7,18 @@ import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
  * The socket of one wire in non-blocking mode, with a selector for waiting until it is readable
- * (the thread that reads), another for waiting until it is writable, and a third for the reader
- * thread's watch while nobody reads ({@link #awaitReadableWhileFree}). Non-blocking so that no
- * thread's interrupt can close the channel: a blocking read or write of an {@code
- * InterruptibleChannel} closes it when its thread is interrupted, and the thread that reads a wire
- * may be a caller waiting for its reply ({@link ReadTurn}), whose interrupt must not end the wire
- * of every other caller.
+ * and another for waiting until it is writable. Non-blocking so that no thread's interrupt can
+ * close the channel: a blocking read or write of an {@code InterruptibleChannel} closes it when
+ * its thread is interrupted, and the thread that reads a wire may be a caller waiting for its
+ * reply ({@link ReadTurn}), whose interrupt must not end the wire of every other caller.
  *
  * <p>Threads: one reader at a time (the holder of the wire's {@link ReadTurn}) calls {@link #read}
  * and {@link #awaitReadable}; one writer at a time (the holder of the wire's write lock) calls
- * {@link #writeFully}; the wire's reader thread alone calls {@link #awaitReadableWhileFree};
- * {@link #wakeReader}, {@link #wakeWatch} and {@link #close} from any thread.
+ * {@link #writeFully}; {@link #wakeReader} and {@link #close} from any thread.
  */
 class ChannelIo {
 
@@ -32,44 +27,36 @@ class ChannelIo {
   private final SocketChannel channel;
   private final Selector readable;
   private final Selector writable;
-  private final Selector watch;
 
-  private ChannelIo(SocketChannel channel, Selector readable, Selector writable, Selector watch) {
+  private ChannelIo(SocketChannel channel, Selector readable, Selector writable) {
     this.channel = channel;
     this.readable = readable;
     this.writable = writable;
-    this.watch = watch;
   }
 
   /** The same channel and selectors as {@code other}: for a test's subclass that wraps a step. */
   ChannelIo(ChannelIo other) {
-    this(other.channel, other.readable, other.writable, other.watch);
+    this(other.channel, other.readable, other.writable);
   }
 
   /** Puts a connected channel in non-blocking mode and registers it with its two selectors. */
   static ChannelIo open(SocketChannel channel) throws IOException {
     channel.configureBlocking(false);
-    List<Selector> opened = new ArrayList<>(3);
+    Selector readable = Selector.open();
     try {
-      Selector readable = open(opened);
-      Selector writable = open(opened);
-      Selector watch = open(opened);
-      channel.register(readable, SelectionKey.OP_READ);
-      channel.register(writable, SelectionKey.OP_WRITE);
-      channel.register(watch, SelectionKey.OP_READ);
-      return new ChannelIo(channel, readable, writable, watch);
-    } catch (IOException | RuntimeException e) {
-      for (Selector selector : opened) {
-        selector.close();
+      Selector writable = Selector.open();
+      try {
+        channel.register(readable, SelectionKey.OP_READ);
+        channel.register(writable, SelectionKey.OP_WRITE);
+        return new ChannelIo(channel, readable, writable);
+      } catch (IOException | RuntimeException e) {
+        writable.close();
+        throw e;
       }
+    } catch (IOException | RuntimeException e) {
+      readable.close();
       throw e;
     }
-  }
-
-  private static Selector open(List<Selector> opened) throws IOException {
-    Selector selector = Selector.open();
-    opened.add(selector);
-    return selector;
   }
 
   /** One non-blocking read: the bytes read, 0 when none is there yet, -1 at the end of stream. */
@@ -93,35 +80,6 @@ class ChannelIo {
       throw new ClosedChannelException();
     }
     return Thread.interrupted();
-  }
-
-  /**
-   * The reader thread's watch while the wire's read turn is free (nobody reads): blocks until the
-   * channel may be readable (or has ended), {@link #wakeWatch} is called or the wire is closed.
-   * Its interrupts are ignored (the reader thread is the wire's own). A spurious return is
-   * possible.
-   *
-   * @return whether bytes (or the end of the stream) may be there to read, or the wire closed:
-   *     the reader should then take the free turn and read; false after a wake-up with nothing
-   *     to read
-   */
-  boolean awaitReadableWhileFree() {
-    try {
-      boolean ready = watch.select(IGNORE, 0) > 0;
-      Thread.interrupted(); // the reader thread's interrupts mean nothing to it
-      return ready;
-    } catch (ClosedSelectorException | IOException e) {
-      return true; // closed: the reader takes the turn and ends the wire
-    }
-  }
-
-  /** Makes the reader thread's current or next {@link #awaitReadableWhileFree} return. */
-  void wakeWatch() {
-    try {
-      watch.wakeup();
-    } catch (RuntimeException e) {
-      // A closed selector: the watch has returned already.
-    }
   }
 
   /** Makes the reader's current or next {@link #awaitReadable} return. Any thread; never throws. */
@@ -159,7 +117,7 @@ class ChannelIo {
   }
 
   /**
-   * Closes the channel and its three selectors (a thread waiting in one of them returns). The output
+   * Closes the channel and both selectors (a thread waiting in one of them returns). The output
    * is shut down first: the JDK closes the socket of a channel registered with selectors only
    * once both have let it go, and the peer must see the end of stream at once whatever holds them.
    */
@@ -175,11 +133,7 @@ class ChannelIo {
       try {
         readable.close();
       } finally {
-        try {
-          writable.close();
-        } finally {
-          watch.close();
-        }
+        writable.close();
       }
     }
   }

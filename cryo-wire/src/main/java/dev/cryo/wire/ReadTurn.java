@@ -27,11 +27,10 @@ import java.util.function.IntSupplier;
  *       with none, to the reader thread when bytes of a frame are buffered or calls are pending
  *       that nobody waits for (a future used through dependent stages only); otherwise it leaves
  *       the turn free, so that the next caller reads its own reply without waking any thread.
- *   <li>While the turn is free the reader thread watches the channel ({@link Watch}): a frame that
- *       arrives while nobody reads (an event or a call of the peer between two calls of this
- *       side) makes it take the free turn and read at once. A caller that takes the free turn
- *       wakes the watch, and the reader thread then waits until the turn is free again; no clock
- *       is involved, so a wire whose callers read their own replies wakes no thread between them.
+ *   <li>A turn left free for at least {@link #RECLAIM_NANOS} goes back to the reader thread at the
+ *       next tick of the wire's clock ({@link Timeouts}): a frame that arrives while nobody reads
+ *       (an event or a call of the peer between two calls of this side) waits at most that long
+ *       plus a tick.
  *   <li>The reader thread gives the turn up ({@link #yieldFromReader}) only after it handled a
  *       reply, when every pending call has a follower and the peer made no call for {@link
  *       #QUIET_NANOS}: on a side that serves calls, it keeps reading.
@@ -43,6 +42,8 @@ import java.util.function.IntSupplier;
  */
 final class ReadTurn {
 
+  /** How long a free turn waits for a caller before the reader thread takes it back. */
+  static final long RECLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /**
    * The most calls of this side in flight at once for which a caller reads: with more, the reader
    * thread reads for all of them. A caller that reads is a virtual thread of the application as
@@ -60,38 +61,23 @@ final class ReadTurn {
   record Follower(Thread thread, CompletableFuture<?> reply) {
   }
 
-  /** The reader thread's watch of the channel while the turn is free ({@link ChannelIo}). */
-  interface Watch {
-    /**
-     * Blocks until bytes may be there to read, the wire closed, or {@link #wake}; spurious returns
-     * are allowed.
-     *
-     * @return whether the reader should take the free turn and read (bytes, or the end)
-     */
-    boolean await();
-
-    /** Makes the current or next {@link #await} return; any thread, never blocks. */
-    void wake();
-  }
-
   private final ReentrantLock lock = new ReentrantLock();
   private final ArrayDeque<Follower> followers = new ArrayDeque<>();
   /** Whether bytes of a frame are buffered (asked of the turn's last holder, under the lock). */
   private final BooleanSupplier frameBuffered;
   /** How many calls of this side wait for a reply. */
   private final IntSupplier pendingCalls;
-  private final Watch watch;
   private Thread reader;
   /** Who reads the wire now; null when free. Written under the lock. */
   private volatile Thread holder;
-  /** Whether the reader thread is in (or about to enter) its watch of a free turn. */
-  private boolean watching;
+  private long freeSince;
+  /** Whether the turn was free at some moment since the clock's last tick. */
+  private boolean freedSinceTick;
   private boolean closed;
 
-  ReadTurn(BooleanSupplier frameBuffered, IntSupplier pendingCalls, Watch watch) {
+  ReadTurn(BooleanSupplier frameBuffered, IntSupplier pendingCalls) {
     this.frameBuffered = frameBuffered;
     this.pendingCalls = pendingCalls;
-    this.watch = watch;
   }
 
   /** Gives the turn to the wire's reader thread, before it starts. */
@@ -129,9 +115,6 @@ final class ReadTurn {
         if (pendingCalls.getAsInt() <= SOLO_CALLS) {
           holder = follower.thread();
           followers.remove(follower);
-          if (watching) {
-            watch.wake(); // the reader thread stops watching and waits for the turn to be free
-          }
           return true;
         }
         give(reader); // calls in flight at once: the reader thread reads for all of them
@@ -198,14 +181,10 @@ final class ReadTurn {
     }
   }
 
-  /**
-   * The reader thread waits until it holds the turn: handed back to it, the end of the wire, or,
-   * while the turn is free, bytes arriving that nobody reads (its {@link Watch}).
-   */
+  /** The reader thread waits until it holds the turn (handed back, reclaimed, or the end). */
   void awaitReader() {
     Thread me = Thread.currentThread();
     while (true) {
-      boolean free;
       lock.lock();
       try {
         if (holder == me) {
@@ -215,26 +194,33 @@ final class ReadTurn {
           holder = me;
           return;
         }
-        free = holder == null;
-        watching = free;
       } finally {
         lock.unlock();
       }
-      if (!free) {
-        LockSupport.park(this); // unparked when the turn is handed to it or goes free
-        continue;
+      LockSupport.park(this);
+    }
+  }
+
+  /**
+   * The clock's tick: a turn free since at least {@link #RECLAIM_NANOS} goes back to the reader
+   * thread. Never blocks (a turn busy at this moment is looked at again at the next tick).
+   *
+   * @return whether the turn was free at some moment since the last tick (the clock then ticks
+   *     fast, see {@link Timeouts})
+   */
+  boolean tick(long now) {
+    if (!lock.tryLock()) {
+      return true;
+    }
+    try {
+      boolean wasFree = freedSinceTick || holder == null;
+      freedSinceTick = false;
+      if (holder == null && !closed && now - freeSince >= RECLAIM_NANOS) {
+        give(reader);
       }
-      boolean readable = watch.await();
-      lock.lock();
-      try {
-        watching = false;
-        if (holder == null && (readable || closed)) {
-          holder = me;
-          return;
-        }
-      } finally {
-        lock.unlock();
-      }
+      return wasFree;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -245,7 +231,6 @@ final class ReadTurn {
       closed = true;
       if (holder == null) {
         give(reader);
-        watch.wake();
       }
     } finally {
       lock.unlock();
@@ -271,9 +256,9 @@ final class ReadTurn {
       give(reader);
       return;
     }
-    if (reader != null && !fromReader) {
-      LockSupport.unpark(reader); // free: the reader thread watches the channel (awaitReader)
-    }
+    freeSince = System.nanoTime();
+    freedSinceTick = true;
+    Timeouts.hurry();
   }
 
   private void give(Thread thread) {

@@ -7,10 +7,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The clock of every wire: one daemon platform thread that ticks every {@link #TICK_NANOS} while
- * a wire is open and asks each open wire to expire its overdue calls. A call therefore times out
- * at most one tick after its deadline. The clock has no part in who reads a wire: a frame arriving
- * while nobody reads is seen by the wire's reader thread, which watches the channel while the read
- * turn is free ({@link ReadTurn}).
+ * a wire is open and asks each open wire to expire its overdue calls, and to give a read turn left
+ * free back to its reader thread ({@link ReadTurn}). A call therefore times out at most one tick
+ * after its deadline. While some wire's turn goes free between ticks (callers read their own
+ * replies), the clock ticks every {@link #FAST_TICK_NANOS}, so that a frame arriving while nobody
+ * reads waits a millisecond or two, not ten.
  *
  * <p>Why a tick and not one scheduled task per call: scheduling a task that becomes the earliest
  * of a delay queue wakes the timer thread, once per call on a wire with one call in flight, and
@@ -21,6 +22,11 @@ final class Timeouts {
 
   /** 10 ms: the precision of a call's timeout. */
   static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  /** 1 ms: the tick while a wire's read turn goes free. */
+  static final long FAST_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  /** Whether the clock ticks fast (some turn went free at the last tick). */
+  private static volatile boolean fast;
 
   private static final Set<Wire> WIRES = ConcurrentHashMap.newKeySet();
   private static final Thread TICKER = Thread.ofPlatform().name("cryo-wire-timeouts")
@@ -35,6 +41,14 @@ final class Timeouts {
     LockSupport.unpark(TICKER);
   }
 
+  /** A read turn went free: the clock ticks fast from now (one wake-up, only when it was slow). */
+  static void hurry() {
+    if (!fast) {
+      fast = true;
+      LockSupport.unpark(TICKER);
+    }
+  }
+
   /** A wire that closed. */
   static void forget(Wire wire) {
     WIRES.remove(wire);
@@ -45,17 +59,19 @@ final class Timeouts {
       if (WIRES.isEmpty()) {
         LockSupport.park(Timeouts.class);
       } else {
-        LockSupport.parkNanos(Timeouts.class, TICK_NANOS);
+        LockSupport.parkNanos(Timeouts.class, fast ? FAST_TICK_NANOS : TICK_NANOS);
       }
       long now = System.nanoTime();
+      boolean anyFree = false;
       for (Wire wire : WIRES) {
         try {
-          wire.tick(now);
+          anyFree |= wire.tick(now);
         } catch (RuntimeException | Error e) {
           System.getLogger(Timeouts.class.getName()).log(System.Logger.Level.ERROR,
               "expiring the calls of " + wire + " failed", e);
         }
       }
+      fast = anyFree;
     }
   }
 }

@@ -106,17 +106,7 @@ public final class Wire implements AutoCloseable {
         .unstarted(this::read);
     this.callThreads = Thread.ofVirtual().name("wire-" + name + "-call-", 1).factory();
     this.frames = new FrameReader(io, limits);
-    this.turn = new ReadTurn(frames::hasBuffered, pendingCount::get, new ReadTurn.Watch() {
-      @Override
-      public boolean await() {
-        return io.awaitReadableWhileFree();
-      }
-
-      @Override
-      public void wake() {
-        io.wakeWatch();
-      }
-    });
+    this.turn = new ReadTurn(frames::hasBuffered, pendingCount::get);
   }
 
   /**
@@ -730,8 +720,15 @@ public final class Wire implements AutoCloseable {
    * then fails their futures (and closes the wire past the abandoned bound) on a virtual thread,
    * so that no caller's dependent stage runs on the clock's thread.
    */
-  void tick(long now) {
+  /**
+   * The clock's tick ({@link Timeouts}): expires the overdue calls and gives a turn left free
+   * back to the reader thread.
+   *
+   * @return whether the turn was free at some moment since the last tick
+   */
+  boolean tick(long now) {
     expireOverdue(now);
+    return turn.tick(now);
   }
 
   private void expireOverdue(long now) {

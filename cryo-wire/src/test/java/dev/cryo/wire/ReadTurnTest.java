@@ -77,49 +77,6 @@ class ReadTurnTest {
   }
 
   @Test
-  void aFreeTurnStaysFreeBetweenCallsSoTheNextCallerReadsItsOwnReply() throws Exception {
-    AtomicReference<Wire> workerWire = new AtomicReference<>();
-    AtomicReference<Wire> commanderWire = new AtomicReference<>();
-    Thread me = Thread.currentThread();
-    RecordingHandler workerSide = new RecordingHandler((method, payload) -> {
-      if (new String(payload, UTF_8).equals("after")) {
-        // Answers once the caller waits on its reply (or 5 s on): an answer quicker than the
-        // caller's step from call() to get() would be read by whoever holds the turn then.
-        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (commanderWire.get().readingThread() != me && System.nanoTime() - bound < 0) {
-          Thread.sleep(1);
-        }
-      }
-      workerWire.get().event("announce", payload);
-      return payload;
-    });
-    RecordingHandler commanderSide = new RecordingHandler();
-    try (WirePair pair = new WirePair(directory, commanderSide, workerSide,
-        WireLimits.defaults())) {
-      workerWire.set(pair.worker);
-      commanderWire.set(pair.commander);
-      for (int round = 0; round < 5; round++) { // the reader thread gives the turn up after a reply
-        pair.commander.call("http", bytes("warm"), LONG).get();
-      }
-      long bound = System.nanoTime() + LONG.toNanos();
-      while (pair.commander.readingThread() != null && System.nanoTime() - bound < 0) {
-        Thread.onSpinWait();
-      }
-      assertThat(pair.commander.readingThread()).as("who reads after the warm-up").isNull();
-      // A pause far longer than a clock's tick: nothing arrives, so nobody takes the turn back
-      // (a reader thread that took it would read the next reply and hand it over: one more hop).
-      Thread.sleep(100);
-      assertThat(pair.commander.readingThread()).as("who reads after the pause").isNull();
-
-      pair.commander.call("http", bytes("after"), LONG).get();
-
-      assertThat(commanderSide.events).last().isEqualTo("announce:after");
-      assertThat(commanderSide.eventThreads).as("the thread that handled the last event").last()
-          .isEqualTo(me);
-    }
-  }
-
-  @Test
   void framesArrivingWhileNobodyReadsAreReadAnyway() throws Exception {
     RecordingHandler commanderSide = new RecordingHandler((m, p) -> bytes("c:" + m));
     try (WirePair pair = new WirePair(directory, commanderSide, new RecordingHandler(),
