@@ -30,6 +30,11 @@ public final class CborCodec implements ParcelCodec {
 
   @Override
   public Object decode(byte[] bytes) throws IOException {
-    return PlainTree.decode(factory, bytes);
+    return PlainTree.decode(factory, bytes, 0, bytes.length);
+  }
+
+  @Override
+  public Object decode(byte[] bytes, int offset, int length) throws IOException {
+    return PlainTree.decode(factory, bytes, offset, length);
   }
 }

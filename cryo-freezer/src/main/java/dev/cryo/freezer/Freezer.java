@@ -869,11 +869,12 @@ public final class Freezer {
 
   private Optional<Object> readPayload(String key, String name) throws FreezerException {
     Path file = fileOf(key, name);
-    Optional<byte[]> bytes = readBytes(key, name, file, true);
+    Optional<Read> bytes = readBytes(key, name, file, true);
     if (bytes.isEmpty()) {
       return Optional.empty();
     }
-    Parcel parcel = ParcelFormat.decode(file, bytes.get());
+    Read read = bytes.get();
+    ParcelFormat.Span parcel = ParcelFormat.decodeInPlace(file, read.bytes(), read.length());
     String written = parcel.header().codec();
     if (!written.equals(codec.name())) {
       throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "parcel " + file
@@ -881,7 +882,7 @@ public final class Freezer {
           + "'; it was left as it is: read it with that codec, or drop it");
     }
     try {
-      return Optional.ofNullable(codec.decode(parcel.payload()));
+      return Optional.ofNullable(codec.decode(read.bytes(), parcel.offset(), parcel.length()));
     } catch (IOException | RuntimeException e) {
       throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "the payload of "
           + file + " is whole but the codec '" + written + "' refuses it (" + e.getMessage()
@@ -891,9 +892,9 @@ public final class Freezer {
 
   private Optional<ParcelHeader> readHeader(String key, String name) throws FreezerException {
     Path file = fileOf(key, name);
-    Optional<byte[]> prefix = readBytes(key, name, file, false);
+    Optional<Read> prefix = readBytes(key, name, file, false);
     return prefix.isEmpty() ? Optional.empty()
-        : Optional.of(ParcelFormat.decodeHeader(file, prefix.get()));
+        : Optional.of(ParcelFormat.decodeHeader(file, prefix.get().bytes(), prefix.get().length()));
   }
 
   /**
@@ -901,7 +902,7 @@ public final class Freezer {
    * refused, by its size before anything is read and by what is read should it grow), else its
    * first {@link ParcelFormat#HEADER_PREFIX_LENGTH} bytes.
    */
-  private Optional<byte[]> readBytes(String key, String name, Path file, boolean whole)
+  private Optional<Read> readBytes(String key, String name, Path file, boolean whole)
       throws FreezerException {
     try {
       return inFolder(key, directory -> readIn(directory, name, file, whole), Optional::empty);
@@ -912,7 +913,7 @@ public final class Freezer {
     }
   }
 
-  private Optional<byte[]> readIn(SecureDirectoryStream<Path> directory, String name, Path file,
+  private Optional<Read> readIn(SecureDirectoryStream<Path> directory, String name, Path file,
       boolean whole) throws IOException {
     Path entry = Path.of(name);
     FileChannel channel;
@@ -931,9 +932,9 @@ public final class Freezer {
         throw tooLarge(file, size);
       }
       int limit = whole ? maxParcelLength : ParcelFormat.HEADER_PREFIX_LENGTH;
-      byte[] bytes = readAtMost(channel, limit, size);
-      if (whole && bytes.length > maxParcelLength) {
-        throw tooLarge(file, bytes.length);
+      Read bytes = readAtMost(channel, limit, size);
+      if (whole && bytes.length() > maxParcelLength) {
+        throw tooLarge(file, bytes.length());
       }
       return Optional.of(bytes);
     } catch (FreezerException e) {
@@ -943,25 +944,27 @@ public final class Freezer {
     }
   }
 
+  /** The first {@code length} bytes of {@code bytes}: what a read found, not copied out. */
+  private record Read(byte[] bytes, int length) {}
+
   /**
    * Reads from the start, up to {@code limit} bytes, plus one to see a file longer than that: one
    * positional read of the size the file had when looked at (plus one byte, to see it grow) ends
    * the usual read, since a short read of a regular file is its end; the array grows only when the
-   * file grew meanwhile.
+   * file grew meanwhile. What was read is the first bytes of the array, never copied to fit.
    */
-  private static byte[] readAtMost(FileChannel channel, int limit, long expected)
+  private static Read readAtMost(FileChannel channel, int limit, long expected)
       throws IOException {
     int room = (int) Math.min((long) limit + 1, Math.max(0, expected) + 1);
     ByteBuffer buffer = ByteBuffer.allocate(room);
     while (true) {
       int read = channel.read(buffer, buffer.position());
       if (read < 0 || (buffer.hasRemaining() && buffer.position() >= expected)) {
-        return buffer.position() == buffer.capacity() ? buffer.array()
-            : Arrays.copyOf(buffer.array(), buffer.position());
+        return new Read(buffer.array(), buffer.position());
       }
       if (!buffer.hasRemaining()) {
         if (buffer.capacity() > limit) {
-          return buffer.array();
+          return new Read(buffer.array(), buffer.capacity());
         }
         int grown = (int) Math.min((long) limit + 1, buffer.capacity() * 2L);
         buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());

@@ -1,6 +1,8 @@
 package dev.cryo.freezer;
 
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -33,6 +35,19 @@ public interface ParcelCodec {
    *     {@link FreezerException.Reason#INVALID_PAYLOAD}, naming the file
    */
   Object decode(byte[] bytes) throws IOException;
+
+  /**
+   * Decodes what {@link #encode} produced, found at {@code offset} in {@code bytes}, {@code length}
+   * bytes long (what lies around it is not looked at); the same contract as {@link #decode(byte[])}.
+   * The default copies the range out and decodes the copy.
+   *
+   * @throws IndexOutOfBoundsException when the range does not lie within {@code bytes}
+   */
+  default Object decode(byte[] bytes, int offset, int length) throws IOException {
+    Objects.checkFromIndexSize(offset, length, bytes.length);
+    return decode(offset == 0 && length == bytes.length ? bytes
+        : Arrays.copyOfRange(bytes, offset, offset + length));
+  }
 
   /**
    * The built-in codec written under {@code name} in parcel headers ({@value SmileCodec#NAME} or

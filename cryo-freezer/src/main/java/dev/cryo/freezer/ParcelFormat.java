@@ -85,9 +85,14 @@ public final class ParcelFormat {
    *     a whole, unaltered header
    */
   public static ParcelHeader decodeHeader(Path file, byte[] prefix) throws FreezerException {
-    ByteBuffer in = ByteBuffer.wrap(prefix);
-    if (prefix.length < FIXED) {
-      throw corrupt(file, "it is " + prefix.length + " bytes long, shorter than any parcel");
+    return decodeHeader(file, prefix, prefix.length);
+  }
+
+  /** {@link #decodeHeader(Path, byte[])} of the first {@code length} bytes of {@code prefix}. */
+  static ParcelHeader decodeHeader(Path file, byte[] prefix, int length) throws FreezerException {
+    ByteBuffer in = ByteBuffer.wrap(prefix, 0, length);
+    if (length < FIXED) {
+      throw corrupt(file, "it is " + length + " bytes long, shorter than any parcel");
     }
     byte[] magic = new byte[MAGIC.length];
     in.get(magic);
@@ -99,7 +104,7 @@ public final class ParcelFormat {
     if (headerLength < 8 || headerLength > MAX_HEADER_LENGTH) {
       throw corrupt(file, "its header length " + headerLength + " is impossible");
     }
-    if (prefix.length < FIXED + headerLength + 4) {
+    if (length < FIXED + headerLength + 4) {
       throw corrupt(file, "it ends inside its header");
     }
     int expected = ByteBuffer.wrap(prefix, FIXED + headerLength, 4).getInt();
@@ -161,22 +166,43 @@ public final class ParcelFormat {
    *     a newer format wrote it
    */
   public static Parcel decode(Path file, byte[] bytes) throws FreezerException {
-    ParcelHeader header = decodeHeader(file, bytes);
+    return decode(file, bytes, bytes.length);
+  }
+
+  /**
+   * {@link #decode(Path, byte[])} of the first {@code length} bytes of {@code bytes} (what a read
+   * into a buffer one byte longer than the file leaves), without copying them first.
+   */
+  static Parcel decode(Path file, byte[] bytes, int length) throws FreezerException {
+    Span span = decodeInPlace(file, bytes, length);
+    return new Parcel(span.header(), Arrays.copyOfRange(bytes, span.offset(),
+        span.offset() + span.length()));
+  }
+
+  /** Where a parcel's payload lies in the bytes it was decoded from, with its header. */
+  record Span(ParcelHeader header, int offset, int length) {}
+
+  /**
+   * {@link #decode(Path, byte[], int)} without copying the payload out: the same checks, and where
+   * the payload lies in {@code bytes}.
+   */
+  static Span decodeInPlace(Path file, byte[] bytes, int length) throws FreezerException {
+    ParcelHeader header = decodeHeader(file, bytes, length);
     int headerEnd = FIXED + ByteBuffer.wrap(bytes, MAGIC.length + 1, 4).getInt() + 4;
-    if (bytes.length < headerEnd + 8 + 4) {
-      throw corrupt(file, "it ends before its payload (" + bytes.length + " bytes)");
+    if (length < headerEnd + 8 + 4) {
+      throw corrupt(file, "it ends before its payload (" + length + " bytes)");
     }
     long payloadLength = ByteBuffer.wrap(bytes, headerEnd, 8).getLong();
     long expectedLength = headerEnd + 8L + payloadLength + 4L;
-    if (payloadLength < 0 || expectedLength != bytes.length) {
-      throw corrupt(file, "it is " + bytes.length + " bytes long but its lengths say "
+    if (payloadLength < 0 || expectedLength != length) {
+      throw corrupt(file, "it is " + length + " bytes long but its lengths say "
           + (payloadLength < 0 ? "a negative payload" : expectedLength + " bytes"));
     }
-    int end = bytes.length - 4;
+    int end = length - 4;
     if (crc(bytes, end) != ByteBuffer.wrap(bytes, end, 4).getInt()) {
       throw corrupt(file, "its checksum does not match");
     }
-    return new Parcel(header, Arrays.copyOfRange(bytes, headerEnd + 8, end));
+    return new Span(header, headerEnd + 8, end - headerEnd - 8);
   }
 
   private static FreezerException corrupt(Path file, String what) {

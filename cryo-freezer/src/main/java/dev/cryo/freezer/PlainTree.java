@@ -51,9 +51,14 @@ final class PlainTree {
     }
   }
 
-  /** Decodes one payload, and nothing after it; see {@link ParcelCodec#decode}. */
-  static Object decode(JsonFactory factory, byte[] bytes) throws IOException {
-    try (JsonParser parser = factory.createParser(bytes)) {
+  /**
+   * Decodes one payload, the {@code length} bytes at {@code offset}, and nothing after it within
+   * them; see {@link ParcelCodec#decode(byte[], int, int)}.
+   */
+  static Object decode(JsonFactory factory, byte[] bytes, int offset, int length)
+      throws IOException {
+    java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
+    try (JsonParser parser = factory.createParser(bytes, offset, length)) {
       Object value = read(parser, parser.nextToken());
       JsonToken trailing = parser.nextToken();
       // Smile may read a second document's header as the end of this one: count what is left too.

@@ -71,6 +71,35 @@ class ParcelFormatTest {
   }
 
   @Test
+  void aParcelAtTheStartOfALongerBufferIsReadFromItsLengthAloneAndNotCopied() throws Exception {
+    byte[] bytes = ParcelFormat.encode(HEADER, PAYLOAD);
+    byte[] buffer = Arrays.copyOf(bytes, bytes.length + 9);
+    Arrays.fill(buffer, bytes.length, buffer.length, (byte) 0x5A); // what lies past the read
+    ParcelFormat.Span span = ParcelFormat.decodeInPlace(FILE, buffer, bytes.length);
+    assertThat(span.header()).isEqualTo(HEADER);
+    assertThat(Arrays.copyOfRange(buffer, span.offset(), span.offset() + span.length()))
+        .isEqualTo(PAYLOAD);
+    assertThat(ParcelFormat.decode(FILE, buffer, bytes.length).payload()).isEqualTo(PAYLOAD);
+    assertThat(ParcelFormat.decodeHeader(FILE, buffer, bytes.length)).isEqualTo(HEADER);
+  }
+
+  @Test
+  void aLengthShortOfTheParcelIsCorruptWhateverTheBufferHoldsPastIt() {
+    byte[] bytes = ParcelFormat.encode(HEADER, PAYLOAD);
+    for (int length = 0; length < bytes.length; length++) {
+      int cut = length;
+      // The whole parcel is in the buffer, but only the first `cut` bytes were read: nothing past
+      // them may count.
+      assertThatThrownBy(() -> ParcelFormat.decode(FILE, bytes, cut)).as("read %d bytes", cut)
+          .isInstanceOfSatisfying(FreezerException.class, e ->
+              assertThat(e.reason()).isEqualTo(FreezerException.Reason.CORRUPT_PARCEL));
+    }
+    byte[] longer = Arrays.copyOf(bytes, bytes.length + 1);
+    assertThatThrownBy(() -> ParcelFormat.decode(FILE, longer, longer.length))
+        .isInstanceOf(FreezerException.class);
+  }
+
+  @Test
   void aNewerVersionShowsNothingButIsRefusedAsUnsupported() {
     byte[] bytes = ParcelFormat.encode(HEADER, PAYLOAD);
     bytes[8] = 2;

@@ -139,6 +139,44 @@ class PlainDataCodecsTest {
 
   @ParameterizedTest
   @MethodSource("codecs")
+  void aPayloadIsDecodedFromItsRangeOfALargerArrayAndTrailingBytesInTheRangeAreRefused(
+      ParcelCodec codec, ObjectMapper unused) throws Exception {
+    Map<String, Object> value = new LinkedHashMap<>();
+    value.put("cart", List.of(1, 2, 3));
+    value.put("name", "alice");
+    byte[] one = codec.encode(value);
+    byte[] around = new byte[one.length * 2 + 11];
+    java.util.Arrays.fill(around, (byte) 0x7F);
+    System.arraycopy(one, 0, around, 5, one.length);
+    assertThat(codec.decode(around, 5, one.length)).isEqualTo(value);
+    System.arraycopy(one, 0, around, 5 + one.length, one.length);
+    assertThatThrownBy(() -> codec.decode(around, 5, 2 * one.length))
+        .isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> codec.decode(around, 5, around.length))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    ParcelCodec plain = new ParcelCodec() { // only the whole-array decode: the default range one
+      @Override
+      public String name() {
+        return codec.name();
+      }
+
+      @Override
+      public byte[] encode(Object payload) {
+        return codec.encode(payload);
+      }
+
+      @Override
+      public Object decode(byte[] bytes) throws IOException {
+        return codec.decode(bytes);
+      }
+    };
+    assertThat(plain.decode(around, 5, one.length)).isEqualTo(value);
+    assertThatThrownBy(() -> plain.decode(around, 5, 2 * one.length))
+        .isInstanceOf(IOException.class);
+  }
+
+  @ParameterizedTest
+  @MethodSource("codecs")
   void trailingBytesAreRefused(ParcelCodec codec, ObjectMapper unused) {
     byte[] one = codec.encode(Map.of("a", 1));
     byte[] two = new byte[one.length * 2];

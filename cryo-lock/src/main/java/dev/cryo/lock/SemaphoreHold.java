@@ -71,13 +71,20 @@ public final class SemaphoreHold {
   /** A hold of a folder that came from a spare carrying the emptied files {@code carried}. */
   SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
       Object fileKey, LockRecord record, Object folderKey, List<String> carried) {
+    this(folder, directory, channel, fileKey, record, record.toBytes(), folderKey, carried);
+  }
+
+  /** A hold whose record's bytes, as published, are at hand already (not copied). */
+  private SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
+      Object fileKey, LockRecord record, byte[] recordBytes, Object folderKey,
+      List<String> carried) {
     this.carried = List.copyOf(carried);
     this.folder = folder;
     this.directory = directory;
     this.channel = channel;
     this.fileKey = Objects.requireNonNull(fileKey, "fileKey");
     this.record = record;
-    this.recordBytes = record.toBytes();
+    this.recordBytes = recordBytes;
     this.folderKey = folderKey;
   }
 
@@ -101,8 +108,9 @@ public final class SemaphoreHold {
     Path temporary = Publication.sibling(lockPath, Publication.TEMPORARY_MARK).getFileName();
     FileChannel channel;
     Object key;
+    byte[] bytes = record.toBytes();
     try {
-      channel = Uninterruptible.call(() -> writeTemporary(directory, temporary, record.toBytes()));
+      channel = Uninterruptible.call(() -> writeTemporary(directory, temporary, bytes));
     } catch (NoSuchFileException e) {
       throw disappeared(folder, lockPath, e);
     } catch (IOException e) {
@@ -137,7 +145,8 @@ public final class SemaphoreHold {
                 + " find who changes the freezer's folders");
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record, folderKey);
+      return new SemaphoreHold(folder, directory, channel, key, record, bytes, folderKey,
+          List.of());
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
           "could not publish a record at " + lockPath + ": " + LockFile.describe(e)
@@ -181,6 +190,7 @@ public final class SemaphoreHold {
     }
     SecureDirectoryStream<Path> directory;
     FileChannel channel;
+    byte[] bytes = record.toBytes();
     try {
       NoFollowDirectory.Opened opened = NoFollowDirectory.openKeyed(spare.path());
       directory = opened.directory();
@@ -192,7 +202,7 @@ public final class SemaphoreHold {
       return null; // gone (a wipe, a hand): not a spare any more
     }
     try {
-      channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, record.toBytes()));
+      channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, bytes));
     } catch (IOException e) {
       closeQuietly(directory); // not empty of a lockfile, or refused: not a spare any more
       return null;
@@ -236,7 +246,7 @@ public final class SemaphoreHold {
         return null;
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record, spare.fileKey(),
+      return new SemaphoreHold(folder, directory, channel, key, record, bytes, spare.fileKey(),
           spare.files());
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE,

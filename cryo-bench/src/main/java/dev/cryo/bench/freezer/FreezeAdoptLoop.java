@@ -8,8 +8,8 @@ import java.nio.file.Path;
  * One contender of {@link FreezeAdoptRatios} alone, in a plain loop: what a system-call count
  * ({@code strace -c -f}) or a profiler looks at. It warms up with {@code WARM} users, prints a
  * marker line, then runs {@code USERS} more; the difference between two runs with different
- * {@code USERS} is the count per user, free of the JVM's start. It prints the wall time and the
- * thread's processor time per user.
+ * {@code USERS} is the count per user, free of the JVM's start. It prints the wall time, the
+ * thread's processor time (and its user-mode and kernel parts) and the bytes it allocated, per user.
  *
  * <pre>
  * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.freezer.FreezeAdoptLoop
@@ -43,19 +43,27 @@ public final class FreezeAdoptLoop {
       for (int i = 0; i < warm; i++) {
         one.run();
       }
-      var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+      var threads = (com.sun.management.ThreadMXBean)
+          java.lang.management.ManagementFactory.getThreadMXBean();
       long cpu = threads.getCurrentThreadCpuTime();
+      long user = threads.getCurrentThreadUserTime();
+      long allocated = threads.getCurrentThreadAllocatedBytes();
       long start = System.nanoTime();
       for (int i = 0; i < users; i++) {
         one.run();
       }
       long took = System.nanoTime() - start;
       cpu = threads.getCurrentThreadCpuTime() - cpu;
+      user = threads.getCurrentThreadUserTime() - user;
+      allocated = threads.getCurrentThreadAllocatedBytes() - allocated;
       // The thread's processor time (user + system) is far steadier than the wall clock on a busy
-      // machine: what the loop itself costs, not what it waited for.
-      System.out.printf("%s: %d users in %.1f ms (%.0f us each, %.0f us of processor time each)%n",
-          contender, users, took / 1e6, users == 0 ? 0.0 : took / 1e3 / users,
-          users == 0 ? 0.0 : cpu / 1e3 / users);
+      // machine: what the loop itself costs, not what it waited for. Its user-mode part is the
+      // Java side, the rest the kernel's; the bytes allocated are what the collector is handed.
+      double each = Math.max(1, users);
+      System.out.printf("%s: %d users in %.1f ms (%.0f us each, %.0f us of processor time each,"
+          + " %.0f in user mode, %.0f in the kernel; %.1f KB allocated each)%n",
+          contender, users, took / 1e6, took / 1e3 / each, cpu / 1e3 / each, user / 1e3 / each,
+          (cpu - user) / 1e3 / each, allocated / 1024.0 / each);
     } finally {
       Scratch.delete(root);
     }

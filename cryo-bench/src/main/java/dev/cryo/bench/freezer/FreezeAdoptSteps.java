@@ -1,6 +1,6 @@
 package dev.cryo.bench.freezer;
 
-import dev.cryo.freezer.CborCodec;
+import dev.cryo.freezer.ParcelCodec;
 import dev.cryo.freezer.Freezer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +30,7 @@ public final class FreezeAdoptSteps {
     Freezer freezer = new Freezer(root.resolve("freezer"));
     Object store = RealisticUser.userStore();
     Map<String, ? extends Object> connections = RealisticUser.connections();
-    CborCodec codec = new CborCodec();
+    ParcelCodec codec = freezer.codec(); // the codec the freezer writes with (Smile by default)
     String user = "user@example.org";
     for (int round = 1; round <= 2; round++) {
       long[] nanos = new long[STEPS.length];

@@ -6,7 +6,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -35,13 +37,31 @@ public final class WireRoundTrip {
   private WireRoundTrip() {
   }
 
-  /** What one run measured. */
-  record Result(Map<String, Histogram> histograms, Map<String, Long> cpuNanos) {
+  /**
+   * What one run measured: every round trip pooled per contender, and each round's p99 of each
+   * contender's block ({@code roundTails.get(round)[contender]}, in the order of {@link #NAMES}).
+   */
+  record Result(Map<String, Histogram> histograms, Map<String, Long> cpuNanos,
+      List<long[]> roundTails) {
     double ratio(String contender, double percentile) {
       return (double) histograms.get(contender).getValueAtPercentile(percentile)
           / histograms.get("floor").getValueAtPercentile(percentile);
     }
+
+    /**
+     * The contender's p99 over the floor's p99 in each round, each taken over the blocks that ran
+     * back to back in that round, sorted: a spell of load weighs on both blocks of a pair, so
+     * these ratios tell the wire's own tail apart from the machine's better than the pooled p99.
+     */
+    double[] pairedTailRatios(String contender) {
+      int k = List.of(NAMES).indexOf(contender);
+      return roundTails.stream().mapToDouble(tails -> (double) tails[k] / tails[0]).sorted()
+          .toArray();
+    }
   }
+
+  /** The contenders, the floor first. */
+  static final String[] NAMES = {"floor", "floor-virtual", "floor-handoffs", "wire"};
 
   /** Runs the benchmark with the options of the command line and prints its table. */
   public static void main(String[] args) throws Exception {
@@ -82,14 +102,15 @@ public final class WireRoundTrip {
         WireEcho wire = new WireEcho(scratch.resolve("w.sock"), payload)) {
       Step[] steps = {floor::roundTrip, virtualFloor::roundTrip, handOffs::roundTrip,
           wire::roundTrip};
-      String[] names = {"floor", "floor-virtual", "floor-handoffs", "wire"};
+      String[] names = NAMES;
       for (String name : names) {
         histograms.put(name, new Histogram(60_000_000_000L, 3));
       }
       long[] cpu = new long[steps.length];
-      rounds(steps, null, new long[steps.length], block, warmup);
+      rounds(steps, null, new long[steps.length], block, warmup, new ArrayList<>());
+      List<long[]> roundTails = new ArrayList<>();
       int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), cpu, block,
-          measure);
+          measure, roundTails);
       String loadAfter = LoadAverage.now();
       out.printf("cryo-wire round trip, %d-byte payload each way (floor: %d bytes each way), %d"
           + " blocks of %d per contender, interleaved; load average %s -> %s%n", payload,
@@ -105,9 +126,13 @@ public final class WireRoundTrip {
             h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
             h.getTotalCount(), cpu[k] / 1e3 / Math.max(1, h.getTotalCount()));
       }
-      Result result = new Result(histograms, cpuNanos);
+      Result result = new Result(histograms, cpuNanos, roundTails);
       out.printf("wire / floor: p50 %.2fx, p99 %.2fx (target: at most 1.5x)%n",
           result.ratio("wire", 50), result.ratio("wire", 99));
+      double[] paired = result.pairedTailRatios("wire");
+      out.printf("wire / floor, p99 of the blocks paired in each round: median %.2fx, quartiles"
+          + " %.2f-%.2fx, %d rounds (target: at most 1.5x)%n", quantile(paired, 0.5),
+          quantile(paired, 0.25), quantile(paired, 0.75), paired.length);
       for (String name : new String[] {"floor-virtual", "floor-handoffs"}) {
         out.printf("%s / floor: p50 %.2fx, p99 %.2fx%n", name, result.ratio(name, 50),
             result.ratio(name, 99));
@@ -148,31 +173,46 @@ public final class WireRoundTrip {
     void roundTrip() throws Exception;
   }
 
+  /** The value at {@code q} (0 to 1) of sorted values, the nearest rank. */
+  static double quantile(double[] sorted, double q) {
+    if (sorted.length == 0) {
+      return Double.NaN;
+    }
+    return sorted[(int) Math.min(sorted.length - 1, Math.round(q * (sorted.length - 1)))];
+  }
+
   /**
    * Runs blocks of each step in turn (the order rotating) until the time is up; adds the process's
    * CPU time during each step's blocks to cpu (all its threads: the work of a round trip on both
-   * sides, apart from the time spent waiting to be scheduled).
+   * sides, apart from the time spent waiting to be scheduled), and each round's p99 of every
+   * step's block to roundTails.
    */
-  private static int rounds(Step[] steps, Histogram[] into, long[] cpu, int block, Duration time)
-      throws Exception {
+  private static int rounds(Step[] steps, Histogram[] into, long[] cpu, int block, Duration time,
+      List<long[]> roundTails) throws Exception {
     com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
         java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     long deadline = System.nanoTime() + time.toNanos();
+    Histogram blockTimes = new Histogram(60_000_000_000L, 3);
     int rounds = 0;
     do {
+      long[] tails = new long[steps.length];
       for (int k = 0; k < steps.length; k++) {
         int which = (k + rounds) % steps.length;
+        blockTimes.reset();
         long cpuStart = os.getProcessCpuTime();
         for (int i = 0; i < block; i++) {
           long start = System.nanoTime();
           steps[which].roundTrip();
           long took = System.nanoTime() - start;
+          blockTimes.recordValue(took);
           if (into != null) {
             into[which].recordValue(took);
           }
         }
         cpu[which] += os.getProcessCpuTime() - cpuStart;
+        tails[which] = blockTimes.getValueAtPercentile(99);
       }
+      roundTails.add(tails);
       rounds++;
     } while (System.nanoTime() < deadline);
     return rounds;
