@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The right to read one wire, held by one thread at a time: the wire's reader thread, or a caller
@@ -30,7 +31,11 @@ import java.util.function.IntSupplier;
  *   <li>A turn left free for at least {@link #RECLAIM_NANOS} goes back to the reader thread at the
  *       next tick of the wire's clock ({@link Timeouts}): a frame that arrives while nobody reads
  *       (an event or a call of the peer between two calls of this side) waits at most that long
- *       plus a tick.
+ *       plus a tick. While the peer has made no call for {@link #PEER_IDLE_NANOS} (a commander's
+ *       wire to a worker, whose frames answer the commander's calls), the turn is taken back only
+ *       after {@link #IDLE_PEER_RECLAIM_NANOS}, at the clock's slow ticks: callers that come every
+ *       few milliseconds then read their own replies without any thread being woken for the turn
+ *       between them, and a frame of the peer that comes unasked waits up to about 20 ms.
  *   <li>The reader thread gives the turn up ({@link #yieldFromReader}) only after it handled a
  *       reply, when every pending call has a follower and the peer made no call for {@link
  *       #QUIET_NANOS}: on a side that serves calls, it keeps reading.
@@ -44,6 +49,10 @@ final class ReadTurn {
 
   /** How long a free turn waits for a caller before the reader thread takes it back. */
   static final long RECLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /** How long the peer made no call before a free turn waits {@link #IDLE_PEER_RECLAIM_NANOS}. */
+  static final long PEER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /** How long a free turn waits for a caller while the peer makes no calls. */
+  static final long IDLE_PEER_RECLAIM_NANOS = Timeouts.TICK_NANOS;
   /**
    * The most calls of this side in flight at once for which a caller reads: with more, the reader
    * thread reads for all of them. A caller that reads is a virtual thread of the application as
@@ -67,6 +76,8 @@ final class ReadTurn {
   private final BooleanSupplier frameBuffered;
   /** How many calls of this side wait for a reply. */
   private final IntSupplier pendingCalls;
+  /** System.nanoTime of the peer's last call read on this wire (any thread). */
+  private final LongSupplier lastInboundCall;
   private Thread reader;
   /** Who reads the wire now; null when free. Written under the lock. */
   private volatile Thread holder;
@@ -75,9 +86,11 @@ final class ReadTurn {
   private boolean freedSinceTick;
   private boolean closed;
 
-  ReadTurn(BooleanSupplier frameBuffered, IntSupplier pendingCalls) {
+  ReadTurn(BooleanSupplier frameBuffered, IntSupplier pendingCalls,
+      LongSupplier lastInboundCall) {
     this.frameBuffered = frameBuffered;
     this.pendingCalls = pendingCalls;
+    this.lastInboundCall = lastInboundCall;
   }
 
   /** Gives the turn to the wire's reader thread, before it starts. */
@@ -202,26 +215,34 @@ final class ReadTurn {
   }
 
   /**
-   * The clock's tick: a turn free since at least {@link #RECLAIM_NANOS} goes back to the reader
-   * thread. Never blocks (a turn busy at this moment is looked at again at the next tick).
+   * The clock's tick: a turn free since at least {@link #RECLAIM_NANOS} ({@link
+   * #IDLE_PEER_RECLAIM_NANOS} while the peer makes no calls) goes back to the reader thread. Never
+   * blocks (a turn busy at this moment is looked at again at the next tick).
    *
-   * @return whether the turn was free at some moment since the last tick (the clock then ticks
-   *     fast, see {@link Timeouts})
+   * @return whether the clock should tick fast ({@link Timeouts}): the turn was free at some
+   *     moment since the last tick and the peer makes calls
    */
   boolean tick(long now) {
     if (!lock.tryLock()) {
       return true;
     }
     try {
+      boolean peerIdle = peerIdle(now);
       boolean wasFree = freedSinceTick || holder == null;
       freedSinceTick = false;
-      if (holder == null && !closed && now - freeSince >= RECLAIM_NANOS) {
+      if (holder == null && !closed
+          && now - freeSince >= (peerIdle ? IDLE_PEER_RECLAIM_NANOS : RECLAIM_NANOS)) {
         give(reader);
       }
-      return wasFree;
+      return wasFree && !peerIdle;
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Whether the peer made no call on this wire for {@link #PEER_IDLE_NANOS}. */
+  private boolean peerIdle(long now) {
+    return now - lastInboundCall.getAsLong() >= PEER_IDLE_NANOS;
   }
 
   /** The wire closed: the turn ends with the reader thread, once its holder lets it go. */
@@ -258,7 +279,9 @@ final class ReadTurn {
     }
     freeSince = System.nanoTime();
     freedSinceTick = true;
-    Timeouts.hurry();
+    if (!peerIdle(freeSince)) {
+      Timeouts.hurry(); // a short reclaim: the clock ticks fast (its slow ticks do the long one)
+    }
   }
 
   private void give(Thread thread) {

@@ -10,8 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * a wire is open and asks each open wire to expire its overdue calls, and to give a read turn left
  * free back to its reader thread ({@link ReadTurn}). A call therefore times out at most one tick
  * after its deadline. While some wire's turn goes free between ticks (callers read their own
- * replies), the clock ticks every {@link #FAST_TICK_NANOS}, so that a frame arriving while nobody
- * reads waits a millisecond or two, not ten.
+ * replies) and that wire's peer makes calls, the clock ticks every {@link #FAST_TICK_NANOS}, so
+ * that a frame arriving while nobody reads waits a millisecond or two, not ten; a free turn whose
+ * peer makes no calls is taken back at the slow ticks ({@link ReadTurn#IDLE_PEER_RECLAIM_NANOS}).
  *
  * <p>Why a tick and not one scheduled task per call: scheduling a task that becomes the earliest
  * of a delay queue wakes the timer thread, once per call on a wire with one call in flight, and

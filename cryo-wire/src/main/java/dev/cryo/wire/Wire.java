@@ -74,8 +74,8 @@ public final class Wire implements AutoCloseable {
   private final FrameReader frames;
   /** Who reads the wire now: the reader thread or a caller waiting for its reply. */
   private final ReadTurn turn;
-  /** System.nanoTime of the last inbound call; written by the turn's holder. */
-  private long lastInboundCall = Long.MIN_VALUE / 2;
+  /** System.nanoTime of the last inbound call; written by the turn's holder, read by the clock. */
+  private volatile long lastInboundCall = Long.MIN_VALUE / 2;
   /** Whether the frame just handled was a reply; written by the turn's holder. */
   private boolean lastWasReply;
 
@@ -106,7 +106,7 @@ public final class Wire implements AutoCloseable {
         .unstarted(this::read);
     this.callThreads = Thread.ofVirtual().name("wire-" + name + "-call-", 1).factory();
     this.frames = new FrameReader(io, limits);
-    this.turn = new ReadTurn(frames::hasBuffered, pendingCount::get);
+    this.turn = new ReadTurn(frames::hasBuffered, pendingCount::get, () -> lastInboundCall);
   }
 
   /**

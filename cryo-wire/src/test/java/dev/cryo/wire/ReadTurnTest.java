@@ -77,6 +77,30 @@ class ReadTurnTest {
   }
 
   @Test
+  void aFreeTurnGoesBackToTheReaderAfterAMillisecondWhileThePeerCallsAndAfterATickWhenItDoesNot() {
+    long[] lastPeerCall = {Long.MIN_VALUE / 2}; // the peer never called
+    ReadTurn turn = new ReadTurn(() -> false, () -> 0, () -> lastPeerCall[0]);
+    Thread reader = Thread.ofPlatform().unstarted(() -> { });
+    turn.start(reader);
+
+    long freed = System.nanoTime();
+    turn.yieldFromReader(); // no caller waits: the turn is left free
+    assertThat(turn.holder()).isNull();
+    assertThat(turn.tick(freed + TimeUnit.MILLISECONDS.toNanos(3)))
+        .as("the clock ticks fast for a peer that makes no calls").isFalse();
+    assertThat(turn.holder()).as("free for 3 ms, the peer idle").isNull();
+    turn.tick(System.nanoTime() + ReadTurn.IDLE_PEER_RECLAIM_NANOS);
+    assertThat(turn.holder()).as("free past the idle peer's reclaim").isSameAs(reader);
+
+    turn.yieldFromReader();
+    long now = System.nanoTime();
+    lastPeerCall[0] = now; // the peer just called
+    assertThat(turn.tick(now)).as("the clock ticks fast while the peer calls").isTrue();
+    turn.tick(System.nanoTime() + ReadTurn.RECLAIM_NANOS);
+    assertThat(turn.holder()).as("free past a millisecond, the peer calling").isSameAs(reader);
+  }
+
+  @Test
   void framesArrivingWhileNobodyReadsAreReadAnyway() throws Exception {
     RecordingHandler commanderSide = new RecordingHandler((m, p) -> bytes("c:" + m));
     try (WirePair pair = new WirePair(directory, commanderSide, new RecordingHandler(),
