@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -36,6 +37,9 @@ public final class ThreadTimes {
    */
   public static final int SYSTEM = 4;
 
+  /** How many counts each array of {@link #of} holds. */
+  public static final int COUNTS = 5;
+
   /** Nanoseconds per clock tick of {@code /proc/PID/task/TID/stat} ({@code USER_HZ} = 100). */
   private static final long TICK_NANOS = 10_000_000L;
 
@@ -54,7 +58,7 @@ public final class ThreadTimes {
         try {
           String group = group(Files.readString(task.resolve("comm")).strip());
           String[] sched = Files.readString(task.resolve("schedstat")).strip().split(" ");
-          long[] counts = new long[5];
+          long[] counts = new long[COUNTS];
           counts[RUN] = Long.parseLong(sched[0]);
           counts[WAIT] = Long.parseLong(sched[1]);
           for (String line : Files.readAllLines(task.resolve("status"))) {
@@ -112,5 +116,28 @@ public final class ThreadTimes {
       difference.put(group, d);
     });
     return difference;
+  }
+
+  /** Every group's counts added up, each count at least 0 (a difference may dip below). */
+  public static long[] total(Map<String, long[]> groups) {
+    long[] all = new long[COUNTS];
+    for (long[] counts : groups.values()) {
+      for (int k = 0; k < all.length && k < counts.length; k++) {
+        all[k] += Math.max(0, counts[k]);
+      }
+    }
+    return all;
+  }
+
+  /**
+   * The groups whose processor time is at least {@code floorNanos}, the largest first: what a
+   * readout names.
+   */
+  public static List<Map.Entry<String, long[]>> largest(Map<String, long[]> groups,
+      long floorNanos) {
+    return groups.entrySet().stream()
+        .filter(group -> group.getValue()[RUN] >= floorNanos)
+        .sorted((a, b) -> Long.compare(b.getValue()[RUN], a.getValue()[RUN]))
+        .toList();
   }
 }

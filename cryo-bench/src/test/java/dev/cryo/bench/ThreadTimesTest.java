@@ -68,4 +68,14 @@ class ThreadTimesTest {
         .containsOnlyKeys("a").hasEntrySatisfying("a",
             counts -> assertThat(counts).containsExactly(4, 5, 6, 7));
   }
+
+  @Test
+  void theTotalClampsEachCountAndTheLargestGroupsComeFirst() {
+    Map<String, long[]> groups = new java.util.TreeMap<>(Map.of(
+        "a", new long[] {10, 1, 2, 3, 4}, "b", new long[] {30, -5, 1, 0, 0},
+        "c", new long[] {2, 0, 0, 0, 0}));
+    assertThat(ThreadTimes.total(groups)).containsExactly(42, 1, 3, 3, 4);
+    assertThat(ThreadTimes.largest(groups, 10)).extracting(Map.Entry::getKey)
+        .containsExactly("b", "a");
+  }
 }

@@ -118,7 +118,8 @@ public final class DrainBench {
           System.out.println("  " + line);
           for (int i = 1; i < pids.size(); i++) { // a worker's counts end with it: keep the
             Map<String, long[]> now = ThreadTimes.of(pids.get(i)); // largest, not a dying one's
-            if (run(now) >= run(latest.get(i))) {
+            if (ThreadTimes.total(now)[ThreadTimes.RUN]
+                >= ThreadTimes.total(latest.get(i))[ThreadTimes.RUN]) {
               latest.set(i, now);
             }
           }
@@ -292,40 +293,21 @@ public final class DrainBench {
         continue;
       }
       Map<String, long[]> spent = ThreadTimes.minus(after.get(i), before.get(i));
-      long[] all = new long[5];
-      spent.values().forEach(counts -> {
-        for (int k = 0; k < all.length && k < counts.length; k++) {
-          all[k] += Math.max(0, counts[k]);
-        }
-      });
+      long[] all = ThreadTimes.total(spent);
       if (all[ThreadTimes.RUN] < 50_000_000L) {
         continue; // an idle process: nothing to say
       }
       out.append(System.lineSeparator()).append(String.format("    %s: %.2f / %.2f / %.2f",
           names.get(i), all[ThreadTimes.RUN] / 1e9, all[ThreadTimes.SYSTEM] / 1e9,
           all[ThreadTimes.WAIT] / 1e9));
-      long floor = all[ThreadTimes.RUN] * 3 / 100;
-      spent.entrySet().stream()
-          .filter(group -> group.getValue()[ThreadTimes.RUN] >= floor)
-          .sorted((a, b) -> Long.compare(b.getValue()[ThreadTimes.RUN],
-              a.getValue()[ThreadTimes.RUN]))
-          .forEach(group -> {
-            long[] c = group.getValue();
-            out.append(System.lineSeparator()).append(String.format(
-                "      %-16s %6.2f / %6.2f / %6.2f", group.getKey(), c[ThreadTimes.RUN] / 1e9,
-                c[ThreadTimes.SYSTEM] / 1e9, c[ThreadTimes.WAIT] / 1e9));
-          });
+      ThreadTimes.largest(spent, all[ThreadTimes.RUN] * 3 / 100).forEach(group -> {
+        long[] c = group.getValue();
+        out.append(System.lineSeparator()).append(String.format(
+            "      %-16s %6.2f / %6.2f / %6.2f", group.getKey(), c[ThreadTimes.RUN] / 1e9,
+            c[ThreadTimes.SYSTEM] / 1e9, c[ThreadTimes.WAIT] / 1e9));
+      });
     }
     return out.toString();
-  }
-
-  /** The processor time of all the groups of {@code threads}. */
-  private static long run(Map<String, long[]> threads) {
-    long all = 0;
-    for (long[] counts : threads.values()) {
-      all += counts[ThreadTimes.RUN];
-    }
-    return all;
   }
 
   /**

@@ -179,22 +179,15 @@ public final class MoveSteps {
         + " processor us / wake-ups");
     for (int i = 0; i < threads.size(); i++) {
       Map<String, long[]> groups = threads.get(i);
-      long all = 0;
-      for (long[] counts : groups.values()) {
-        all += Math.max(0, counts[ThreadTimes.RUN]);
-      }
+      long all = ThreadTimes.total(groups)[ThreadTimes.RUN];
       out.append(System.lineSeparator()).append(i == 0 ? "  commander (this JVM)" : "  worker " + i)
           .append(String.format(": all %.0f us", all / 1000.0 / moves));
-      long floor = all / 50;
-      groups.entrySet().stream()
-          .filter(group -> group.getValue()[ThreadTimes.RUN] >= floor)
-          .sorted((a, b) -> Long.compare(b.getValue()[ThreadTimes.RUN], a.getValue()[ThreadTimes.RUN]))
-          .forEach(group -> {
-            long[] c = group.getValue();
-            out.append(System.lineSeparator()).append(String.format("    %-16s %7.0f %7.0f %5.1f",
-                group.getKey(), c[ThreadTimes.RUN] / 1000.0 / moves,
-                c[ThreadTimes.WAIT] / 1000.0 / moves, (double) c[ThreadTimes.VOLUNTARY] / moves));
-          });
+      ThreadTimes.largest(groups, all / 50).forEach(group -> {
+        long[] c = group.getValue();
+        out.append(System.lineSeparator()).append(String.format("    %-16s %7.0f %7.0f %5.1f",
+            group.getKey(), c[ThreadTimes.RUN] / 1000.0 / moves,
+            c[ThreadTimes.WAIT] / 1000.0 / moves, (double) c[ThreadTimes.VOLUNTARY] / moves));
+      });
     }
     return out.toString();
   }
