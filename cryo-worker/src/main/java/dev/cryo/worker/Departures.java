@@ -440,7 +440,10 @@ final class Departures {
    * while he still holds it nothing is walked. A quit sends its users in the map's order, so he
    * leaves about last; in any order, the last holder of the map's order is the next to leave with
    * the odds of one in those left, so a quit of n users walks the map about ln n times. Only a
-   * walk that finds no holder at all ends the quit.
+   * walk that finds no holder at all, with no semaphore trip at the disk, ends the quit: a user
+   * leaves the map inside his freeze, before his semaphore is given back, and the report (after
+   * which a drain renames the root) must not come before that release. Also called after every
+   * trip left the disk.
    */
   void checkQuitFinished() {
     Quit current = quit;
@@ -450,6 +453,9 @@ final class Departures {
     Tenant last = holdout;
     if (last != null && holdsQuit(last)) {
       return;
+    }
+    if (worker.tripsAtDisk() > 0) { // a user who left may still hold his semaphore: asked again
+      return;                      // when the trip has given it back
     }
     walks.incrementAndGet();
     Tenant found = null;

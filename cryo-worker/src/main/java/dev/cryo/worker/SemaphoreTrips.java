@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -18,7 +19,9 @@ import java.util.function.Supplier;
  * time on the disk executor, and a busy one is tried again on the worker's schedule, never by
  * holding a disk thread while waiting, until the wait limit; the work then runs holding it, and the
  * semaphore is given back whatever happens. One warning per trip names the holder found in the way.
- * Thread-safe.
+ * A try is counted {@linkplain #atDisk at the disk} from before its take until after its release,
+ * and the trips' listener runs after each try's count ends: whoever waits for the disk to be quiet
+ * (a quit's end) asks again then. Thread-safe.
  */
 final class SemaphoreTrips {
 
@@ -37,10 +40,16 @@ final class SemaphoreTrips {
   private final Duration retryInterval;
   private final Duration waitLimit;
   private final Duration rowWait;
+  private final Runnable afterTry;
   private final AtomicLong count = new AtomicLong();
+  private final AtomicInteger atDisk = new AtomicInteger();
 
+  /**
+   * @param afterTry runs on the disk thread after each try left the disk (its semaphore, if taken,
+   *     given back), whatever the try did; must not throw
+   */
   SemaphoreTrips(String worker, Executor disk, Schedule schedule, Duration retryInterval,
-      Duration waitLimit, Duration rowWait) {
+      Duration waitLimit, Duration rowWait, Runnable afterTry) {
     this.worker = worker;
     this.disk = disk;
     this.schedule = schedule;
@@ -48,11 +57,21 @@ final class SemaphoreTrips {
     this.retryInterval = retryInterval;
     this.waitLimit = waitLimit;
     this.rowWait = rowWait;
+    this.afterTry = afterTry;
   }
 
   /** How many trips held a semaphore so far. */
   long count() {
     return count.get();
+  }
+
+  /**
+   * How many tries are at the disk now: between the start of a take and the end of its release. A
+   * user may have left the worker's map inside the work while his semaphore is still held; a quit
+   * is not over until this is zero.
+   */
+  int atDisk() {
+    return atDisk.get();
   }
 
   /**
@@ -81,6 +100,16 @@ final class SemaphoreTrips {
 
       @Override
       public void run() {
+        atDisk.incrementAndGet();
+        try {
+          tryOnce();
+        } finally {
+          atDisk.decrementAndGet();
+          afterTry.run(); // after the count: a quit's end check must see this try gone
+        }
+      }
+
+      private void tryOnce() {
         Freezer into = root.get();
         boolean taken;
         try {

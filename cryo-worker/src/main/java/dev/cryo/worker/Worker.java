@@ -157,7 +157,7 @@ public final class Worker implements AutoCloseable {
       this.disk = builder.disk;
     }
     this.trips = new SemaphoreTrips(name, disk, schedule, builder.retryInterval, builder.waitLimit,
-        rowWait);
+        rowWait, this::afterTrip);
     this.detaches = registry.seams().detaches();
     this.departures = new Departures(this, tenants, registry, freezer, schedule, builder.gate,
         builder.grace, builder.quitDeparturesAtOnce);
@@ -640,6 +640,16 @@ public final class Worker implements AutoCloseable {
    */
   public Photo photo() {
     return photographer.photo();
+  }
+
+  /** After each semaphore trip left the disk: a quit waiting for the disk to be quiet may end. */
+  private void afterTrip() {
+    departures.checkQuitFinished();
+  }
+
+  /** How many semaphore trips are at the disk now; see {@link SemaphoreTrips#atDisk}. */
+  int tripsAtDisk() {
+    return trips.atDisk();
   }
 
   /** Runs {@code action} once every announcement published so far was delivered; never blocks. */
