@@ -11,6 +11,7 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
+import dev.cryo.commander.WorkerCommand;
 import dev.cryo.demo.DemoApplication;
 import dev.cryo.front.Front;
 import dev.cryo.front.Upstream;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,12 @@ import org.HdrHistogram.Histogram;
  * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves),
  * their threads' switches per direct move (voluntary ones are wake-ups), and the same by group
  * of threads ({@link ThreadTimes}: processor time, time waiting for a processor, wake-ups).
+ *
+ * <p>To look at a move with the JVMs' own eyes: {@code -Dcryo.bench.workerJvm=OPTIONS} adds
+ * options to the workers' command lines ({@link #workerCommand}), {@code JAVA_TOOL_OPTIONS}
+ * reaches all three JVMs (with {@code %p} in a log's file name, one file each), and a line on the
+ * standard error as each block's measured direct moves begin ({@code block N: measured direct
+ * moves begin at INSTANT}) tells a watcher when to start a recording.
  */
 public final class MoveSteps {
 
@@ -57,6 +65,14 @@ public final class MoveSteps {
    * (default: nowhere).
    */
   private static final String MOVE_LOG = System.getProperty("cryo.bench.moveLog");
+
+  /**
+   * Options added to each worker JVM's command line after the commander's own ({@link
+   * WorkerCommand#defaultJvm()}), separated by spaces, to see a worker with the JVM's own eyes
+   * (its collector, its logs): {@code -Dcryo.bench.workerJvm="-XX:+UseSerialGC
+   * -Xlog:gc:file=/tmp/w-%p.log"} (default: none, the workers as {@code cryo serve} starts them).
+   */
+  private static final String WORKER_JVM = System.getProperty("cryo.bench.workerJvm", "");
 
   private MoveSteps() {}
 
@@ -73,7 +89,7 @@ public final class MoveSteps {
     int httpWarmup = args.length > 3 ? Integer.parseInt(args[3]) : 0;
     Path home = Files.createTempDirectory("cryo-move-steps");
     CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
-        .workers(2).maxWorkers(2).build();
+        .workers(2).maxWorkers(2).workerCommand(workerCommand(WORKER_JVM)).build();
     Map<String, Histogram> steps = new LinkedHashMap<>();
     for (String step : List.of("direct: whole move", "direct: request -> user_frozen folded",
         "direct: user_frozen -> woken on B folded", "direct: woken -> reply",
@@ -106,6 +122,8 @@ public final class MoveSteps {
             }
             addCpu(cpu, switches, pids, -1);
             addThreads(threads, pids, -1);
+            System.err.printf("block %d: measured direct moves begin at %s%n", block,
+                Instant.now());
           }
           Instant start = Instant.now();
           Reply moved = commander.serve(post(connection, "/api/move", "{}"));
@@ -138,6 +156,24 @@ public final class MoveSteps {
           h.getMaxValue());
     }
     System.out.println(cpuLine);
+  }
+
+  /**
+   * The workers' command: the commander's default with {@code options} (space-separated, may be
+   * blank) added after its own.
+   */
+  static WorkerCommand workerCommand(String options) {
+    List<String> extra = Arrays.stream(options.trim().split("\\s+"))
+        .filter(option -> !option.isEmpty()).toList();
+    WorkerCommand standard = WorkerCommand.defaultJvm();
+    if (extra.isEmpty()) {
+      return standard;
+    }
+    return spawn -> {
+      List<String> command = new ArrayList<>(standard.command(spawn));
+      command.addAll(command.indexOf("-cp"), extra);
+      return command;
+    };
   }
 
   /**
