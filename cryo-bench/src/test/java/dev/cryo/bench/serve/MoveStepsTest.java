@@ -33,4 +33,19 @@ class MoveStepsTest {
     assertThat(MoveSteps.workerCommand("").command(SPAWN))
         .isEqualTo(WorkerCommand.defaultJvm().command(SPAWN));
   }
+
+  @Test
+  void theSlowestOnePercentAreCountedBesideTheCompilersAndTheCollectors() {
+    List<long[]> timed = new java.util.ArrayList<>();
+    for (int i = 0; i < 297; i++) {
+      timed.add(new long[] {i * 10_000_000L, i * 10_000_000L + 1_000_000L, 0, 0});
+    }
+    timed.add(new long[] {0, 9_000_000L, 4_000_000L, 0});
+    timed.add(new long[] {0, 8_000_000L, 0, 2_000_000L});
+    timed.add(new long[] {0, 7_000_000L, 2_000_000L, 0});
+
+    assertThat(MoveSteps.beside(timed)).isEqualTo("the JVMs' compilers / collectors beside the"
+        + " direct moves, us per move: all 300 moves 20 / 7; slowest 3 (from 7.00 ms) 2000 / 667,"
+        + " of which 2 beside >= 1 ms of the compilers, 1 beside >= 1 ms of the collectors");
+  }
 }
