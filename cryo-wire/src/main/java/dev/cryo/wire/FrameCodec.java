@@ -75,22 +75,53 @@ final class FrameCodec {
   }
 
   /**
-   * The whole frame's bytes: prelude, header, payload, in one array.
+   * A frame ready to be written: its prelude and header in one small array, its payload as the
+   * caller gave it (not copied: it is read while the frame is written, on the writing thread).
+   * Writing the two with one gathering write spares a copy of every payload into a frame array,
+   * the largest allocation of an outbound frame (docs/benchmarks.md, "Issue 9, wire, pass 6").
+   */
+  record Outbound(byte[] head, byte[] payload) {
+    /** The frame's bytes as buffers for one gathering write, head first. */
+    ByteBuffer[] buffers() {
+      return payload.length == 0 ? new ByteBuffer[] {ByteBuffer.wrap(head)}
+          : new ByteBuffer[] {ByteBuffer.wrap(head), ByteBuffer.wrap(payload)};
+    }
+
+    /** The frame's length in bytes. */
+    int length() {
+      return head.length + payload.length;
+    }
+  }
+
+  /**
+   * A frame to write: the prelude and header encoded, the payload kept as it is.
    *
    * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
    */
-  static byte[] encode(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
+  static Outbound frame(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
     checkSize(header.length, payload.length, limits);
-    byte[] frame = new byte[Frame.PRELUDE_BYTES + header.length + payload.length];
-    ByteBuffer.wrap(frame).order(ByteOrder.BIG_ENDIAN)
+    byte[] head = new byte[Frame.PRELUDE_BYTES + header.length];
+    ByteBuffer.wrap(head).order(ByteOrder.BIG_ENDIAN)
         .putInt(Frame.MAGIC)
         .put(Frame.VERSION)
         .put(kind.code)
         .putInt(header.length)
         .putInt(payload.length)
-        .put(header)
-        .put(payload);
-    return frame;
+        .put(header);
+    return new Outbound(head, payload);
+  }
+
+  /**
+   * The whole frame's bytes: prelude, header, payload, in one array (frames written next to each
+   * other in one burst; a single frame is written as {@link #frame}, without this copy).
+   *
+   * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
+   */
+  static byte[] encode(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
+    Outbound frame = frame(kind, header, payload, limits);
+    byte[] bytes = java.util.Arrays.copyOf(frame.head(), frame.length());
+    System.arraycopy(payload, 0, bytes, frame.head().length, payload.length);
+    return bytes;
   }
 
   /** Refuses a frame past the limits, before anything is sent. */
