@@ -237,7 +237,7 @@ public final class Wire implements AutoCloseable {
    * One event, written after every frame written before it on this wire (one writer, FIFO).
    *
    * @param method the peer's event method
-   * @param payload the event's payload
+   * @param payload the event's payload (not copied: written as it is during this call)
    * @throws WireClosedException when the wire is closed (or closes while writing)
    * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit; nothing was sent
    * @throws IllegalArgumentException when the method is not a valid name
