@@ -209,8 +209,7 @@ public final class Wire implements AutoCloseable {
     long id = nextId.incrementAndGet();
     FrameCodec.Outbound frame;
     try {
-      frame = FrameCodec.frame(FrameKind.CALL,
-          FrameCodec.header(FrameKind.CALL, id, method, null, null), payload, limits);
+      frame = FrameCodec.frame(FrameKind.CALL, id, method, payload, limits);
     } catch (WireRefusedException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -245,8 +244,7 @@ public final class Wire implements AutoCloseable {
   public void event(String method, byte[] payload) throws WireClosedException {
     Frame.checkName("event method", method);
     Objects.requireNonNull(payload, "payload");
-    FrameCodec.Outbound frame = FrameCodec.frame(FrameKind.EVENT,
-        FrameCodec.header(FrameKind.EVENT, 0, method, null, null), payload, limits);
+    FrameCodec.Outbound frame = FrameCodec.frame(FrameKind.EVENT, 0, method, payload, limits);
     String reason = closeReason.get();
     if (reason != null) {
       throw new WireClosedException(name, reason, false);
@@ -645,8 +643,7 @@ public final class Wire implements AutoCloseable {
       if (reply == null) {
         throw new NullPointerException("the handler returned null for " + call.method());
       }
-      frame = FrameCodec.frame(FrameKind.REPLY,
-          FrameCodec.header(FrameKind.REPLY, call.id(), call.method(), null, null), reply, limits);
+      frame = FrameCodec.frame(FrameKind.REPLY, call.id(), call.method(), reply, limits);
     } catch (WireRefusal refusal) {
       frame = errorFrame(call, refusal.code(), String.valueOf(refusal.getMessage()));
     } catch (Exception | Error e) {
