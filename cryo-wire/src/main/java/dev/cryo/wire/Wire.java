@@ -673,10 +673,10 @@ public final class Wire implements AutoCloseable {
 
   /**
    * Writes one whole frame (or burst) under the write lock, on the calling thread, with one
-   * gathering write of its buffers (a frame's head and its payload, not copied together). The writer's interrupt
-   * status is set aside for the write and given back after it ({@link ChannelIo#writeFully}): one
-   * interrupted caller (a request given up by its client) neither cuts a frame nor ends the wire
-   * of every other.
+   * gathering write of its buffers (a frame's head and its payload, not copied together). The
+   * writer's interrupt status is set aside for the write and given back after it
+   * ({@link ChannelIo#writeFully}): one interrupted caller (a request given up by its client)
+   * neither cuts a frame nor ends the wire of every other.
    *
    * <p>A failed write closes the wire before the lock is let go: a call waiting for the lock then
    * finds the wire closed and is failed as never sent, even when the reader thread has not yet
