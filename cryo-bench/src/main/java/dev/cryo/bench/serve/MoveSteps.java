@@ -2,6 +2,7 @@ package dev.cryo.bench.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.bench.BackgroundThreads;
 import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.ProcessSwitches;
@@ -11,6 +12,7 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
+import dev.cryo.commander.WorkerCommand;
 import dev.cryo.demo.DemoApplication;
 import dev.cryo.front.Front;
 import dev.cryo.front.Upstream;
@@ -21,8 +23,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -46,6 +50,14 @@ import org.HdrHistogram.Histogram;
  * bench) and of each worker, from {@code /proc} (clock ticks: meaningful over a few hundred moves),
  * their threads' switches per direct move (voluntary ones are wake-ups), and the same by group
  * of threads ({@link ThreadTimes}: processor time, time waiting for a processor, wake-ups).
+ *
+ * <p>To look at a move with the JVMs' own eyes: {@code -Dcryo.bench.workerJvm=OPTIONS} adds
+ * options to the workers' command lines ({@link #workerCommand}), {@code JAVA_TOOL_OPTIONS}
+ * reaches all three JVMs (with {@code %p} in a log's file name, one file each), and a line on the
+ * standard error as each block's measured direct moves begin ({@code block N: measured direct
+ * moves begin at INSTANT}) tells a watcher when to start a recording. With {@code
+ * -Dcryo.bench.moveBackground=true} it also prints what the JVMs' compilers and collectors ran
+ * beside the direct moves, over all of them and over the slowest 1 % ({@link #beside}).
  */
 public final class MoveSteps {
 
@@ -57,6 +69,22 @@ public final class MoveSteps {
    * (default: nowhere).
    */
   private static final String MOVE_LOG = System.getProperty("cryo.bench.moveLog");
+
+  /**
+   * Options added to each worker JVM's command line after the commander's own ({@link
+   * WorkerCommand#defaultJvm()}), separated by spaces, to see a worker with the JVM's own eyes
+   * (its collector, its logs): {@code -Dcryo.bench.workerJvm="-XX:+UseSerialGC
+   * -Xlog:gc:file=/tmp/w-%p.log"} (default: none, the workers as {@code cryo serve} starts them).
+   */
+  private static final String WORKER_JVM = System.getProperty("cryo.bench.workerJvm", "");
+
+  /**
+   * Whether the compilers' and the collectors' processor time in the three JVMs is sampled around
+   * each direct move ({@link BackgroundThreads}; a few file reads between two moves, outside the
+   * timed span), to tell whether the slowest moves ran beside the JIT or a collection: {@code
+   * -Dcryo.bench.moveBackground=true} (default: not sampled, the bench as before).
+   */
+  private static final boolean MOVE_BACKGROUND = Boolean.getBoolean("cryo.bench.moveBackground");
 
   private MoveSteps() {}
 
@@ -73,7 +101,7 @@ public final class MoveSteps {
     int httpWarmup = args.length > 3 ? Integer.parseInt(args[3]) : 0;
     Path home = Files.createTempDirectory("cryo-move-steps");
     CommanderConfig config = CommanderConfig.builder(home, DemoApplication.class.getName())
-        .workers(2).maxWorkers(2).build();
+        .workers(2).maxWorkers(2).workerCommand(workerCommand(WORKER_JVM)).build();
     Map<String, Histogram> steps = new LinkedHashMap<>();
     for (String step : List.of("direct: whole move", "direct: request -> user_frozen folded",
         "direct: user_frozen -> woken on B folded", "direct: woken -> reply",
@@ -98,6 +126,7 @@ public final class MoveSteps {
       long[] switches = new long[2 * pids.size()];
       List<Map<String, long[]>> threads = new ArrayList<>();
       pids.forEach(pid -> threads.add(new java.util.TreeMap<>()));
+      BackgroundThreads background = BackgroundThreads.of(List.of());
       for (int block = 0; block < blocks; block++) {
         for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
           if (i == (block == 0 ? warmup : 0)) {
@@ -106,13 +135,24 @@ public final class MoveSteps {
             }
             addCpu(cpu, switches, pids, -1);
             addThreads(threads, pids, -1);
+            System.err.printf("block %d: measured direct moves begin at %s%n", block,
+                Instant.now());
+            if (MOVE_BACKGROUND) {
+              background = BackgroundThreads.of(pids);
+            }
           }
+          long[] before = MOVE_BACKGROUND ? background.sample() : null;
           Instant start = Instant.now();
           Reply moved = commander.serve(post(connection, "/api/move", "{}"));
           Instant end = Instant.now();
+          long[] after = MOVE_BACKGROUND ? background.sample() : null;
           check(moved, "move");
           if (block > 0 || i >= warmup) {
-            timed.add(new long[] {nanos(start), nanos(end)});
+            timed.add(MOVE_BACKGROUND
+                ? new long[] {nanos(start), nanos(end),
+                    after[BackgroundThreads.JIT] - before[BackgroundThreads.JIT],
+                    after[BackgroundThreads.GC] - before[BackgroundThreads.GC]}
+                : new long[] {nanos(start), nanos(end)});
           }
         }
         addCpu(cpu, switches, pids, 1);
@@ -123,7 +163,8 @@ public final class MoveSteps {
       cut(home.resolve("events.jsonl"), timed, steps);
       cpuLine = cpuPerMove(cpu, timed.size()) + System.lineSeparator()
           + switchesPerMove(switches, timed.size()) + System.lineSeparator()
-          + threadsPerMove(threads, timed.size());
+          + threadsPerMove(threads, timed.size())
+          + (MOVE_BACKGROUND ? System.lineSeparator() + beside(timed) : "");
     } finally {
       Scratch.delete(home);
     }
@@ -138,6 +179,24 @@ public final class MoveSteps {
           h.getMaxValue());
     }
     System.out.println(cpuLine);
+  }
+
+  /**
+   * The workers' command: the commander's default with {@code options} (space-separated, may be
+   * blank) added after its own.
+   */
+  static WorkerCommand workerCommand(String options) {
+    List<String> extra = Arrays.stream(options.trim().split("\\s+"))
+        .filter(option -> !option.isEmpty()).toList();
+    WorkerCommand standard = WorkerCommand.defaultJvm();
+    if (extra.isEmpty()) {
+      return standard;
+    }
+    return spawn -> {
+      List<String> command = new ArrayList<>(standard.command(spawn));
+      command.addAll(command.indexOf("-cp"), extra);
+      return command;
+    };
   }
 
   /**
@@ -190,6 +249,30 @@ public final class MoveSteps {
       });
     }
     return out.toString();
+  }
+
+  /**
+   * What ran beside the direct moves ({@code timed}: start, end, compilers' and collectors'
+   * nanoseconds during the move): per move, over all of them and over the slowest 1 %, and how
+   * many of the slowest 1 % ran beside at least 1 ms of either.
+   */
+  static String beside(List<long[]> timed) {
+    List<long[]> slowest = new ArrayList<>(timed);
+    slowest.sort((a, b) -> Long.compare(b[1] - b[0], a[1] - a[0]));
+    slowest = slowest.subList(0, Math.max(1, timed.size() / 100));
+    long withJit = slowest.stream().filter(m -> m[2] >= 1_000_000).count();
+    long withGc = slowest.stream().filter(m -> m[3] >= 1_000_000).count();
+    return String.format(Locale.ROOT, "the JVMs' compilers / collectors beside the direct moves,"
+        + " us per move:"
+        + " all %d moves %.0f / %.0f; slowest %d (from %.2f ms) %.0f / %.0f, of which %d beside"
+        + " >= 1 ms of the compilers, %d beside >= 1 ms of the collectors", timed.size(),
+        mean(timed, 2), mean(timed, 3), slowest.size(),
+        (slowest.get(slowest.size() - 1)[1] - slowest.get(slowest.size() - 1)[0]) / 1e6,
+        mean(slowest, 2), mean(slowest, 3), withJit, withGc);
+  }
+
+  private static double mean(List<long[]> moves, int at) {
+    return moves.stream().mapToLong(m -> m[at]).average().orElse(0) / 1000.0;
   }
 
   /** The threads' switches per direct move, voluntary / involuntary, of each process. */
