@@ -37,7 +37,8 @@ import org.HdrHistogram.Histogram;
  * the request to the fold of his {@code user_frozen} (hold, {@code freeze_user} over the wire,
  * the freeze on worker A), from there to the fold of his {@code user_adopted} on worker B (the
  * request placed and sent to B, the wake), and from there to the reply (the handler on B, the reply over the wire).
- * Beside it, in the same run, the same moves through the HTTP front ({@link HttpBench#moves}),
+ * Beside it, in the same run, the same moves through the HTTP front ({@link HttpBench.Mover}, one
+ * connection for the whole run),
  * blocks alternating.
  *
  * <pre>
@@ -129,9 +130,8 @@ public final class MoveSteps {
     String load = LoadAverage.now();
     String cpuLine = "";
     try (Commander commander = Commander.start(config);
-        Front front = Front.builder(Upstream.of(commander)).port(0).build()) {
-      front.start();
-      URI base = URI.create("http://127.0.0.1:" + front.port() + "/");
+        Front front = Front.builder(Upstream.of(commander)).port(0).build();
+        HttpBench.Mover mover = started(front)) {
       String connection = "0123456789abcdef0123456789abcdef";
       Reply page = commander.serve(post(connection, "/api/pages", "{}"));
       check(page, "open a page");
@@ -145,14 +145,14 @@ public final class MoveSteps {
       List<Map<String, long[]>> threads = new ArrayList<>();
       pids.forEach(pid -> threads.add(new java.util.TreeMap<>()));
       if (MOVE_SETTLE_MICROS > 0) {
-        settle(commander, connection, base, pids);
+        settle(commander, connection, mover, pids);
       }
       BackgroundThreads background = BackgroundThreads.of(List.of());
       for (int block = 0; block < blocks; block++) {
         for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
           if (i == (block == 0 ? warmup : 0)) {
             if (block == 0 && httpWarmup > 0) {
-              HttpBench.moves(base, httpWarmup);
+              mover.moves(httpWarmup);
             }
             addCpu(cpu, switches, pids, -1);
             addThreads(threads, pids, -1);
@@ -178,7 +178,7 @@ public final class MoveSteps {
         }
         addCpu(cpu, switches, pids, 1);
         addThreads(threads, pids, 1);
-        Histogram http = HttpBench.moves(base, moves);
+        Histogram http = mover.moves(moves);
         steps.get("http: whole move").add(http);
       }
       cut(home.resolve("events.jsonl"), timed, steps);
@@ -202,8 +202,15 @@ public final class MoveSteps {
     System.out.println(cpuLine);
   }
 
+  /** Starts {@code front} and opens the user moved through it. */
+  private static HttpBench.Mover started(Front front) throws Exception {
+    front.start();
+    return new HttpBench.Mover(URI.create("http://127.0.0.1:" + front.port() + "/"));
+  }
+
   /** Moves until the JIT has settled; see {@link #MOVE_SETTLE_MICROS}. */
-  private static void settle(Commander commander, String connection, URI base, List<Long> pids)
+  private static void settle(Commander commander, String connection, HttpBench.Mover mover,
+      List<Long> pids)
       throws Exception {
     int quiet = 0;
     for (int round = 1; round <= SETTLE_ROUNDS && quiet < 2; round++) {
@@ -212,7 +219,7 @@ public final class MoveSteps {
       for (int i = 0; i < SETTLE_ROUND; i++) {
         check(commander.serve(post(connection, "/api/move", "{}")), "move");
       }
-      HttpBench.moves(base, SETTLE_ROUND / 5);
+      mover.moves(SETTLE_ROUND / 5);
       double perMove = (compilers.sample()[BackgroundThreads.JIT] - before) / 1e3
           / (SETTLE_ROUND + SETTLE_ROUND / 5);
       quiet = quietRounds(quiet, perMove, MOVE_SETTLE_MICROS);
