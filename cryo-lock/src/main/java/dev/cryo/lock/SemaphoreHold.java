@@ -34,6 +34,12 @@ import java.util.Set;
  * is opened again relative to the folder, so that an interrupted thread still releases (and keeps
  * its interrupt flag, {@link Uninterruptible}).
  *
+ * <p>A hold taken with {@link HolderRecords} ({@link #publishLinked}) has no file of its own: its
+ * lockfile is a link of its process's record for the holder name. Its release takes the kernel
+ * record lock through the record's descriptor (kept open while the record's holds last), checks
+ * by one look that the name still designates the record as published (inode, length and
+ * modification time, no byte read) and unlinks the name, which frees no inode.
+ *
  * <p>Thread-safe: {@link #release} and {@link #directory} may be called from any thread, and a
  * release runs once (a second call, after a successful one, is refused as not held).
  */
@@ -213,35 +219,30 @@ public final class SemaphoreHold {
       Object folderKey, HolderRecords records, HolderRecords.Published published)
       throws LockException {
     Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
-    {
-      Object landed;
-      try {
-        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      } catch (NoSuchFileException e) {
-        landed = null;
-      } catch (IOException e) {
-        throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
-            "linked the semaphore record at " + lockPath + " but could not look at it in the"
-                + " folder held: " + LockFile.describe(e) + "; it stays until this process is"
-                + " gone", e);
-      }
-      if (published.fileKey.equals(landed)) {
-        return new SemaphoreHold(folder, directory, published, records, folderKey, List.of());
-      }
-      if (!published.isAtItsPlace()) {
-        // Another file was put at the record's name, and that is what was linked: undone when it
-        // still holds what was there, and a fresh record of our own taken instead.
-        records.retire(published);
-        unlinkStranger(lockPath);
-        return null;
-      }
-      throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
-          "the folder " + folder + " was replaced while its semaphore was taken: the record"
-              + " was linked somewhere else than the folder opened, and is left there (it"
-              + " names this process, and goes once this process is gone); nothing was taken:"
-              + " find who changes the freezer's folders");
+    Object landed;
+    try {
+      landed = lockKeyIn(directory);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+          "linked the semaphore record at " + lockPath + " but could not look at it in the"
+              + " folder held: " + LockFile.describe(e) + "; it stays until this process is"
+              + " gone", e);
     }
+    if (published.fileKey.equals(landed)) {
+      return new SemaphoreHold(folder, directory, published, records, folderKey, List.of());
+    }
+    if (!published.isAtItsPlace()) {
+      // Another file was put at the record's name, and that is what was linked: undone when it
+      // still holds what was there, and a fresh record of our own taken instead.
+      records.retire(published);
+      unlinkStranger(lockPath);
+      return null;
+    }
+    throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
+        "the folder " + folder + " was replaced while its semaphore was taken: the record"
+            + " was linked somewhere else than the folder opened, and is left there (it"
+            + " names this process, and goes once this process is gone); nothing was taken:"
+            + " find who changes the freezer's folders");
   }
 
   /**
@@ -305,13 +306,7 @@ public final class SemaphoreHold {
       } catch (NoSuchFileException e) {
         throw disappeared(folder, lockPath, e);
       }
-      Object landed;
-      try {
-        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      } catch (NoSuchFileException e) {
-        landed = null;
-      }
+      Object landed = lockKeyIn(directory);
       if (!key.equals(landed)) {
         throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
             "the folder " + folder + " was replaced while its semaphore was taken: the record"
@@ -427,13 +422,7 @@ public final class SemaphoreHold {
         return null;
       }
       Object named = LockFile.fileKeyAt(folder);
-      Object landed;
-      try {
-        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      } catch (NoSuchFileException e) {
-        landed = null;
-      }
+      Object landed = lockKeyIn(directory);
       if (!spare.fileKey().equals(named)) {
         throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY,
             folder.resolve(FolderSemaphore.FILE_NAME), "the folder " + folder + " was replaced"
@@ -537,6 +526,16 @@ public final class SemaphoreHold {
       // not in the spare opened: the spare's name is somebody else's, not ours to touch
     }
     return null;
+  }
+
+  /** The identity of the lockfile in {@code directory}, not followed; {@code null} when absent. */
+  private static Object lockKeyIn(SecureDirectoryStream<Path> directory) throws IOException {
+    try {
+      return directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
   }
 
   private static void closeQuietly(SecureDirectoryStream<Path> directory) {
