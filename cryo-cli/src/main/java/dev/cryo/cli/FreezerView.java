@@ -10,6 +10,7 @@ import dev.cryo.freezer.ParcelCodec;
 import dev.cryo.freezer.ParcelFormat;
 import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.freezer.SmileCodec;
+import dev.cryo.lock.DirectoryListing;
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.LockFile;
 import dev.cryo.lock.ProcessTable;
@@ -267,7 +268,7 @@ final class FreezerView {
   /** The names in {@code directory}, sorted. */
   static TreeSet<String> names(Path directory) {
     TreeSet<String> names = new TreeSet<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory)) {
+    try (DirectoryStream<Path> entries = DirectoryListing.open(directory)) {
       for (Path entry : entries) {
         names.add(entry.getFileName().toString());
       }

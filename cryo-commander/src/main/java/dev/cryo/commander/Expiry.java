@@ -46,15 +46,27 @@ final class Expiry {
     this.clock = clock;
   }
 
-  /** One round: expires every frozen user past his time; returns those expired, sorted. */
+  /**
+   * One round: expires every frozen user past his time; returns those expired, sorted. A round
+   * whose thread is interrupted stops at the next user, keeping him and the rest; the interrupt
+   * stays set.
+   */
   synchronized List<String> run() {
     Instant now = clock.instant();
     List<String> expired = new ArrayList<>();
-    for (String user : routing.frozenUnbound()) {
+    List<String> candidates = routing.frozenUnbound();
+    for (int at = 0; at < candidates.size(); at++) {
+      String user = candidates.get(at);
+      if (Thread.currentThread().isInterrupted()) {
+        return stopped(expired, candidates.size() - at);
+      }
       Optional<ParcelHeader> header;
       try {
         header = freezer.userParcelHeader(user);
       } catch (IOException e) {
+        if (Thread.currentThread().isInterrupted()) { // the read was cut, not the parcel torn
+          return stopped(expired, candidates.size() - at);
+        }
         LOG.log(Level.WARNING, "the parcel header of frozen '" + user + "' does not read (" + e
             + "); he is kept, since his age is unknown");
         continue;
@@ -71,6 +83,13 @@ final class Expiry {
         expired.add(user);
       }
     }
+    return expired;
+  }
+
+  /** Ends a round whose thread was interrupted (the commander closing), in one line. */
+  private static List<String> stopped(List<String> expired, int left) {
+    LOG.log(Level.INFO, "the expiry round was interrupted (the commander is closing); the " + left
+        + " frozen users it had not looked at are kept, and the next round looks at them");
     return expired;
   }
 

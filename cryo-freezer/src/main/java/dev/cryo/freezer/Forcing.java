@@ -1,5 +1,6 @@
 package dev.cryo.freezer;
 
+import dev.cryo.lock.DirectoryListing;
 import dev.cryo.lock.NoFollowDirectory;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -249,7 +250,7 @@ final class Forcing {
   /** The keys of every real folder at {@code root}. */
   static List<String> folderKeys(Path root) throws IOException {
     List<String> keys = new ArrayList<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
+    try (DirectoryStream<Path> entries = DirectoryListing.open(root)) {
       for (Path entry : entries) {
         // The semaphore records need no force: after a power loss their holders are dead.
         if (!dev.cryo.lock.HolderRecords.isRecordsName(entry.getFileName().toString())

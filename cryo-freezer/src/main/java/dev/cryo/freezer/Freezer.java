@@ -1,5 +1,6 @@
 package dev.cryo.freezer;
 
+import dev.cryo.lock.DirectoryListing;
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.HolderRecords;
 import dev.cryo.lock.LockException;
@@ -624,7 +625,7 @@ public final class Freezer {
    */
   public Set<String> folderKeys() throws FreezerException {
     Set<String> keys = new TreeSet<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(root)) {
+    try (DirectoryStream<Path> entries = DirectoryListing.open(root)) {
       for (Path entry : entries) {
         String name = entry.getFileName().toString();
         if (!SpareFolders.isSpareName(name) && !HolderRecords.isRecordsName(name)

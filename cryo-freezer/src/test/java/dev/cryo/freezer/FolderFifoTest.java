@@ -52,6 +52,21 @@ class FolderFifoTest {
             e -> assertThat(e.getMessage()).contains("a FIFO"));
   }
 
+  @Test
+  void listingTheRootRefusesAFifoSwappedInForItAtOnce() throws Exception {
+    Path root = temp.resolve("freezer");
+    Freezer freezer = new Freezer(root);
+    FreezeAndAdopt.cycle(freezer, "bob");
+    Files.move(root, temp.resolve("freezer.away"));
+    Fifos.make(root);
+
+    CompletableFuture<?> listed = Fifos.endsWithoutBlocking(root, freezer::folderKeys);
+
+    assertThat(listed).failsWithin(Duration.ZERO).withThrowableOfType(ExecutionException.class)
+        .havingCause().isInstanceOf(FreezerException.class);
+    assertThat(Files.readAttributes(root, BasicFileAttributes.class).isOther()).isTrue();
+  }
+
   /** One freeze and adoption, which leaves a spare folder behind. */
   private static final class FreezeAndAdopt {
     static void cycle(Freezer freezer, String user) throws Exception {

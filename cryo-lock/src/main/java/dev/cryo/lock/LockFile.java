@@ -632,7 +632,7 @@ public final class LockFile {
   /** The read-only open of {@link #openForReading}, relative to the directory it judged. */
   private static FileChannel openReadOnlyIfSafe(Path path, String why) throws IOException {
     Path directory = path.getParent();
-    try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+    try (DirectoryStream<Path> stream = DirectoryListing.open(directory)) {
       if (stream instanceof SecureDirectoryStream<Path> secure
           && DirectoryTrust.onlyThisUserOrRootMayChange(secure, directory)
           && secure.newByteChannel(path.getFileName(), Set.of(StandardOpenOption.READ,

@@ -22,11 +22,9 @@ import java.util.Objects;
  * real directory, and the same one. Directories cannot be hard-linked, so an equal device and
  * inode prove that the descriptor is the directory that was at the name, not a link's target.
  *
- * <p>No open blocks on a FIFO. The JDK opens a directory read-only without {@code O_NONBLOCK}, and a
- * read-only open of a FIFO waits for a writer, for good when none comes; so the directory is opened
- * as {@code PATH/.}, a name the kernel resolves only when a directory stands at {@code PATH}: a
- * FIFO (or any other file) there, planted before the call or swapped in during it, is refused with
- * {@code ENOTDIR} and never opened. Stateless and thread-safe.
+ * <p>No open blocks on a FIFO: the directory is opened through {@link DirectoryListing}, as
+ * {@code PATH/.}, which the kernel resolves only when a directory stands at {@code PATH}. Stateless
+ * and thread-safe.
  */
 public final class NoFollowDirectory {
 
@@ -44,12 +42,6 @@ public final class NoFollowDirectory {
   public static SecureDirectoryStream<Path> open(Path path) throws IOException {
     return openKeyed(path).directory();
   }
-
-  /**
-   * {@code "."}: what {@link #openKeyed} appends to a path to open it, so that only a directory
-   * opens (the path is kept as given: {@link Path#resolve} does not fold it away).
-   */
-  private static final String SELF = ".";
 
   /** The refusal of a name at which something else than a directory stands, saying what is there. */
   private static NotDirectoryException notADirectory(Path path, NotDirectoryException cause) {
@@ -80,7 +72,7 @@ public final class NoFollowDirectory {
     Objects.requireNonNull(path, "path");
     DirectoryStream<Path> stream;
     try {
-      stream = Files.newDirectoryStream(path.resolve(SELF));
+      stream = DirectoryListing.open(path);
     } catch (NotDirectoryException e) {
       throw notADirectory(path, e);
     } catch (NoSuchFileException e) {

@@ -395,9 +395,7 @@ public final class Publication {
       throws IOException {
     int removed = 0;
     String prefix = targetName + ".cryo-";
-    // Listed as DIRECTORY/., which only a directory resolves: a FIFO at the name is refused
-    // (ENOTDIR), never opened, so the listing never waits for a writer.
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(directory.resolve("."),
+    try (DirectoryStream<Path> entries = DirectoryListing.open(directory, // never a FIFO's open
         entry -> entry.getFileName().toString().startsWith(prefix))) {
       for (Path entry : entries) {
         OptionalLong writer = writerOf(entry.getFileName().toString(), targetName);

@@ -101,7 +101,7 @@ public final class SpareFolders {
    */
   public static int removeAbandoned(Path parent) {
     int removed = 0;
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(parent)) {
+    try (DirectoryStream<Path> entries = DirectoryListing.open(parent)) {
       for (Path entry : entries) {
         String name = entry.getFileName().toString();
         long pid = ownerOf(name);

@@ -92,17 +92,24 @@ class ChannelIo {
   }
 
   /**
-   * Writes all of the bytes, waiting for room in the socket's buffer when it is full. The
+   * Writes all of the buffers' bytes, in order, with gathering writes (one system call for a
+   * frame's head and payload), waiting for room in the socket's buffer when it is full. The
    * writer's interrupt status is set aside during the write and given back after it: an interrupt
    * neither cuts a frame nor closes the channel.
    *
    * @throws ClosedChannelException when the wire was closed (a blocked write included)
    */
-  void writeFully(ByteBuffer bytes) throws IOException {
+  void writeFully(ByteBuffer[] bytes) throws IOException {
+    long left = 0;
+    for (ByteBuffer buffer : bytes) {
+      left += buffer.remaining();
+    }
     boolean interrupted = Thread.interrupted();
     try {
-      while (bytes.hasRemaining()) {
-        if (channel.write(bytes) == 0) {
+      while (left > 0) {
+        long written = channel.write(bytes);
+        left -= written;
+        if (written == 0) {
           writable.select(IGNORE, 0);
           interrupted |= Thread.interrupted();
         }

@@ -75,22 +75,136 @@ final class FrameCodec {
   }
 
   /**
-   * The whole frame's bytes: prelude, header, payload, in one array.
+   * A frame ready to be written: its prelude and header in one small array, its payload as the
+   * caller gave it (not copied: it is read while the frame is written, on the writing thread).
+   * Writing the two with one gathering write spares a copy of every payload into a frame array,
+   * the largest allocation of an outbound frame (docs/benchmarks.md, "Issue 9, wire, pass 6").
+   */
+  record Outbound(byte[] head, byte[] payload) {
+    /** The frame's bytes as buffers for one gathering write, head first. */
+    ByteBuffer[] buffers() {
+      return payload.length == 0 ? new ByteBuffer[] {ByteBuffer.wrap(head)}
+          : new ByteBuffer[] {ByteBuffer.wrap(head), ByteBuffer.wrap(payload)};
+    }
+
+    /** The frame's length in bytes. */
+    int length() {
+      return head.length + payload.length;
+    }
+  }
+
+  /**
+   * A frame to write: the prelude and header encoded, the payload kept as it is.
+   *
+   * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
+   */
+  static Outbound frame(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
+    checkSize(header.length, payload.length, limits);
+    byte[] head = prelude(kind, header.length, payload.length);
+    System.arraycopy(header, 0, head, Frame.PRELUDE_BYTES, header.length);
+    return new Outbound(head, payload);
+  }
+
+  /**
+   * A call, reply or event to write, its header ({@code {"id":N,"method":"M"}}, or {@code
+   * {"method":"M"}} for an event) encoded straight into its head after the prelude: the bytes of
+   * {@link #header}, without the string and the array in between (one array per frame).
+   *
+   * @param method a valid name ({@link Frame#isName}: ASCII, nothing to escape)
+   * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
+   * @throws IllegalArgumentException for an error frame (its header has a code and a message)
+   */
+  static Outbound frame(FrameKind kind, long id, String method, byte[] payload,
+      WireLimits limits) {
+    if (kind == FrameKind.ERROR) {
+      throw new IllegalArgumentException("an error frame's header has a code and a message:"
+          + " encode it with header()");
+    }
+    boolean event = kind == FrameKind.EVENT;
+    int headerBytes = (event ? EVENT_HEAD.length : CALL_HEAD.length + digits(id) + ID_TAIL.length)
+        + method.length() + HEAD_END.length;
+    checkSize(headerBytes, payload.length, limits);
+    byte[] head = prelude(kind, headerBytes, payload.length);
+    int at = Frame.PRELUDE_BYTES;
+    if (event) {
+      at = put(head, at, EVENT_HEAD);
+    } else {
+      at = put(head, at, CALL_HEAD);
+      at += digits(id);
+      putDigits(head, at, id);
+      at = put(head, at, ID_TAIL);
+    }
+    for (int i = 0; i < method.length(); i++) {
+      head[at++] = (byte) method.charAt(i);
+    }
+    put(head, at, HEAD_END);
+    return new Outbound(head, payload);
+  }
+
+  private static final byte[] CALL_HEAD = "{\"id\":".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] ID_TAIL = ",\"method\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] EVENT_HEAD = "{\"method\":\"".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] HEAD_END = "\"}".getBytes(StandardCharsets.US_ASCII);
+
+  /** A head of the given header length with its prelude written, the header still to come. */
+  private static byte[] prelude(FrameKind kind, int headerBytes, int payloadBytes) {
+    byte[] head = new byte[Frame.PRELUDE_BYTES + headerBytes];
+    putInt(head, 0, Frame.MAGIC);
+    head[4] = Frame.VERSION;
+    head[5] = kind.code;
+    putInt(head, 6, headerBytes);
+    putInt(head, 10, payloadBytes);
+    return head;
+  }
+
+  /** Big-endian, as the prelude's lengths are read. */
+  private static void putInt(byte[] into, int at, int value) {
+    into[at] = (byte) (value >>> 24);
+    into[at + 1] = (byte) (value >>> 16);
+    into[at + 2] = (byte) (value >>> 8);
+    into[at + 3] = (byte) value;
+  }
+
+  private static int put(byte[] into, int at, byte[] bytes) {
+    System.arraycopy(bytes, 0, into, at, bytes.length);
+    return at + bytes.length;
+  }
+
+  /** How many characters Long.toString(value) has. */
+  static int digits(long value) {
+    int n = value < 0 ? 1 : 0;
+    long v = value < 0 ? value : -value; // negative, so that Long.MIN_VALUE works too
+    do {
+      n++;
+      v /= 10;
+    } while (v != 0);
+    return n;
+  }
+
+  /** Writes Long.toString(value) as ASCII, its last character just before end. */
+  private static void putDigits(byte[] into, int end, long value) {
+    long v = value < 0 ? value : -value;
+    int at = end;
+    do {
+      into[--at] = (byte) ('0' - (v % 10));
+      v /= 10;
+    } while (v != 0);
+    if (value < 0) {
+      into[--at] = '-';
+    }
+  }
+
+  /**
+   * The whole frame's bytes: prelude, header, payload, in one array (frames written next to each
+   * other in one burst; a single frame is written as {@link #frame}, without this copy).
    *
    * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit
    */
   static byte[] encode(FrameKind kind, byte[] header, byte[] payload, WireLimits limits) {
-    checkSize(header.length, payload.length, limits);
-    byte[] frame = new byte[Frame.PRELUDE_BYTES + header.length + payload.length];
-    ByteBuffer.wrap(frame).order(ByteOrder.BIG_ENDIAN)
-        .putInt(Frame.MAGIC)
-        .put(Frame.VERSION)
-        .put(kind.code)
-        .putInt(header.length)
-        .putInt(payload.length)
-        .put(header)
-        .put(payload);
-    return frame;
+    Outbound frame = frame(kind, header, payload, limits);
+    byte[] bytes = java.util.Arrays.copyOf(frame.head(), frame.length());
+    System.arraycopy(payload, 0, bytes, frame.head().length, payload.length);
+    return bytes;
   }
 
   /** Refuses a frame past the limits, before anything is sent. */

@@ -207,10 +207,9 @@ public final class Wire implements AutoCloseable {
       return CompletableFuture.failedFuture(new WireClosedException(name, reason, false));
     }
     long id = nextId.incrementAndGet();
-    byte[] frame;
+    FrameCodec.Outbound frame;
     try {
-      frame = FrameCodec.encode(FrameKind.CALL,
-          FrameCodec.header(FrameKind.CALL, id, method, null, null), payload, limits);
+      frame = FrameCodec.frame(FrameKind.CALL, id, method, payload, limits);
     } catch (WireRefusedException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -229,7 +228,7 @@ public final class Wire implements AutoCloseable {
       failPending();
       return call.future;
     }
-    write(frame, call.written(), "a call");
+    write(frame.buffers(), call.written(), "a call");
     return call.future;
   }
 
@@ -237,7 +236,7 @@ public final class Wire implements AutoCloseable {
    * One event, written after every frame written before it on this wire (one writer, FIFO).
    *
    * @param method the peer's event method
-   * @param payload the event's payload
+   * @param payload the event's payload (not copied: written as it is during this call)
    * @throws WireClosedException when the wire is closed (or closes while writing)
    * @throws WireRefusedException FRAME_TOO_LARGE when the frame passes a limit; nothing was sent
    * @throws IllegalArgumentException when the method is not a valid name
@@ -245,14 +244,13 @@ public final class Wire implements AutoCloseable {
   public void event(String method, byte[] payload) throws WireClosedException {
     Frame.checkName("event method", method);
     Objects.requireNonNull(payload, "payload");
-    byte[] frame = FrameCodec.encode(FrameKind.EVENT,
-        FrameCodec.header(FrameKind.EVENT, 0, method, null, null), payload, limits);
+    FrameCodec.Outbound frame = FrameCodec.frame(FrameKind.EVENT, 0, method, payload, limits);
     String reason = closeReason.get();
     if (reason != null) {
       throw new WireClosedException(name, reason, false);
     }
     AtomicBoolean written = new AtomicBoolean();
-    if (!write(frame, written, "an event")) {
+    if (!write(frame.buffers(), written, "an event")) {
       throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
@@ -299,7 +297,7 @@ public final class Wire implements AutoCloseable {
       throw new WireClosedException(name, reason, false);
     }
     AtomicBoolean written = new AtomicBoolean();
-    if (!write(burst, written, "events")) {
+    if (!write(new ByteBuffer[] {ByteBuffer.wrap(burst)}, written, "events")) {
       throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
@@ -639,14 +637,13 @@ public final class Wire implements AutoCloseable {
    * the thread that reads for a method the handler serves inline.
    */
   private void serve(Frame call) {
-    byte[] frame;
+    FrameCodec.Outbound frame;
     try {
       byte[] reply = handler.onCall(call.method(), call.payload());
       if (reply == null) {
         throw new NullPointerException("the handler returned null for " + call.method());
       }
-      frame = FrameCodec.encode(FrameKind.REPLY,
-          FrameCodec.header(FrameKind.REPLY, call.id(), call.method(), null, null), reply, limits);
+      frame = FrameCodec.frame(FrameKind.REPLY, call.id(), call.method(), reply, limits);
     } catch (WireRefusal refusal) {
       frame = errorFrame(call, refusal.code(), String.valueOf(refusal.getMessage()));
     } catch (Exception | Error e) {
@@ -663,11 +660,11 @@ public final class Wire implements AutoCloseable {
     if (closeReason.get() != null) {
       return;
     }
-    write(frame, null, "a reply");
+    write(frame.buffers(), null, "a reply");
   }
 
-  private byte[] errorFrame(Frame call, String code, String message) {
-    return FrameCodec.encode(FrameKind.ERROR,
+  private FrameCodec.Outbound errorFrame(Frame call, String code, String message) {
+    return FrameCodec.frame(FrameKind.ERROR,
         FrameCodec.header(FrameKind.ERROR, call.id(), call.method(), code, message), new byte[0],
         limits);
   }
@@ -675,10 +672,11 @@ public final class Wire implements AutoCloseable {
   // ------------------------------------------------------------------------- writing, closing
 
   /**
-   * Writes one whole frame under the write lock, on the calling thread. The writer's interrupt
-   * status is set aside for the write and given back after it ({@link ChannelIo#writeFully}): one
-   * interrupted caller (a request given up by its client) neither cuts a frame nor ends the wire
-   * of every other.
+   * Writes one whole frame (or burst) under the write lock, on the calling thread, with one
+   * gathering write of its buffers (a frame's head and its payload, not copied together). The
+   * writer's interrupt status is set aside for the write and given back after it
+   * ({@link ChannelIo#writeFully}): one interrupted caller (a request given up by its client)
+   * neither cuts a frame nor ends the wire of every other.
    *
    * <p>A failed write closes the wire before the lock is let go: a call waiting for the lock then
    * finds the wire closed and is failed as never sent, even when the reader thread has not yet
@@ -689,9 +687,8 @@ public final class Wire implements AutoCloseable {
    * @param what what is written, for the close reason ("a call", "a reply", ...)
    * @return whether the frame was written whole; false when the wire was or became closed
    */
-  private boolean write(byte[] frame, AtomicBoolean written,
+  private boolean write(ByteBuffer[] bytes, AtomicBoolean written,
       String what) {
-    ByteBuffer bytes = ByteBuffer.wrap(frame);
     boolean closedHere = false;
     writeLock.lock();
     try {

@@ -13,7 +13,8 @@ public interface WireHandler {
    *
    * @param method one of the wire's call methods
    * @param payload the call's payload (owned by the handler)
-   * @return the reply's payload (not null; an empty array for none)
+   * @return the reply's payload (not null; an empty array for none), written to the socket as it
+   *     is once onCall returned, not copied first: do not change it afterwards
    * @throws WireRefusal to send an error reply with its code and message
    * @throws Exception any other exception sends an error reply with code {@code internal} (the
    *     exception is logged, not sent)

@@ -66,6 +66,41 @@ class WireTest {
     }
   }
 
+  /**
+   * A call's payload goes to the socket as it is, not copied into a frame array first: the
+   * calling thread allocates far less than the payload for the whole call (its writing included).
+   * The worker side reads and checks it whole.
+   */
+  @Test
+  void aCallIsWrittenWithoutCopyingItsPayload() throws Exception {
+    RecordingHandler workerSide = new RecordingHandler((method, payload) -> {
+      for (int i = 0; i < payload.length; i++) {
+        if (payload[i] != (byte) i) {
+          return bytes("changed at " + i);
+        }
+      }
+      return bytes("whole " + payload.length);
+    });
+    try (WirePair pair = new WirePair(directory, new RecordingHandler(), workerSide,
+        WireLimits.defaults())) {
+      byte[] big = new byte[4 << 20];
+      for (int i = 0; i < big.length; i++) {
+        big[i] = (byte) i;
+      }
+      com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)
+          java.lang.management.ManagementFactory.getThreadMXBean();
+      assertThat(pair.commander.call("ping", new byte[8], LONG).get(20, TimeUnit.SECONDS))
+          .isNotNull(); // the classes of a call loaded before counting
+      long before = threads.getCurrentThreadAllocatedBytes();
+      CompletableFuture<byte[]> reply = pair.commander.call("http", big, LONG);
+      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+      assertThat(new String(reply.get(20, TimeUnit.SECONDS), UTF_8))
+          .isEqualTo("whole " + big.length);
+      assertThat(allocated).as("bytes allocated by call() for a payload of %d", big.length)
+          .isLessThan(big.length / 4);
+    }
+  }
+
   @Test
   void aRefusalReachesTheCallerWithItsCodeAndAnyOtherFailureAsInternal() throws Exception {
     RecordingHandler workerSide = new RecordingHandler((method, payload) -> {

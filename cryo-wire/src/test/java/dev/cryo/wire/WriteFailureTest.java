@@ -42,7 +42,7 @@ class WriteFailureTest {
       SocketChannel accepted = listener.accept(Duration.ofSeconds(10));
       ChannelIo io = new ChannelIo(ChannelIo.open(accepted)) {
         @Override
-        void writeFully(ByteBuffer bytes) throws IOException {
+        void writeFully(ByteBuffer[] bytes) throws IOException {
           awaitUninterruptibly(broken);
           throw new IOException("Broken pipe");
         }

@@ -27,7 +27,11 @@ import org.HdrHistogram.Histogram;
  * {@code floor-virtual}, the same ping-pong with a virtual echo thread, and {@code floor-handoffs}
  * ({@link HandOffPingPong}), the ping-pong with the thread hand-offs of a wire's call (a reader
  * thread on each side, the echo written by a virtual thread, the caller woken through a future)
- * and none of the wire's code.
+ * and none of the wire's code; {@code floor-selector}, the floor with both channels non-blocking
+ * and each side waiting in a selector, as the wire's threads wait (the floor with the wire's kind of
+ * threads and waits: platform threads on both sides, as the wire's caller and reader here). The
+ * column {@code alloc B/trip} is what the whole process allocated per round trip during each
+ * contender's blocks.
  */
 public final class WireRoundTrip {
 
@@ -61,7 +65,8 @@ public final class WireRoundTrip {
   }
 
   /** The contenders, the floor first. */
-  static final String[] NAMES = {"floor", "floor-virtual", "floor-handoffs", "wire"};
+  static final String[] NAMES = {"floor", "floor-virtual", "floor-handoffs", "wire",
+      "floor-selector"};
 
   /** Runs the benchmark with the options of the command line and prints its table. */
   public static void main(String[] args) throws Exception {
@@ -94,37 +99,42 @@ public final class WireRoundTrip {
     Path scratch = Files.createTempDirectory("cryo-bench-wire-");
     Map<String, Histogram> histograms = new LinkedHashMap<>();
     try (SocketPingPong floor = new SocketPingPong(scratch.resolve("f.sock"),
-            payload + FRAME_OVERHEAD, false);
+            payload + FRAME_OVERHEAD, false, false);
         SocketPingPong virtualFloor = new SocketPingPong(scratch.resolve("v.sock"),
-            payload + FRAME_OVERHEAD, true);
+            payload + FRAME_OVERHEAD, true, false);
+        SocketPingPong selectorFloor = new SocketPingPong(scratch.resolve("s.sock"),
+            payload + FRAME_OVERHEAD, false, true);
         HandOffPingPong handOffs = new HandOffPingPong(scratch.resolve("h.sock"),
             payload + FRAME_OVERHEAD);
         WireEcho wire = new WireEcho(scratch.resolve("w.sock"), payload)) {
       Step[] steps = {floor::roundTrip, virtualFloor::roundTrip, handOffs::roundTrip,
-          wire::roundTrip};
+          wire::roundTrip, selectorFloor::roundTrip};
       String[] names = NAMES;
       for (String name : names) {
         histograms.put(name, new Histogram(60_000_000_000L, 3));
       }
       long[] cpu = new long[steps.length];
-      rounds(steps, null, new long[steps.length], block, warmup, new ArrayList<>());
+      long[] allocated = new long[steps.length];
+      rounds(steps, null, new long[steps.length], new long[steps.length], block, warmup,
+          new ArrayList<>());
       List<long[]> roundTails = new ArrayList<>();
-      int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), cpu, block,
-          measure, roundTails);
+      int blocks = rounds(steps, histograms.values().toArray(Histogram[]::new), cpu, allocated,
+          block, measure, roundTails);
       String loadAfter = LoadAverage.now();
       out.printf("cryo-wire round trip, %d-byte payload each way (floor: %d bytes each way), %d"
           + " blocks of %d per contender, interleaved; load average %s -> %s%n", payload,
           payload + FRAME_OVERHEAD, blocks, block, loadBefore, loadAfter);
-      out.printf("%-15s %10s %10s %10s %10s %10s %12s%n", "contender", "p50 us", "p90 us",
-          "p99 us", "p99.9 us", "count", "cpu us/trip");
+      out.printf("%-15s %10s %10s %10s %10s %10s %12s %13s%n", "contender", "p50 us", "p90 us",
+          "p99 us", "p99.9 us", "count", "cpu us/trip", "alloc B/trip");
       Map<String, Long> cpuNanos = new LinkedHashMap<>();
       for (int k = 0; k < names.length; k++) {
         Histogram h = histograms.get(names[k]);
         cpuNanos.put(names[k], cpu[k]);
-        out.printf("%-15s %10.1f %10.1f %10.1f %10.1f %10d %12.1f%n", names[k],
+        out.printf("%-15s %10.1f %10.1f %10.1f %10.1f %10d %12.1f %13d%n", names[k],
             h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(90) / 1e3,
             h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
-            h.getTotalCount(), cpu[k] / 1e3 / Math.max(1, h.getTotalCount()));
+            h.getTotalCount(), cpu[k] / 1e3 / Math.max(1, h.getTotalCount()),
+            allocated[k] / Math.max(1, h.getTotalCount()));
       }
       Result result = new Result(histograms, cpuNanos, roundTails);
       out.printf("wire / floor: p50 %.2fx, p99 %.2fx (target: at most 1.5x)%n",
@@ -133,7 +143,12 @@ public final class WireRoundTrip {
       out.printf("wire / floor, p99 of the blocks paired in each round: median %.2fx, quartiles"
           + " %.2f-%.2fx, %d rounds (target: at most 1.5x)%n", quantile(paired, 0.5),
           quantile(paired, 0.25), quantile(paired, 0.75), paired.length);
-      for (String name : new String[] {"floor-virtual", "floor-handoffs"}) {
+      double[] selectorPaired = result.pairedTailRatios("floor-selector");
+      out.printf("floor-selector / floor, p99 of the blocks paired in each round: median %.2fx,"
+          + " quartiles %.2f-%.2fx (the wire's kind of wait alone)%n",
+          quantile(selectorPaired, 0.5), quantile(selectorPaired, 0.25),
+          quantile(selectorPaired, 0.75));
+      for (String name : new String[] {"floor-virtual", "floor-handoffs", "floor-selector"}) {
         out.printf("%s / floor: p50 %.2fx, p99 %.2fx%n", name, result.ratio(name, 50),
             result.ratio(name, 99));
       }
@@ -152,7 +167,7 @@ public final class WireRoundTrip {
   private static void profile(String contender, Duration time, int payload) throws Exception {
     Path scratch = Files.createTempDirectory("cryo-bench-wire-");
     try (SocketPingPong floor = new SocketPingPong(scratch.resolve("f.sock"),
-            payload + FRAME_OVERHEAD, false);
+            payload + FRAME_OVERHEAD, false, false);
         WireEcho wire = new WireEcho(scratch.resolve("w.sock"), payload)) {
       Step step = contender.equals("wire") ? wire::roundTrip : floor::roundTrip;
       long deadline = System.nanoTime() + time.toNanos();
@@ -184,13 +199,15 @@ public final class WireRoundTrip {
   /**
    * Runs blocks of each step in turn (the order rotating) until the time is up; adds the process's
    * CPU time during each step's blocks to cpu (all its threads: the work of a round trip on both
-   * sides, apart from the time spent waiting to be scheduled), and each round's p99 of every
-   * step's block to roundTails.
+   * sides, apart from the time spent waiting to be scheduled), the bytes the process allocated
+   * meanwhile to allocated, and each round's p99 of every step's block to roundTails.
    */
-  private static int rounds(Step[] steps, Histogram[] into, long[] cpu, int block, Duration time,
-      List<long[]> roundTails) throws Exception {
+  private static int rounds(Step[] steps, Histogram[] into, long[] cpu, long[] allocated,
+      int block, Duration time, List<long[]> roundTails) throws Exception {
     com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
         java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean)
+        java.lang.management.ManagementFactory.getThreadMXBean();
     long deadline = System.nanoTime() + time.toNanos();
     Histogram blockTimes = new Histogram(60_000_000_000L, 3);
     int rounds = 0;
@@ -200,6 +217,7 @@ public final class WireRoundTrip {
         int which = (k + rounds) % steps.length;
         blockTimes.reset();
         long cpuStart = os.getProcessCpuTime();
+        long allocatedStart = threads.getTotalThreadAllocatedBytes();
         for (int i = 0; i < block; i++) {
           long start = System.nanoTime();
           steps[which].roundTrip();
@@ -210,6 +228,7 @@ public final class WireRoundTrip {
           }
         }
         cpu[which] += os.getProcessCpuTime() - cpuStart;
+        allocated[which] += threads.getTotalThreadAllocatedBytes() - allocatedStart;
         tails[which] = blockTimes.getValueAtPercentile(99);
       }
       roundTails.add(tails);

@@ -16,12 +16,14 @@ class WireRoundTripTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     WireRoundTrip.Result result = WireRoundTrip.run(Duration.ofMillis(200), Duration.ofMillis(50),
         50, 1024, new PrintStream(printed, true, StandardCharsets.UTF_8));
-    assertThat(result.histograms()).containsKeys("floor", "floor-virtual", "floor-handoffs", "wire");
+    assertThat(result.histograms()).containsKeys("floor", "floor-virtual", "floor-handoffs", "wire",
+        "floor-selector");
     result.histograms().values().forEach(h -> assertThat(h.getTotalCount()).isGreaterThan(0));
     assertThat(printed.toString(StandardCharsets.UTF_8)).contains("wire / floor: p50")
-        .contains("p99 of the blocks paired in each round");
+        .contains("p99 of the blocks paired in each round").contains("alloc B/trip")
+        .contains("floor-selector / floor, p99 of the blocks paired");
     assertThat(result.roundTails()).isNotEmpty()
-        .allSatisfy(tails -> assertThat(tails).hasSize(4).doesNotContain(0L));
+        .allSatisfy(tails -> assertThat(tails).hasSize(5).doesNotContain(0L));
   }
 
   @Test
