@@ -257,7 +257,7 @@ final class FreezerView {
   static List<String> folderKeys(Path root) {
     List<String> keys = new ArrayList<>();
     for (String name : names(root)) {
-      if (!SpareFolders.isSpareName(name)
+      if (!SpareFolders.isSpareName(name) && !dev.cryo.lock.HolderRecords.isRecordsName(name)
           && Files.isDirectory(root.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
         keys.add(name);
       }

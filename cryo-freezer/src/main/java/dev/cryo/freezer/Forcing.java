@@ -252,7 +252,9 @@ final class Forcing {
     List<String> keys = new ArrayList<>();
     try (DirectoryStream<Path> entries = DirectoryListing.open(root)) {
       for (Path entry : entries) {
-        if (Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+        // The semaphore records need no force: after a power loss their holders are dead.
+        if (!dev.cryo.lock.HolderRecords.isRecordsName(entry.getFileName().toString())
+            && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
           keys.add(entry.getFileName().toString());
         }
       }

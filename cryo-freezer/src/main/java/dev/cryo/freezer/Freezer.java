@@ -2,6 +2,7 @@ package dev.cryo.freezer;
 
 import dev.cryo.lock.DirectoryListing;
 import dev.cryo.lock.FolderSemaphore;
+import dev.cryo.lock.HolderRecords;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.NoFollowDirectory;
@@ -87,6 +88,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * wipe); a frozen folder may hold, beside its parcels, the emptied spares its freeze did not need.
  * A {@code mkdir} and an {@code rmdir} per freeze and adoption cost many times two renames.
  *
+ * <p><b>No lock file is made per hold.</b> This process's record for a holder name is written once
+ * into {@value HolderRecords#DIRECTORY_NAME} at the root ({@link HolderRecords}: a dot name, which
+ * no key has, skipped by {@link #folderKeys} and never forced) and each take links it as the
+ * folder's {@value FolderSemaphore#FILE_NAME}; a release unlinks the link. The records of dead
+ * processes are removed by the sweep ({@link #cleanupFrozen}), this process's own before a rename of
+ * the root (nothing of it goes along), and all of them by a wipe.
+ *
  * <p><b>Nothing is forced to disk on the way</b> (the package description says what survives what):
  * a freeze or a wake writes to the page cache and publishes its semaphore without a force. What
  * must survive a power loss is forced by {@link #forceUsers}, {@link #forceAll} and
@@ -151,6 +159,8 @@ public final class Freezer {
   private volatile Path root;
   /** Empty folders at the root, kept by descriptor for the next take of a missing folder. */
   private volatile SpareFolders spares;
+  /** This process's semaphore records at the root, one per holder name, linked as each lock. */
+  private volatile HolderRecords records;
 
   /**
    * A freezer at {@code root} with the default {@link SmileCodec}; see {@link #Freezer(Path, ParcelCodec)}.
@@ -193,6 +203,7 @@ public final class Freezer {
     createRoot();
     this.root = realPath(this.root);
     this.spares = new SpareFolders(this.root);
+    this.records = new HolderRecords(this.root);
   }
 
   /** {@code path} resolved to its real path once, so that no later call follows a link again. */
@@ -249,7 +260,7 @@ public final class Freezer {
    */
   public boolean tryTakeSemaphore(String user, String holder) throws LockException {
     String key = FolderKeys.key(user);
-    SemaphoreHold hold = FolderSemaphore.take(root.resolve(key), holder, spares);
+    SemaphoreHold hold = FolderSemaphore.take(root.resolve(key), holder, spares, records);
     if (hold == null) {
       return false;
     }
@@ -510,7 +521,8 @@ public final class Freezer {
 
   /**
    * The sweep: removes every folder whose key nobody answers for, each verified gone, and the spare
-   * folders of processes that are gone ({@link SpareFolders#removeAbandoned}). The commander's
+   * folders and semaphore records of processes that are gone ({@link SpareFolders#removeAbandoned},
+   * {@link HolderRecords#removeAbandoned}). The commander's
    * parcel and any other file at the root are never touched.
    *
    * @param claimedKeys the keys somebody still answers for, computed forward with {@link #key}
@@ -525,6 +537,7 @@ public final class Freezer {
       dropFolder(key);
     }
     SpareFolders.removeAbandoned(root);
+    HolderRecords.removeAbandoned(root);
     return List.copyOf(orphans);
   }
 
@@ -553,6 +566,7 @@ public final class Freezer {
       }
     }
     SpareFolders.removeAbandoned(root);
+    HolderRecords.removeAbandoned(root);
     return List.copyOf(swept);
   }
 
@@ -614,7 +628,8 @@ public final class Freezer {
     try (DirectoryStream<Path> entries = DirectoryListing.open(root)) {
       for (Path entry : entries) {
         String name = entry.getFileName().toString();
-        if (!SpareFolders.isSpareName(name) && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+        if (!SpareFolders.isSpareName(name) && !HolderRecords.isRecordsName(name)
+            && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
           keys.add(name);
         }
       }
@@ -632,6 +647,7 @@ public final class Freezer {
   public void wipeRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
+    records.clear();
     deleteTree(root);
     createRoot();
     Set<String> left;
@@ -655,6 +671,7 @@ public final class Freezer {
   public void dropRoot() throws FreezerException {
     abandonTrips(null);
     spares.clear();
+    records.clear();
     deleteTree(root);
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       throw new FreezerException(FreezerException.Reason.SURVIVED_REMOVAL, root, "the freezer root "
@@ -688,6 +705,7 @@ public final class Freezer {
           + " root " + root + "; the root stays where it is", e);
     }
     spares.clear(); // the spares stay behind, not in the root that moves
+    records.removeOwn(); // and so do this process's semaphore records
     try {
       Files.move(root, target, StandardCopyOption.ATOMIC_MOVE);
     } catch (AtomicMoveNotSupportedException e) {
@@ -712,6 +730,7 @@ public final class Freezer {
       root = target; // moved whole; its parent could not be resolved again, and keeps its spelling
     }
     spares = new SpareFolders(root);
+    records = new HolderRecords(root);
   }
 
   /** Removes the empty destination a refused rename had claimed; one not empty stays. */

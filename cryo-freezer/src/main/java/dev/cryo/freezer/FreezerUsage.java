@@ -14,7 +14,8 @@ import java.nio.file.attribute.BasicFileAttributes;
  * {@link #measure(Path)}. Immutable.
  *
  * <p>The size is the bytes of the files under the root (symbolic links counted as files, never
- * followed; the root itself not counted as a folder); files and folders released or dropped while
+ * followed; a file with several links, such as a semaphore record linked as several folders'
+ * locks, counted once; the root itself not counted as a folder); files and folders released or dropped while
  * the walk runs are skipped, so a measure taken during freezes and wakes is a consistent-enough
  * snapshot, never an error. The free space is what this process may still write
  * ({@link FileStore#getUsableSpace()}).
@@ -59,10 +60,16 @@ public record FreezerUsage(long bytes, long files, long folders, long usableByte
         return FileVisitResult.CONTINUE;
       }
 
+      /** The files seen, by identity: a semaphore record linked in several folders is one file. */
+      private final java.util.Set<Object> seen = new java.util.HashSet<>();
+
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
-        size[0] += attributes.size();
-        size[1]++;
+        Object key = attributes.fileKey();
+        if (key == null || seen.add(key)) {
+          size[0] += attributes.size();
+          size[1]++;
+        }
         return FileVisitResult.CONTINUE;
       }
 

@@ -116,12 +116,33 @@ public final class FolderSemaphore {
    */
   public static SemaphoreHold take(Path folder, String holder, SpareFolders spares)
       throws LockException {
+    return take(folder, holder, spares, null);
+  }
+
+  /**
+   * Tries once to take the semaphore of {@code folder}, as {@link #take(Path, String, SpareFolders)}
+   * does, with the records of this process for the folder's parent: the lockfile is then a hard
+   * link of the one record {@code records} keeps for {@code holder} (written whole and forced
+   * once, when this process first takes a folder as {@code holder}), made by one {@code link(2)},
+   * and the release unlinks it: no file is created or freed per hold. When no record can be
+   * linked (the records' directory is not a real directory, the file system refuses), the take
+   * goes the usual way, a record file of its own. A lockfile already there is judged, and a dead
+   * holder reclaimed, exactly as without records.
+   *
+   * @param records the records of the folder's parent, or {@code null} for none
+   */
+  public static SemaphoreHold take(Path folder, String holder, SpareFolders spares,
+      HolderRecords records) throws LockException {
     Objects.requireNonNull(holder, "holder");
     Path canonical = folder.toAbsolutePath().normalize();
     Path lockPath = canonical.resolve(FILE_NAME);
     if (spares != null && !spares.parent().equals(canonical.getParent())) {
       throw new IllegalArgumentException("the spare folders of " + spares.parent()
           + " cannot stand in for " + canonical);
+    }
+    if (records != null && !records.parent().equals(canonical.getParent())) {
+      throw new IllegalArgumentException("the semaphore records of " + records.parent()
+          + " cannot be linked in " + canonical);
     }
     LockRecord mine = null;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -134,10 +155,19 @@ public final class FolderSemaphore {
       // and the mkdir both refuse it, and the look after the mkdir names it.
       boolean missing = isMissing(canonical);
       if (missing && spares != null) {
-        if (mine == null) {
+        HolderRecords.Published linked = null;
+        if (records != null) {
+          try {
+            linked = records.publishedFor(holder);
+          } catch (IOException e) {
+            // no record to link: the spare gets a file of its own
+          }
+        }
+        if (linked == null && mine == null) {
           mine = LockRecord.fresh(ProcessTable.system().current(), holder);
         }
-        SemaphoreHold hold = SemaphoreHold.publishBySpare(canonical, spares, mine);
+        SemaphoreHold hold = SemaphoreHold.publishBySpare(canonical, spares, mine, linked,
+            records);
         if (hold != null) {
           return hold;
         }
@@ -160,12 +190,23 @@ public final class FolderSemaphore {
         throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
             "could not open the semaphore folder " + canonical + ": " + LockFile.describe(e), e);
       }
-      if (mine == null) {
-        mine = LockRecord.fresh(ProcessTable.system().current(), holder);
-      }
       SemaphoreHold hold = null;
       try {
-        hold = SemaphoreHold.publish(canonical, directory, folderKey, mine);
+        boolean linked = false;
+        if (records != null) {
+          try {
+            hold = SemaphoreHold.publishLinked(canonical, directory, folderKey, records, holder);
+            linked = true;
+          } catch (SemaphoreHold.Unlinkable e) {
+            // no record to link: a file of its own
+          }
+        }
+        if (!linked) {
+          if (mine == null) {
+            mine = LockRecord.fresh(ProcessTable.system().current(), holder);
+          }
+          hold = SemaphoreHold.publish(canonical, directory, folderKey, mine);
+        }
         if (hold == null) {
           hold = claimTaken(canonical, directory, folderKey, holder);
         }

@@ -405,6 +405,10 @@ public final class LockFile {
       } catch (NoSuchFileException e) {
         return Removal.ABSENT;
       }
+      ReentrantLock own = HolderRecords.releasingOf(before); // see readUnguarded
+      if (own != null) {
+        own.lock();
+      }
       try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ,
           StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
         if (tryLock(channel) == null) {
@@ -416,6 +420,10 @@ public final class LockFile {
         return unlinkIfStill(before, Removal.CHANGED);
       } catch (NoSuchFileException e) {
         return Removal.ABSENT;
+      } finally {
+        if (own != null) {
+          own.unlock();
+        }
       }
     }
   }
@@ -515,6 +523,12 @@ public final class LockFile {
       return new LockReading.NotRegular(kindOf(path, attributes));
     }
     byte[] bytes;
+    // A record of this process linked at several names: its descriptor is closed under the
+    // record's lock, as its releases lock it (closing any descriptor drops the process's locks).
+    ReentrantLock own = HolderRecords.releasingOf(attributes.fileKey());
+    if (own != null) {
+      own.lock();
+    }
     try {
       bytes = Uninterruptible.call(() -> {
         try (FileChannel channel = openForReading(path)) {
@@ -527,6 +541,10 @@ public final class LockFile {
       return new LockReading.NotRegular(e.getMessage());
     } catch (IOException e) {
       return new LockReading.Unreadable(describe(e));
+    } finally {
+      if (own != null) {
+        own.unlock();
+      }
     }
     Instant modified = attributes.lastModifiedTime().toInstant();
     if (bytes.length > LockRecord.MAX_BYTES) {

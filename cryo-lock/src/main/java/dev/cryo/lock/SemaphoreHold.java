@@ -34,6 +34,12 @@ import java.util.Set;
  * is opened again relative to the folder, so that an interrupted thread still releases (and keeps
  * its interrupt flag, {@link Uninterruptible}).
  *
+ * <p>A hold taken with {@link HolderRecords} ({@link #publishLinked}) has no file of its own: its
+ * lockfile is a link of its process's record for the holder name. Its release takes the kernel
+ * record lock through the record's descriptor (kept open while the record's holds last), checks
+ * by one look that the name still designates the record as published (inode, length and
+ * modification time, no byte read) and unlinks the name, which frees no inode.
+ *
  * <p>Thread-safe: {@link #release} and {@link #directory} may be called from any thread, and a
  * release runs once (a second call, after a successful one, is refused as not held).
  */
@@ -61,6 +67,23 @@ public final class SemaphoreHold {
   private Set<String> vouched = Set.of(); // guarded by this: the emptied files the release may carry
   private List<String> carriedOut = List.of(); // guarded by this: those the recycled folder carries
   private final List<String> carried;
+  /** The record of {@link HolderRecords} this hold linked, or {@code null} for a file of its own. */
+  private final HolderRecords.Published linked;
+  private final HolderRecords records;
+  private boolean pinned; // guarded by this: whether this hold still counts in its record's pins
+
+  /**
+   * A take that cannot link a record of {@link HolderRecords} (no records' directory, a record the
+   * file system refuses to link again): the take goes the usual way. Thrown without a trace.
+   */
+  static final class Unlinkable extends Exception {
+    private static final long serialVersionUID = 1L;
+    static final Unlinkable INSTANCE = new Unlinkable();
+
+    private Unlinkable() {
+      super("the semaphore record cannot be linked", null, false, false);
+    }
+  }
 
   /** A hold whose folder's own identity is known already ({@code null}: looked up when needed). */
   SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory, FileChannel channel,
@@ -86,6 +109,159 @@ public final class SemaphoreHold {
     this.record = record;
     this.recordBytes = recordBytes;
     this.folderKey = folderKey;
+    this.linked = null;
+    this.records = null;
+  }
+
+  /** A hold whose lockfile is a link of {@code linked}, a record of {@code records}. */
+  private SemaphoreHold(Path folder, SecureDirectoryStream<Path> directory,
+      HolderRecords.Published linked, HolderRecords records, Object folderKey,
+      List<String> carried) {
+    this.carried = List.copyOf(carried);
+    this.folder = folder;
+    this.directory = directory;
+    this.channel = null;
+    this.fileKey = linked.fileKey;
+    this.record = linked.record;
+    this.recordBytes = linked.bytes;
+    this.folderKey = folderKey;
+    this.linked = linked;
+    this.records = records;
+    this.pinned = true;
+  }
+
+  /**
+   * Publishes the record of {@code holder} kept by {@code records} as the folder's lockfile, by one
+   * {@code link(2)} of the record's file to the lockfile's name (never replacing a lockfile; the
+   * record was written whole before it was ever linked), then checked to be the file now at that
+   * name in the folder held.
+   *
+   * @return the hold, or {@code null} when a lockfile is already there (nothing was left behind)
+   * @throws Unlinkable when no record can be linked (the records' directory is unusable, the file
+   *     system refuses another link): nothing was published, the caller takes the usual way
+   * @throws LockValidationException {@link LockException.Reason#DIRECTORY_DISAPPEARED} when the
+   *     folder's name is gone; {@link LockException.Reason#NOT_A_DIRECTORY} when the record landed
+   *     in another folder than the one held (the link is left there: it names this process)
+   */
+  static SemaphoreHold publishLinked(Path folder, SecureDirectoryStream<Path> directory,
+      Object folderKey, HolderRecords records, String holder)
+      throws LockException, Unlinkable {
+    Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
+    for (int attempt = 0; attempt < 2; attempt++) {
+      HolderRecords.Published published = pinned(records, holder);
+      if (published == null) {
+        continue; // its file is gone from its name: a fresh one
+      }
+      boolean kept = false;
+      try {
+        try {
+          Files.createLink(lockPath, published.path);
+        } catch (FileAlreadyExistsException e) {
+          return null;
+        } catch (NoSuchFileException e) {
+          if (published.isAtItsPlace()) {
+            throw disappeared(folder, lockPath, e);
+          }
+          records.retire(published); // removed by hand, or wiped: a fresh one
+          continue;
+        } catch (IOException e) {
+          records.retire(published); // too many links, or refused: a fresh one next time
+          throw Unlinkable.INSTANCE;
+        }
+        SemaphoreHold hold = landedHold(folder, directory, folderKey, records, published);
+        kept = hold != null;
+        if (kept) {
+          return hold;
+        }
+      } finally {
+        if (!kept) {
+          published.unpin();
+        }
+      }
+    }
+    throw Unlinkable.INSTANCE;
+  }
+
+  /**
+   * The record of {@code holder}, its descriptor pinned for one more hold; {@code null} when its
+   * file is gone from its name (it is retired).
+   *
+   * @throws Unlinkable when no record can be published or opened
+   */
+  private static HolderRecords.Published pinned(HolderRecords records, String holder)
+      throws Unlinkable {
+    HolderRecords.Published published;
+    try {
+      published = records.publishedFor(holder);
+    } catch (IOException e) {
+      LOG.log(Level.DEBUG, "no semaphore record in {0}: {1}", records.directory(), e);
+      throw Unlinkable.INSTANCE;
+    }
+    try {
+      published.pin();
+      return published;
+    } catch (IOException e) {
+      records.retire(published);
+      if (published.isAtItsPlace()) {
+        throw Unlinkable.INSTANCE; // there, but refused
+      }
+      return null;
+    }
+  }
+
+  /**
+   * After the link: the hold when the record landed in the folder held; {@code null} when a
+   * stranger's file at the record's name was linked instead (undone, the record retired).
+   *
+   * @throws LockValidationException when the link landed in another folder than the one held
+   */
+  private static SemaphoreHold landedHold(Path folder, SecureDirectoryStream<Path> directory,
+      Object folderKey, HolderRecords records, HolderRecords.Published published)
+      throws LockException {
+    Path lockPath = folder.resolve(FolderSemaphore.FILE_NAME);
+    Object landed;
+    try {
+      landed = lockKeyIn(directory);
+    } catch (IOException e) {
+      throw new LockValidationException(LockException.Reason.IO_FAILURE, lockPath,
+          "linked the semaphore record at " + lockPath + " but could not look at it in the"
+              + " folder held: " + LockFile.describe(e) + "; it stays until this process is"
+              + " gone", e);
+    }
+    if (published.fileKey.equals(landed)) {
+      return new SemaphoreHold(folder, directory, published, records, folderKey, List.of());
+    }
+    if (!published.isAtItsPlace()) {
+      // Another file was put at the record's name, and that is what was linked: undone when it
+      // still holds what was there, and a fresh record of our own taken instead.
+      records.retire(published);
+      unlinkStranger(lockPath);
+      return null;
+    }
+    throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
+        "the folder " + folder + " was replaced while its semaphore was taken: the record"
+            + " was linked somewhere else than the folder opened, and is left there (it"
+            + " names this process, and goes once this process is gone); nothing was taken:"
+            + " find who changes the freezer's folders");
+  }
+
+  /**
+   * Removes the lockfile this take just linked from a stranger's file found at its record's name,
+   * when it still holds the bytes read now (never a record somebody put there since).
+   */
+  private static void unlinkStranger(Path lockPath) {
+    LockFile file = LockFile.ofCanonical(lockPath);
+    LockReading reading = file.read();
+    try {
+      if (reading instanceof LockReading.Present present) {
+        file.removeIf(present::sameBytes, java.time.Duration.ZERO);
+      } else if (reading instanceof LockReading.Malformed malformed) {
+        file.removeIf(malformed::sameBytes, java.time.Duration.ZERO);
+      }
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "could not undo the link of a stranger''s file at {0}: {1}",
+          lockPath, e);
+    }
   }
 
   /**
@@ -130,13 +306,7 @@ public final class SemaphoreHold {
       } catch (NoSuchFileException e) {
         throw disappeared(folder, lockPath, e);
       }
-      Object landed;
-      try {
-        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      } catch (NoSuchFileException e) {
-        landed = null;
-      }
+      Object landed = lockKeyIn(directory);
       if (!key.equals(landed)) {
         throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY, lockPath,
             "the folder " + folder + " was replaced while its semaphore was taken: the record"
@@ -184,13 +354,25 @@ public final class SemaphoreHold {
    */
   static SemaphoreHold publishBySpare(Path folder, SpareFolders spares, LockRecord record)
       throws LockException {
+    return publishBySpare(folder, spares, record, null, null);
+  }
+
+  /**
+   * Publishes by a spare folder as {@link #publishBySpare(Path, SpareFolders, LockRecord)} does;
+   * when {@code linked} is given, the spare's lockfile is a link of that record of {@code records}
+   * (checked to have landed in the spare opened) instead of a file written for this hold.
+   *
+   * @param record the record to write, when {@code linked} is {@code null}
+   */
+  static SemaphoreHold publishBySpare(Path folder, SpareFolders spares, LockRecord record,
+      HolderRecords.Published linked, HolderRecords records) throws LockException {
     SpareFolders.Spare spare = spares.poll();
     if (spare == null) {
       return null;
     }
     SecureDirectoryStream<Path> directory;
-    FileChannel channel;
-    byte[] bytes = record.toBytes();
+    FileChannel channel = null;
+    byte[] bytes = linked == null ? record.toBytes() : linked.bytes;
     try {
       NoFollowDirectory.Opened opened = NoFollowDirectory.openKeyed(spare.path());
       directory = opened.directory();
@@ -201,22 +383,36 @@ public final class SemaphoreHold {
     } catch (IOException e) {
       return null; // gone (a wipe, a hand): not a spare any more
     }
-    try {
-      channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, bytes));
-    } catch (IOException e) {
-      closeQuietly(directory); // not empty of a lockfile, or refused: not a spare any more
-      return null;
+    Object key;
+    if (linked != null) {
+      key = linkIntoSpare(spare, directory, linked, records, spares);
+      if (key == null) {
+        closeQuietly(directory);
+        return null;
+      }
+    } else {
+      try {
+        channel = Uninterruptible.call(() -> writeTemporary(directory, LOCK_NAME, bytes));
+      } catch (IOException e) {
+        closeQuietly(directory); // not empty of a lockfile, or refused: not a spare any more
+        return null;
+      }
+      key = null;
     }
     boolean kept = false;
     try {
-      Object key = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      if (key == null) {
+        key = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      }
       try {
         Files.move(spare.path(), folder, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
         // Something is at the name (a folder with anything in it, a file, a link), or the spare
         // vanished: nothing was moved. Back to the pool, emptied of the record nobody saw.
-        channel.close();
+        if (channel != null) {
+          channel.close();
+        }
         try {
           directory.deleteFile(LOCK_NAME);
           spares.offer(spare);
@@ -226,13 +422,7 @@ public final class SemaphoreHold {
         return null;
       }
       Object named = LockFile.fileKeyAt(folder);
-      Object landed;
-      try {
-        landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
-            LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
-      } catch (NoSuchFileException e) {
-        landed = null;
-      }
+      Object landed = lockKeyIn(directory);
       if (!spare.fileKey().equals(named)) {
         throw new LockValidationException(LockException.Reason.NOT_A_DIRECTORY,
             folder.resolve(FolderSemaphore.FILE_NAME), "the folder " + folder + " was replaced"
@@ -246,8 +436,10 @@ public final class SemaphoreHold {
         return null;
       }
       kept = true;
-      return new SemaphoreHold(folder, directory, channel, key, record, bytes, spare.fileKey(),
-          spare.files());
+      return linked != null
+          ? new SemaphoreHold(folder, directory, linked, records, spare.fileKey(), spare.files())
+          : new SemaphoreHold(folder, directory, channel, key, record, bytes, spare.fileKey(),
+              spare.files());
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE,
           folder.resolve(FolderSemaphore.FILE_NAME), "could not publish a record at "
@@ -255,13 +447,94 @@ public final class SemaphoreHold {
               + "; the lock was not taken: check the directory's permissions and free space", e);
     } finally {
       if (!kept) {
-        try {
-          channel.close();
-        } catch (IOException e) {
-          // nothing was published through it
+        if (channel != null) {
+          try {
+            channel.close();
+          } catch (IOException e) {
+            // nothing was published through it
+          }
+        }
+        if (linked != null) {
+          linked.unpin();
         }
         closeQuietly(directory);
       }
+    }
+  }
+
+  /**
+   * Pins {@code linked} and links it as the spare's lockfile ({@link #linkPinnedIntoSpare}); the
+   * pin is given back when that fails.
+   */
+  private static Object linkIntoSpare(SpareFolders.Spare spare,
+      SecureDirectoryStream<Path> directory, HolderRecords.Published linked,
+      HolderRecords records, SpareFolders spares) {
+    try {
+      linked.pin();
+    } catch (IOException e) {
+      records.retire(linked);
+      spares.offer(spare);
+      return null;
+    }
+    Object key = linkPinnedIntoSpare(spare, directory, linked, records, spares);
+    if (key == null) {
+      linked.unpin();
+    }
+    return key;
+  }
+
+  /**
+   * Links {@code linked} as the spare's lockfile and checks it landed in the spare opened; nobody
+   * reads a spare, so a link that did not land right is simply undone.
+   *
+   * @return the record's file key, or {@code null} when the spare cannot be used this way (it
+   *     goes back to the pool when it is still a spare)
+   */
+  private static Object linkPinnedIntoSpare(SpareFolders.Spare spare,
+      SecureDirectoryStream<Path> directory, HolderRecords.Published linked,
+      HolderRecords records, SpareFolders spares) {
+    try {
+      Files.createLink(spare.path().resolve(LOCK_NAME), linked.path);
+    } catch (FileAlreadyExistsException e) {
+      return null; // not empty of a lockfile: not a spare any more
+    } catch (IOException e) {
+      if (!linked.isAtItsPlace()) {
+        records.retire(linked);
+      } else if (!(e instanceof NoSuchFileException)) {
+        records.retire(linked); // too many links, or refused: a fresh one next time
+      }
+      return null; // the spare vanished, or the record cannot be linked: the usual take
+    }
+    try {
+      Object landed = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      if (linked.fileKey.equals(landed)) {
+        return landed;
+      }
+    } catch (IOException e) {
+      // gone: undone below
+    }
+    // Another file at the record's name (linked instead of ours), or another directory at the
+    // spare's name: undo the link, relative to the spare opened when it landed there.
+    if (!linked.isAtItsPlace()) {
+      records.retire(linked);
+    }
+    try {
+      directory.deleteFile(LOCK_NAME);
+      spares.offer(spare);
+    } catch (IOException e) {
+      // not in the spare opened: the spare's name is somebody else's, not ours to touch
+    }
+    return null;
+  }
+
+  /** The identity of the lockfile in {@code directory}, not followed; {@code null} when absent. */
+  private static Object lockKeyIn(SecureDirectoryStream<Path> directory) throws IOException {
+    try {
+      return directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+          LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+    } catch (NoSuchFileException e) {
+      return null;
     }
   }
 
@@ -441,6 +714,7 @@ public final class SemaphoreHold {
     }
     released = true;
     closeChannel();
+    unpin();
     try {
       if (outcome != LockFile.Removal.REMOVED) {
         throw new LockValidationException(LockException.Reason.HOLDER_MISMATCH, lockPath(),
@@ -515,6 +789,9 @@ public final class SemaphoreHold {
 
   /** One guarded attempt: lock, check the bytes and the name, unlink relative to the folder. */
   private LockFile.Removal removeOnce() throws IOException {
+    if (linked != null) {
+      return removeLinkOnce();
+    }
     FileChannel held = channel;
     if (held == null || !held.isOpen()) {
       try {
@@ -568,6 +845,83 @@ public final class SemaphoreHold {
     }
   }
 
+  /**
+   * One guarded attempt for a hold whose lockfile is a link of a {@link HolderRecords} record:
+   * under the record's JVM lock, the kernel record lock taken through the record's kept descriptor;
+   * the name checked by one look to designate the record's file, as published (same inode, length
+   * and modification time: a rewrite through any link changes the time); then unlinked relative to
+   * the folder. No byte is read: the inode, kept open, cannot have been freed and reused. A kept
+   * descriptor closed meanwhile (an interrupt) retires the record, and the check is made through
+   * a descriptor opened relative to the folder, with the record's bytes.
+   */
+  private LockFile.Removal removeLinkOnce() throws IOException {
+    linked.releasing.lock();
+    try {
+      FileChannel held = linked.channel();
+      boolean own = false;
+      if (held == null) {
+        records.retire(linked); // its file is gone from its name: a fresh one for the next take
+        try {
+          held = (FileChannel) directory.newByteChannel(LOCK_NAME, Set.of(
+              StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException e) {
+          return LockFile.Removal.ABSENT;
+        }
+        own = true;
+      }
+      try {
+        FileLock osLock;
+        try {
+          osLock = held.tryLock();
+        } catch (OverlappingFileLockException e) {
+          return LockFile.Removal.CONTENDED;
+        }
+        if (osLock == null) {
+          return LockFile.Removal.CONTENDED;
+        }
+        try {
+          java.nio.file.attribute.BasicFileAttributes now;
+          try {
+            now = directory.getFileAttributeView(LOCK_NAME, BasicFileAttributeView.class,
+                LinkOption.NOFOLLOW_LINKS).readAttributes();
+          } catch (NoSuchFileException e) {
+            return LockFile.Removal.ABSENT;
+          }
+          if (!fileKey.equals(now.fileKey())) {
+            return LockFile.Removal.CHANGED;
+          }
+          if (own ? !LockFile.holdsExactly(held, recordBytes) : !linked.isIntact(now)) {
+            records.retire(linked); // rewritten through a link: nobody takes it again
+            return LockFile.Removal.CHANGED;
+          }
+          if (recycleInto != null) {
+            moveToSpare();
+          }
+          LockFile.removalProbe.beforeUnlink(lockPath());
+          try {
+            directory.deleteFile(LOCK_NAME);
+          } catch (NoSuchFileException e) {
+            return LockFile.Removal.ABSENT;
+          } catch (IOException e) {
+            putBack();
+            throw e;
+          }
+          return LockFile.Removal.REMOVED;
+        } finally {
+          if (osLock.isValid()) {
+            osLock.release();
+          }
+        }
+      } finally {
+        if (own) {
+          held.close(); // under the record's lock: closing drops this process's locks of the file
+        }
+      }
+    } finally {
+      linked.releasing.unlock();
+    }
+  }
+
   /** Moves a folder moved to a spare name back to its name, when its lock could not be removed. */
   private void putBack() {
     if (recycledAs == null) {
@@ -610,6 +964,19 @@ public final class SemaphoreHold {
    */
   public void abandon() {
     closeChannel();
+    unpin();
     closeDirectory();
+  }
+
+  /** Gives this hold's pin of its linked record back, once. */
+  private void unpin() {
+    if (linked != null) {
+      synchronized (this) {
+        if (pinned) {
+          pinned = false;
+          linked.unpin();
+        }
+      }
+    }
   }
 }

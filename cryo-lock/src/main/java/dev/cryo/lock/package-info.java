@@ -22,7 +22,15 @@
  *       its name: {@link dev.cryo.lock.NoFollowDirectory}) and the lockfile's (a release without
  *       resolving a path again); with {@link dev.cryo.lock.SpareFolders}, a release keeps an
  *       emptied folder for the next take of a missing one, moved by rename instead of made and
- *       removed.
+ *       removed; with {@link dev.cryo.lock.HolderRecords}, a process writes one record per holder
+ *       name (whole, forced once) in a private directory beside the folders, a take is one
+ *       {@code link(2)} of that record to the folder's {@code .lock} (a name that exists refuses
+ *       it: the holder there is judged as any lockfile's), and a release checks that the name
+ *       still designates that record as published (inode, length and modification time, one
+ *       look; no byte read) and unlinks it: no file is created or freed per hold. A record may
+ *       therefore have many links; the judges read it as any record, and a dead holder's links
+ *       are reclaimed one by one, its record file removed by
+ *       {@link dev.cryo.lock.HolderRecords#removeAbandoned}.
  * </ul>
  *
  * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a

@@ -1,6 +1,7 @@
 package dev.cryo.lock.crossprocess;
 
 import dev.cryo.lock.FolderSemaphore;
+import dev.cryo.lock.HolderRecords;
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockRecord;
 import dev.cryo.lock.ProcessLock;
@@ -52,6 +53,9 @@ import java.util.concurrent.locks.LockSupport;
  *       return} (return from {@code main}, lock still open), {@code halt} (no shutdown hooks).
  *   <li>{@code take FOLDER}: take the folder's semaphore (retrying for up to a minute) and say {@code
  *       @TAKEN}; then obey {@code exit}, {@code return} and {@code halt}.
+ *   <li>{@code take-linked HOLDER FOLDER...}: take each folder's semaphore once as HOLDER, its lock
+ *       a link of this process's record ({@link HolderRecords} of the folder's parent), and say
+ *       {@code @TAKEN}; then obey the same commands.
  *   <li>{@code wait-acquire DIR WAIT_MILLIS}: say {@code @WAITING}, acquire with that wait, say
  *       {@code @ACQUIRED <millis waited>} (or {@code @BUSY}); then obey the same commands.
  * </ul>
@@ -75,6 +79,7 @@ public final class HolderMain {
         case "semaphore" -> semaphore(Arrays.copyOfRange(args, 1, args.length));
         case "hold" -> hold(Path.of(args[1]), args.length > 2 ? Long.parseLong(args[2]) : 0);
         case "take" -> take(Path.of(args[1]));
+        case "take-linked" -> takeLinked(args[1], Arrays.copyOfRange(args, 2, args.length));
         case "wait-acquire" -> waitAcquire(Path.of(args[1]), Long.parseLong(args[2]));
         default -> throw new IllegalArgumentException("unknown mode " + args[0]);
       }
@@ -209,6 +214,19 @@ public final class HolderMain {
         throw new AssertionError("the semaphore of " + folder + " stayed busy for a minute");
       }
       Thread.sleep(1);
+    }
+    say("@TAKEN");
+    obey(null);
+  }
+
+  private static void takeLinked(String holder, String[] folders) throws Exception {
+    java.util.Map<Path, HolderRecords> records = new java.util.HashMap<>();
+    for (String name : folders) {
+      Path folder = Path.of(name).toAbsolutePath();
+      if (FolderSemaphore.take(folder, holder, null,
+          records.computeIfAbsent(folder.getParent(), HolderRecords::new)) == null) {
+        throw new AssertionError("the semaphore of " + folder + " is busy");
+      }
     }
     say("@TAKEN");
     obey(null);
