@@ -58,9 +58,7 @@ import org.HdrHistogram.Histogram;
  * standard error as each block's measured direct moves begin ({@code block N: measured direct
  * moves begin at INSTANT}) tells a watcher when to start a recording. With {@code
  * -Dcryo.bench.moveBackground=true} it also prints what the JVMs' compilers and collectors ran
- * beside the direct moves, over all of them and over the slowest 1 % ({@link #beside}). With
- * {@code -Dcryo.bench.moveSettle=MICROS} the JIT is first let settle ({@link #MOVE_SETTLE_MICROS}):
- * the figure of a server that has run long enough for its compilers to be done with the move.
+ * beside the direct moves, over all of them and over the slowest 1 % ({@link #beside}).
  */
 public final class MoveSteps {
 
@@ -88,22 +86,6 @@ public final class MoveSteps {
    * -Dcryo.bench.moveBackground=true} (default: not sampled, the bench as before).
    */
   private static final boolean MOVE_BACKGROUND = Boolean.getBoolean("cryo.bench.moveBackground");
-
-  /**
-   * When positive, the JIT is let settle before the first block, as a steady benchmark's warm-up
-   * does: rounds of {@value #SETTLE_ROUND} direct moves and a fifth as many through the front (the
-   * blocks alternate the two, and each switch recompiles) run until two rounds in a row cost the
-   * three JVMs' compilers less than this many microseconds per move, or {@value #SETTLE_ROUNDS}
-   * rounds have run; each round prints a line. {@code -Dcryo.bench.moveSettle=20} (default 0: no
-   * settling, the bench as before).
-   */
-  private static final long MOVE_SETTLE_MICROS = Long.getLong("cryo.bench.moveSettle", 0);
-
-  /** The direct moves of one settling round. */
-  static final int SETTLE_ROUND = 1_000;
-
-  /** The most settling rounds run. */
-  static final int SETTLE_ROUNDS = 60;
 
   private MoveSteps() {}
 
@@ -144,9 +126,6 @@ public final class MoveSteps {
       long[] switches = new long[2 * pids.size()];
       List<Map<String, long[]>> threads = new ArrayList<>();
       pids.forEach(pid -> threads.add(new java.util.TreeMap<>()));
-      if (MOVE_SETTLE_MICROS > 0) {
-        settle(commander, connection, mover, pids);
-      }
       BackgroundThreads background = BackgroundThreads.of(List.of());
       for (int block = 0; block < blocks; block++) {
         for (int i = 0; i < moves + (block == 0 ? warmup : 0); i++) {
@@ -206,38 +185,6 @@ public final class MoveSteps {
   private static HttpBench.Mover started(Front front) throws Exception {
     front.start();
     return new HttpBench.Mover(URI.create("http://127.0.0.1:" + front.port() + "/"));
-  }
-
-  /** Moves until the JIT has settled; see {@link #MOVE_SETTLE_MICROS}. */
-  private static void settle(Commander commander, String connection, HttpBench.Mover mover,
-      List<Long> pids)
-      throws Exception {
-    int quiet = 0;
-    for (int round = 1; round <= SETTLE_ROUNDS && quiet < 2; round++) {
-      BackgroundThreads compilers = BackgroundThreads.of(pids);
-      long before = compilers.sample()[BackgroundThreads.JIT];
-      for (int i = 0; i < SETTLE_ROUND; i++) {
-        check(commander.serve(post(connection, "/api/move", "{}")), "move");
-      }
-      mover.moves(SETTLE_ROUND / 5);
-      double perMove = (compilers.sample()[BackgroundThreads.JIT] - before) / 1e3
-          / (SETTLE_ROUND + SETTLE_ROUND / 5);
-      quiet = quietRounds(quiet, perMove, MOVE_SETTLE_MICROS);
-      System.out.printf(Locale.ROOT, "settling round %d: the compilers ran %.0f us per move%s%n",
-          round, perMove, quiet == 2 ? ": settled" : "");
-    }
-    if (quiet < 2) {
-      System.out.printf("the JIT did not settle in %d rounds; the blocks are measured anyway%n",
-          SETTLE_ROUNDS);
-    }
-  }
-
-  /**
-   * The settled rounds in a row after a round whose compilers ran {@code perMove} microseconds per
-   * move, {@code quiet} before it: one more below {@code threshold}, none from a busier round.
-   */
-  static int quietRounds(int quiet, double perMove, long threshold) {
-    return perMove < threshold ? quiet + 1 : 0;
   }
 
   /**

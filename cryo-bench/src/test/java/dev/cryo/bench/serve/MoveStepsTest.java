@@ -35,21 +35,6 @@ class MoveStepsTest {
   }
 
   @Test
-  void theJitHasSettledAfterTwoQuietRoundsInARowAndABusyRoundStartsTheCountAgain() {
-    double[] rounds = {900, 15, 40, 19, 12, 3};
-    int quiet = 0;
-    int settledAt = -1;
-    for (int round = 0; round < rounds.length && settledAt < 0; round++) {
-      quiet = MoveSteps.quietRounds(quiet, rounds[round], 20);
-      if (quiet == 2) {
-        settledAt = round;
-      }
-    }
-    assertThat(settledAt).isEqualTo(4);
-    assertThat(MoveSteps.quietRounds(1, 20, 20)).as("at the threshold is not below it").isZero();
-  }
-
-  @Test
   void theSlowestOnePercentAreCountedBesideTheCompilersAndTheCollectors() {
     List<long[]> timed = new java.util.ArrayList<>();
     for (int i = 0; i < 297; i++) {
