@@ -166,8 +166,7 @@ public final class FolderSemaphore {
         if (linked == null && mine == null) {
           mine = LockRecord.fresh(ProcessTable.system().current(), holder);
         }
-        SemaphoreHold hold = SemaphoreHold.publishBySpare(canonical, spares, mine, linked,
-            records);
+        SemaphoreHold hold = SparePublication.publish(canonical, spares, mine, linked, records);
         if (hold != null) {
           return hold;
         }
@@ -195,9 +194,9 @@ public final class FolderSemaphore {
         boolean linked = false;
         if (records != null) {
           try {
-            hold = SemaphoreHold.publishLinked(canonical, directory, folderKey, records, holder);
+            hold = RecordLink.publish(canonical, directory, folderKey, records, holder);
             linked = true;
-          } catch (SemaphoreHold.Unlinkable e) {
+          } catch (RecordLink.Unlinkable e) {
             // no record to link: a file of its own
           }
         }
@@ -205,7 +204,7 @@ public final class FolderSemaphore {
           if (mine == null) {
             mine = LockRecord.fresh(ProcessTable.system().current(), holder);
           }
-          hold = SemaphoreHold.publish(canonical, directory, folderKey, mine);
+          hold = OwnLockfile.publish(canonical, directory, folderKey, mine);
         }
         if (hold == null) {
           hold = claimTaken(canonical, directory, folderKey, holder);
@@ -223,7 +222,7 @@ public final class FolderSemaphore {
         throw e;
       } finally {
         if (hold == null) {
-          closeQuietly(directory);
+          SemaphoreHold.closeQuietly(directory);
         }
       }
     }
@@ -243,7 +242,7 @@ public final class FolderSemaphore {
     LockFile file = LockFile.ofCanonical(folder.resolve(FILE_NAME));
     LockRecord record = Claim.run(file, holder, System.nanoTime());
     try {
-      return SemaphoreHold.adopt(folder, directory, folderKey, record);
+      return OwnLockfile.adopt(folder, directory, folderKey, record);
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
           "took " + file.path() + " but could not open it in the folder held: "
@@ -258,14 +257,6 @@ public final class FolderSemaphore {
    */
   private static boolean isMissing(Path folder) {
     return !Files.exists(folder);
-  }
-
-  private static void closeQuietly(SecureDirectoryStream<Path> directory) {
-    try {
-      directory.close();
-    } catch (IOException e) {
-      // nothing was done through it
-    }
   }
 
   /**

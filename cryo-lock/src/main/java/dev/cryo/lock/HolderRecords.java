@@ -2,7 +2,6 @@ package dev.cryo.lock;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -200,10 +199,7 @@ public final class HolderRecords {
           PRIVATE_FILE);
       boolean complete = false;
       try {
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer, buffer.position());
-        }
+        LockFile.writeWhole(channel, bytes);
         writeProbe.written(path);
         // A time no write can give it: any rewrite later (through any link) sets the time to now,
         // which the release's look tells apart even within one tick of the kernel's clock.
@@ -303,8 +299,8 @@ public final class HolderRecords {
   /**
    * One record published: its holder's name (as given), the record and its bytes, the file's path,
    * its identity and its modification time when published (a rewrite through any link changes it:
-   * {@link SemaphoreHold}'s release checks it), the JVM lock its holds' releases take, and, while
-   * holds made from it are outstanding, its descriptor.
+   * a hold's release checks it, {@link RecordLink#removeOnce}), the JVM lock its holds' releases
+   * take, and, while holds made from it are outstanding, its descriptor.
    */
   static final class Published {
     final String holderKey;

@@ -499,13 +499,16 @@ public final class LockFile {
     }
   }
 
-  /** The record lock of {@code channel}'s file, or null when another process (or channel) has it. */
-  private static FileLock tryLock(FileChannel channel) throws IOException {
+  /**
+   * The record lock of {@code channel}'s file, taken once without waiting, or null when another
+   * process (or channel) has it; {@link SemaphoreHold}'s releases take it this way too.
+   */
+  static FileLock tryLock(FileChannel channel) throws IOException {
     try {
       return channel.tryLock();
     } catch (OverlappingFileLockException e) {
-      // Another channel of this JVM holds it (only possible through another LockFile instance
-      // outside the guard's stripe, which shares no state): the same as another process.
+      // Another channel of this JVM holds it (only possible through another LockFile instance, or
+      // a hold, outside the guard's stripe, which shares no state): the same as another process.
       return null;
     }
   }
@@ -644,6 +647,17 @@ public final class LockFile {
         + " opened read-only because users other than this one and root may change " + directory
         + " (a FIFO swapped in would block the reader): let this user write it, or keep the"
         + " directory to this user or root");
+  }
+
+  /**
+   * Writes {@code content} whole from the file's start, by positional writes (the descriptor's
+   * position is not used): a semaphore's record, written for a hold or for {@link HolderRecords}.
+   */
+  static void writeWhole(FileChannel channel, byte[] content) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(content);
+    while (buffer.hasRemaining()) {
+      channel.write(buffer, buffer.position());
+    }
   }
 
   /** Reads a record from its start: at most one byte past the longest record, whatever the file's length. */

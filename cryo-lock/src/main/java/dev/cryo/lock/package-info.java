@@ -30,7 +30,10 @@
  *       look; no byte read) and unlinks it: no file is created or freed per hold. A record may
  *       therefore have many links; the judges read it as any record, and a dead holder's links
  *       are reclaimed one by one, its record file removed by
- *       {@link dev.cryo.lock.HolderRecords#removeAbandoned}.
+ *       {@link dev.cryo.lock.HolderRecords#removeAbandoned}. The take's publications of a hold's
+ *       lockfile are package-private, one per way: a file of its own ({@code OwnLockfile}), a link
+ *       of the process's record ({@code RecordLink}), a spare renamed into place
+ *       ({@code SparePublication}).
  * </ul>
  *
  * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a

@@ -107,7 +107,7 @@ class SpareFoldersTest {
     Path folder = Files.createDirectory(parent.resolve("u-2"));
     Files.writeString(folder.resolve("user.parcel"), "frozen");
 
-    assertThat(SemaphoreHold.publishBySpare(folder, spares, record())).isNull();
+    assertThat(SparePublication.publish(folder, spares, record())).isNull();
     assertThat(folder.toFile().list()).containsExactly("user.parcel");
     assertThat(spares.size()).isEqualTo(1);
     assertThat(spareDirectories().get(0).toFile().list()).isEmpty();
@@ -120,8 +120,8 @@ class SpareFoldersTest {
     Path link = Files.createSymbolicLink(parent.resolve("u-2"), target);
     Path file = Files.writeString(parent.resolve("u-3"), "a file");
 
-    assertThat(SemaphoreHold.publishBySpare(link, spares, record())).isNull();
-    assertThat(SemaphoreHold.publishBySpare(file, spares, record())).isNull();
+    assertThat(SparePublication.publish(link, spares, record())).isNull();
+    assertThat(SparePublication.publish(file, spares, record())).isNull();
     assertThat(Files.isSymbolicLink(link)).isTrue();
     assertThat(target.toFile().list()).isEmpty();
     assertThat(file).hasContent("a file");
