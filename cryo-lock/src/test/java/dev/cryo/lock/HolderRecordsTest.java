@@ -8,11 +8,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -34,15 +32,6 @@ class HolderRecordsTest {
     return temp.toRealPath();
   }
 
-  private static Object key(Path path) throws IOException {
-    return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-        .fileKey();
-  }
-
-  private static int links(Path path) throws IOException {
-    return (Integer) Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-  }
-
   private static List<Path> recordFiles(HolderRecords records) throws IOException {
     try (Stream<Path> files = Files.list(records.directory())) {
       return files.sorted().toList();
@@ -62,9 +51,9 @@ class HolderRecordsTest {
     assertThat(files).hasSize(1);
     Path record = files.get(0);
     assertThat(record.getFileName().toString()).startsWith(SELF + ".");
-    assertThat(key(parent.resolve("a/.lock"))).isEqualTo(key(record));
-    assertThat(key(parent.resolve("b/.lock"))).isEqualTo(key(record));
-    assertThat(links(record)).isEqualTo(3);
+    assertThat(Inodes.key(parent.resolve("a/.lock"))).isEqualTo(Inodes.key(record));
+    assertThat(Inodes.key(parent.resolve("b/.lock"))).isEqualTo(Inodes.key(record));
+    assertThat(Inodes.links(record)).isEqualTo(3);
     try (Stream<Path> inA = Files.list(parent.resolve("a"))) {
       assertThat(inA.map(p -> p.getFileName().toString())).containsExactly(".lock");
     }
@@ -82,13 +71,13 @@ class HolderRecordsTest {
 
     a.release(false);
     assertThat(parent.resolve("a")).doesNotExist();
-    assertThat(links(record)).as("the release unlinks, the record stays").isEqualTo(2);
+    assertThat(Inodes.links(record)).as("the release unlinks, the record stays").isEqualTo(2);
     b.release(false);
-    assertThat(links(record)).isEqualTo(1);
+    assertThat(Inodes.links(record)).isEqualTo(1);
 
     SemaphoreHold again = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
-    assertThat(key(parent.resolve("a/.lock"))).as("the next take links the same record")
-        .isEqualTo(key(record));
+    assertThat(Inodes.key(parent.resolve("a/.lock"))).as("the next take links the same record")
+        .isEqualTo(Inodes.key(record));
     again.release(false);
     assertThat(recordFiles(records)).as("one more record: the other holder name's")
         .hasSize(2).contains(record);
@@ -101,7 +90,7 @@ class HolderRecordsTest {
     SemaphoreHold a = FolderSemaphore.take(parent.resolve("a"), "freeze", null, records);
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "adopt", null, records);
     assertThat(recordFiles(records)).hasSize(2);
-    assertThat(key(parent.resolve("a/.lock"))).isNotEqualTo(key(parent.resolve("b/.lock")));
+    assertThat(Inodes.key(parent.resolve("a/.lock"))).isNotEqualTo(Inodes.key(parent.resolve("b/.lock")));
     assertThatThrownBy(() -> FolderSemaphore.release(parent.resolve("a"), "adopt"))
         .isInstanceOfSatisfying(LockValidationException.class,
             e -> assertThat(e.reason()).isEqualTo(LockException.Reason.HOLDER_MISMATCH));
@@ -118,13 +107,13 @@ class HolderRecordsTest {
     first.release(false, spares); // recycled: a spare now
     assertThat(spares.size()).isEqualTo(1);
     Path record = recordFiles(records).get(0);
-    assertThat(links(record)).isEqualTo(1);
+    assertThat(Inodes.links(record)).isEqualTo(1);
 
     SemaphoreHold second = FolderSemaphore.take(parent.resolve("b"), "worker", spares, records);
     assertThat(spares.size()).as("the spare was used").isZero();
-    assertThat(key(parent.resolve("b/.lock"))).isEqualTo(key(record));
+    assertThat(Inodes.key(parent.resolve("b/.lock"))).isEqualTo(Inodes.key(record));
     second.release(false, spares);
-    assertThat(links(record)).isEqualTo(1);
+    assertThat(Inodes.links(record)).isEqualTo(1);
     assertThat(parent.resolve("b")).doesNotExist();
   }
 
@@ -136,7 +125,7 @@ class HolderRecordsTest {
     HolderRecords records = new HolderRecords(parent);
     SemaphoreHold a = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
     assertThat(a).as("the take goes the usual way").isNotNull();
-    assertThat(links(parent.resolve("a/.lock"))).isEqualTo(1);
+    assertThat(Inodes.links(parent.resolve("a/.lock"))).isEqualTo(1);
     a.release(false);
     assertThat(Files.readString(place)).isEqualTo("not a directory");
 
@@ -146,7 +135,7 @@ class HolderRecordsTest {
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null,
         new HolderRecords(parent));
     assertThat(b).isNotNull();
-    assertThat(links(parent.resolve("b/.lock"))).isEqualTo(1);
+    assertThat(Inodes.links(parent.resolve("b/.lock"))).isEqualTo(1);
     b.release(false);
     try (Stream<Path> inside = Files.list(elsewhere)) {
       assertThat(inside).as("the link was not followed").isEmpty();
@@ -162,18 +151,18 @@ class HolderRecordsTest {
     Path stranger = records.directory().resolve("stranger");
     byte[] strangers = LockRecord.fresh(ProcessTable.system().current(), "a stranger").toBytes();
     Files.write(stranger, strangers);
-    Object strangerKey = key(stranger);
+    Object strangerKey = Inodes.key(stranger);
     Files.move(stranger, record, StandardCopyOption.REPLACE_EXISTING);
 
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null, records);
     assertThat(b).isNotNull();
     Path lock = parent.resolve("b/.lock");
-    assertThat(key(lock)).as("a fresh record of ours, not the stranger's").isNotEqualTo(strangerKey);
+    assertThat(Inodes.key(lock)).as("a fresh record of ours, not the stranger's").isNotEqualTo(strangerKey);
     assertThat(FolderSemaphore.holder(parent.resolve("b")).orElseThrow().holder())
         .isEqualTo("worker");
     assertThat(Files.readAllBytes(record)).as("the stranger's file is left as it is")
         .isEqualTo(strangers);
-    assertThat(links(record)).as("its link in the folder was undone").isEqualTo(1);
+    assertThat(Inodes.links(record)).as("its link in the folder was undone").isEqualTo(1);
     b.release(false);
   }
 
@@ -182,7 +171,7 @@ class HolderRecordsTest {
     Path parent = parent();
     HolderRecords records = new HolderRecords(parent);
     SemaphoreHold a = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
-    Object first = key(parent.resolve("a/.lock"));
+    Object first = Inodes.key(parent.resolve("a/.lock"));
     for (Path file : recordFiles(records)) {
       Files.delete(file);
     }
@@ -190,7 +179,7 @@ class HolderRecordsTest {
 
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null, records);
     assertThat(b).isNotNull();
-    assertThat(key(parent.resolve("b/.lock"))).isNotEqualTo(first);
+    assertThat(Inodes.key(parent.resolve("b/.lock"))).isNotEqualTo(first);
     assertThat(recordFiles(records)).hasSize(1);
 
     a.release(false);
@@ -219,8 +208,8 @@ class HolderRecordsTest {
     assertThat(parent.resolve("a/.lock")).as("left as it is").exists();
 
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null, records);
-    assertThat(key(parent.resolve("b/.lock"))).as("a fresh record for the next take")
-        .isNotEqualTo(key(record));
+    assertThat(Inodes.key(parent.resolve("b/.lock"))).as("a fresh record for the next take")
+        .isNotEqualTo(Inodes.key(record));
     b.release(false);
   }
 
@@ -234,8 +223,8 @@ class HolderRecordsTest {
       try {
         Thread.currentThread().interrupt();
         SemaphoreHold hold = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
-        boolean took = hold != null && key(parent.resolve("a/.lock"))
-            .equals(key(recordFiles(records).get(0)));
+        boolean took = hold != null && Inodes.key(parent.resolve("a/.lock"))
+            .equals(Inodes.key(recordFiles(records).get(0)));
         hold.release(false);
         outcome.set(took && Thread.currentThread().isInterrupted()
             && Files.notExists(parent.resolve("a")));
@@ -249,7 +238,7 @@ class HolderRecordsTest {
 
     SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null, records);
     SemaphoreHold c = FolderSemaphore.take(parent.resolve("c"), "worker", null, records);
-    Object first = key(parent.resolve("b/.lock"));
+    Object first = Inodes.key(parent.resolve("b/.lock"));
     HolderRecords.Published published = records.publishedFor("worker");
     closeItsDescriptor(published); // as an interrupt during a release closes it
     b.release(false);
@@ -264,7 +253,7 @@ class HolderRecordsTest {
     SemaphoreHold d = FolderSemaphore.take(parent.resolve("d"), "worker", null, records);
     List<Path> now = recordFiles(records);
     assertThat(now).as("a fresh record").hasSize(1).doesNotContain(published.path);
-    assertThat(key(parent.resolve("d/.lock"))).isEqualTo(key(now.get(0)));
+    assertThat(Inodes.key(parent.resolve("d/.lock"))).isEqualTo(Inodes.key(now.get(0)));
     assertThat(first).isNotNull();
     d.release(false);
   }
@@ -289,7 +278,7 @@ class HolderRecordsTest {
       // The usual way is tried next, and publishes a file of its own.
       SemaphoreHold a = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
       assertThat(a).isNotNull();
-      assertThat(links(parent.resolve("a/.lock"))).isEqualTo(1);
+      assertThat(Inodes.links(parent.resolve("a/.lock"))).isEqualTo(1);
       assertThat(recordFiles(records)).as("no half-written record is left").isEmpty();
       a.release(false);
     } finally {

@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.lock.FolderSemaphore;
 import dev.cryo.lock.HolderRecords;
+import dev.cryo.lock.Inodes;
 import dev.cryo.lock.SemaphoreHold;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
@@ -27,15 +26,6 @@ class LinkedRecordCrossProcessTest {
   private static final Duration BOUND = Duration.ofSeconds(60);
 
   @TempDir Path temp;
-
-  private static Object key(Path path) throws IOException {
-    return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-        .fileKey();
-  }
-
-  private static int links(Path path) throws IOException {
-    return (Integer) Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
-  }
 
   private static List<String> recordNames(Path directory) throws IOException {
     try (Stream<Path> files = Files.list(directory)) {
@@ -68,9 +58,9 @@ class LinkedRecordCrossProcessTest {
           .anyMatch(n -> n.startsWith(ProcessHandle.current().pid() + "."));
       Path firstRecord = records.resolve(names.stream()
           .filter(n -> n.startsWith(first.pid() + ".")).findFirst().orElseThrow());
-      assertThat(key(a.resolve(".lock"))).isEqualTo(key(b.resolve(".lock")))
-          .isEqualTo(key(firstRecord));
-      assertThat(links(firstRecord)).isEqualTo(3);
+      assertThat(Inodes.key(a.resolve(".lock"))).isEqualTo(Inodes.key(b.resolve(".lock")))
+          .isEqualTo(Inodes.key(firstRecord));
+      assertThat(Inodes.links(firstRecord)).isEqualTo(3);
       assertThat(FolderSemaphore.holder(a).orElseThrow().pid()).isEqualTo(first.pid());
       assertThat(FolderSemaphore.take(a, "shared", null, mine)).as("a live holder").isNull();
       assertThat(FolderSemaphore.take(c, "shared", null, mine)).as("a live holder").isNull();
@@ -80,14 +70,14 @@ class LinkedRecordCrossProcessTest {
       assertThat(HolderRecords.removeAbandoned(parent)).isEqualTo(1);
       assertThat(firstRecord).doesNotExist();
       assertThat(recordNames(records)).hasSize(2);
-      assertThat(links(a.resolve(".lock"))).as("its links keep the record readable").isEqualTo(2);
+      assertThat(Inodes.links(a.resolve(".lock"))).as("its links keep the record readable").isEqualTo(2);
       assertThat(FolderSemaphore.holder(b).orElseThrow().pid()).isEqualTo(first.pid());
 
       SemaphoreHold takenA = FolderSemaphore.take(a, "shared", null, mine);
       assertThat(takenA).as("a dead holder's link is reclaimed").isNotNull();
       assertThat(FolderSemaphore.holder(a).orElseThrow().pid())
           .isEqualTo(ProcessHandle.current().pid());
-      assertThat(links(b.resolve(".lock"))).isEqualTo(1);
+      assertThat(Inodes.links(b.resolve(".lock"))).isEqualTo(1);
       SemaphoreHold takenB = FolderSemaphore.take(b, "shared", null, mine);
       assertThat(takenB).isNotNull();
       assertThat(FolderSemaphore.take(c, "shared", null, mine)).as("still alive").isNull();
