@@ -24,9 +24,17 @@ class ChannelIo {
 
   private static final Consumer<SelectionKey> IGNORE = key -> { };
 
+  /**
+   * The largest frame {@link #writeFrame} copies into its direct buffer; a frame of 1 KiB, as most
+   * are, and a burst of announcements fit. Larger ones are written from their arrays.
+   */
+  static final int STAGING_BYTES = 64 * 1024;
+
   private final SocketChannel channel;
   private final Selector readable;
   private final Selector writable;
+  /** The writer's direct buffer, made at the first small frame: one element, for writeFully. */
+  private final ByteBuffer[] staging = new ByteBuffer[1];
 
   private ChannelIo(SocketChannel channel, Selector readable, Selector writable) {
     this.channel = channel;
@@ -92,10 +100,39 @@ class ChannelIo {
   }
 
   /**
-   * Writes all of the buffers' bytes, in order, with gathering writes (one system call for a
-   * frame's head and payload), waiting for room in the socket's buffer when it is full. The
-   * writer's interrupt status is set aside during the write and given back after it: an interrupt
-   * neither cuts a frame nor closes the channel.
+   * Writes a frame's head and then its payload, whole, waiting for room in the socket's buffer
+   * when it is full. A frame of at most {@link #STAGING_BYTES} is copied into this channel's own
+   * direct buffer and written from there with one write: the JDK writes a heap buffer by copying
+   * it into a temporary direct buffer anyway, so the copy is not an extra one, and the frame
+   * allocates nothing on its way (no buffer wrapped, no array of buffers). A larger frame is
+   * written with gathering writes straight from the two arrays. The writer's interrupt status is
+   * set aside during the write and given back after it: an interrupt neither cuts a frame nor
+   * closes the channel.
+   *
+   * <p>One writer at a time (the holder of the wire's write lock): the staging buffer is the
+   * writer's.
+   *
+   * @throws ClosedChannelException when the wire was closed (a blocked write included)
+   */
+  void writeFrame(byte[] head, byte[] payload) throws IOException {
+    if (head.length + payload.length <= STAGING_BYTES) {
+      ByteBuffer staged = staging[0];
+      if (staged == null) {
+        staged = staging[0] = ByteBuffer.allocateDirect(STAGING_BYTES);
+      }
+      staged.clear();
+      staged.put(head).put(payload).flip();
+      writeFully(staging);
+    } else {
+      writeFully(payload.length == 0 ? new ByteBuffer[] {ByteBuffer.wrap(head)}
+          : new ByteBuffer[] {ByteBuffer.wrap(head), ByteBuffer.wrap(payload)});
+    }
+  }
+
+  /**
+   * Writes all of the buffers' bytes, in order (one buffer with plain writes, several with
+   * gathering writes), waiting for room in the socket's buffer when it is full; the writer's
+   * interrupt status set aside as {@link #writeFrame} says.
    *
    * @throws ClosedChannelException when the wire was closed (a blocked write included)
    */
@@ -107,7 +144,7 @@ class ChannelIo {
     boolean interrupted = Thread.interrupted();
     try {
       while (left > 0) {
-        long written = channel.write(bytes);
+        long written = bytes.length == 1 ? channel.write(bytes[0]) : channel.write(bytes);
         left -= written;
         if (written == 0) {
           writable.select(IGNORE, 0);

@@ -77,16 +77,11 @@ final class FrameCodec {
   /**
    * A frame ready to be written: its prelude and header in one small array, its payload as the
    * caller gave it (not copied: it is read while the frame is written, on the writing thread).
-   * Writing the two with one gathering write spares a copy of every payload into a frame array,
-   * the largest allocation of an outbound frame (docs/benchmarks.md, "Issue 9, wire, pass 6").
+   * Keeping the two apart spares a copy of every payload into a frame array, the largest
+   * allocation of an outbound frame (docs/benchmarks.md, "Issue 9, wire, pass 6"); {@link
+   * ChannelIo#writeFrame} writes them together.
    */
   record Outbound(byte[] head, byte[] payload) {
-    /** The frame's bytes as buffers for one gathering write, head first. */
-    ByteBuffer[] buffers() {
-      return payload.length == 0 ? new ByteBuffer[] {ByteBuffer.wrap(head)}
-          : new ByteBuffer[] {ByteBuffer.wrap(head), ByteBuffer.wrap(payload)};
-    }
-
     /** The frame's length in bytes. */
     int length() {
       return head.length + payload.length;

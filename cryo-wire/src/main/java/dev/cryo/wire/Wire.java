@@ -5,7 +5,6 @@ import java.lang.System.Logger.Level;
 import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
@@ -49,6 +48,7 @@ public final class Wire implements AutoCloseable {
 
   /** The message of the JDK's SocketException for ECONNRESET. */
   private static final String CONNECTION_RESET = "Connection reset";
+  private static final byte[] NO_BYTES = new byte[0];
 
   private final ChannelIo io;
   private final String name;
@@ -228,7 +228,7 @@ public final class Wire implements AutoCloseable {
       failPending();
       return call.future;
     }
-    write(frame.buffers(), call.written(), "a call");
+    write(frame.head(), frame.payload(), call.written(), "a call");
     return call.future;
   }
 
@@ -250,7 +250,7 @@ public final class Wire implements AutoCloseable {
       throw new WireClosedException(name, reason, false);
     }
     AtomicBoolean written = new AtomicBoolean();
-    if (!write(frame.buffers(), written, "an event")) {
+    if (!write(frame.head(), frame.payload(), written, "an event")) {
       throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
@@ -297,7 +297,7 @@ public final class Wire implements AutoCloseable {
       throw new WireClosedException(name, reason, false);
     }
     AtomicBoolean written = new AtomicBoolean();
-    if (!write(new ByteBuffer[] {ByteBuffer.wrap(burst)}, written, "events")) {
+    if (!write(burst, NO_BYTES, written, "events")) {
       throw new WireClosedException(name, closeReason.get(), written.get());
     }
   }
@@ -660,7 +660,7 @@ public final class Wire implements AutoCloseable {
     if (closeReason.get() != null) {
       return;
     }
-    write(frame.buffers(), null, "a reply");
+    write(frame.head(), frame.payload(), null, "a reply");
   }
 
   private FrameCodec.Outbound errorFrame(Frame call, String code, String message) {
@@ -672,23 +672,23 @@ public final class Wire implements AutoCloseable {
   // ------------------------------------------------------------------------- writing, closing
 
   /**
-   * Writes one whole frame (or burst) under the write lock, on the calling thread, with one
-   * gathering write of its buffers (a frame's head and its payload, not copied together). The
-   * writer's interrupt status is set aside for the write and given back after it
-   * ({@link ChannelIo#writeFully}): one interrupted caller (a request given up by its client)
-   * neither cuts a frame nor ends the wire of every other.
+   * Writes one whole frame (or burst) under the write lock, on the calling thread: its head and
+   * its payload, in that order, as {@link ChannelIo#writeFrame} writes them. The writer's
+   * interrupt status is set aside for the write and given back after it: one interrupted caller
+   * (a request given up by its client) neither cuts a frame nor ends the wire of every other.
    *
    * <p>A failed write closes the wire before the lock is let go: a call waiting for the lock then
    * finds the wire closed and is failed as never sent, even when the reader thread has not yet
    * seen the end of the stream (a peer that died, or stopped reading, while a frame was blocked).
    *
+   * @param head the frame's prelude and header (or a whole burst of frames)
+   * @param payload the frame's payload, written right after the head (empty for none)
    * @param written set once the lock is held and the wire still open (from then on the frame's
    *     bytes may reach the peer); null when the caller need not know (a reply)
    * @param what what is written, for the close reason ("a call", "a reply", ...)
    * @return whether the frame was written whole; false when the wire was or became closed
    */
-  private boolean write(ByteBuffer[] bytes, AtomicBoolean written,
-      String what) {
+  private boolean write(byte[] head, byte[] payload, AtomicBoolean written, String what) {
     boolean closedHere = false;
     writeLock.lock();
     try {
@@ -698,7 +698,7 @@ public final class Wire implements AutoCloseable {
       if (written != null) {
         written.set(true); // from here on, some of it may reach the peer
       }
-      io.writeFully(bytes);
+      io.writeFrame(head, payload);
       return true;
     } catch (IOException e) {
       closedHere = markClosed("write_failed: writing " + what + " failed (" + e.getMessage()
