@@ -250,14 +250,38 @@ public final class LoadGenerator {
     return windows[0];
   }
 
+  /** The most times a user tries to open his page when the connection fails under it. */
+  static final int OPEN_ATTEMPTS = 3;
+
+  /**
+   * Opens a page for a new virtual user, trying again (up to {@link #OPEN_ATTEMPTS} in all) when
+   * the request fails on its connection: the client's pool may hand it a kept-alive connection
+   * the server closed meanwhile, and it does not retry a POST itself. A page opened by an attempt
+   * whose answer was lost stays unused; the run goes on with the one answered.
+   */
+  private static HttpResponse<String> open(HttpClient client, URI base)
+      throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(base.resolve("/api/pages"))
+        .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return client.send(request, BodyHandlers.ofString());
+      } catch (IOException e) {
+        if (attempt == OPEN_ATTEMPTS) {
+          throw new IOException("a virtual user could not open his page in " + attempt
+              + " attempts: " + e.getMessage(), e);
+        }
+        System.err.printf("a virtual user's page did not open (%s); trying again%n", e);
+      }
+    }
+  }
+
   private static Window[] user(HttpClient client, URI base, Window[] windows, LongSupplier until,
       boolean checked, boolean bySent, CountDownLatch ready)
       throws IOException, InterruptedException {
     HttpResponse<String> opened;
     try {
-      opened = client.send(HttpRequest.newBuilder(base.resolve("/api/pages"))
-          .POST(BodyPublishers.ofString("{}")).header("content-type", "application/json").build(),
-          BodyHandlers.ofString());
+      opened = open(client, base);
     } finally {
       ready.countDown();
     }
