@@ -55,6 +55,7 @@ public final class HttpBench {
       plain.start();
       URI cryo = URI.create("http://127.0.0.1:" + front.port() + "/");
       URI single = URI.create("http://127.0.0.1:" + plain.port() + "/");
+      System.out.println("single process at " + single + ", cryo's front at " + cryo);
       Duration warmUp = Duration.ofSeconds(3);
       double[] cryoThroughput = new double[rounds];
       double[] plainThroughput = new double[rounds];

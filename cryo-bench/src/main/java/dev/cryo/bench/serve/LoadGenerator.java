@@ -271,7 +271,8 @@ public final class LoadGenerator {
           throw new IOException("a virtual user could not open his page in " + attempt
               + " attempts: " + e.getMessage(), e);
         }
-        System.err.printf("a virtual user's page did not open (%s); trying again%n", e);
+        System.err.printf("a virtual user's page at %s did not open (%s); trying again%n", base,
+            e);
       }
     }
   }
