@@ -95,9 +95,12 @@ public final class FolderSemaphore {
    *
    * @param folder the folder, whose parent is a real path (the caller resolved it once): the
    *     folder's lockfile then shares its JVM guard with every other spelling's
-   * @return the hold, or {@code null} when a live (or unprovably dead) holder has the semaphore
+   * @return the hold, or {@code null} when a live (or unprovably dead) holder has the semaphore,
+   *     or took it (or removed it) right after this take's claim: retry later
    * @throws LockValidationException as {@link #tryTake}, and {@link LockException.Reason#NOT_A_DIRECTORY}
-   *     when the folder is a link or changes under the take (nothing of the take is left)
+   *     when the folder is a link or changes under the take (nothing of the take is left in the
+   *     folder held; a record linked into a directory put at its name meanwhile stays there,
+   *     naming this process)
    */
   public static SemaphoreHold take(Path folder, String holder) throws LockException {
     return take(folder, holder, null);
@@ -179,6 +182,8 @@ public final class FolderSemaphore {
         NoFollowDirectory.Opened opened = NoFollowDirectory.openKeyed(canonical);
         directory = opened.directory();
         folderKey = opened.fileKey();
+      } catch (LockException e) {
+        throw e; // the mkdir's own refusal (a link or a file at the name): its reason stands
       } catch (NoSuchFileException e) {
         continue; // made and removed again by a release meanwhile: make it again
       } catch (NotDirectoryException e) {
@@ -243,6 +248,8 @@ public final class FolderSemaphore {
     LockRecord record = Claim.run(file, holder, System.nanoTime());
     try {
       return OwnLockfile.adopt(folder, directory, folderKey, record);
+    } catch (LockBusyException e) {
+      throw e; // removed or taken by another right after the claim: busy, the caller retries
     } catch (IOException e) {
       throw new LockValidationException(LockException.Reason.IO_FAILURE, file.path(),
           "took " + file.path() + " but could not open it in the folder held: "

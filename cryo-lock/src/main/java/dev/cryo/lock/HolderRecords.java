@@ -46,8 +46,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * lock of the record ({@link Published#releasing}): every hold of one record shares its inode, the
  * JVM forbids two overlapping locks of one file, and closing any descriptor of it drops them all.
  *
- * <p><b>Retired.</b> A record whose file is no longer at its name (removed or replaced by hand, a wipe), or that cannot take another
- * link, is retired: the next take publishes a fresh one; holds made from it still release.
+ * <p><b>Retired.</b> A record whose file is no longer at its name (removed or replaced by hand, a
+ * wipe), that cannot take another link, or that {@link #clear} or {@link #removeOwn} forgot, is
+ * retired: the next take publishes a fresh one, the retired one takes no new hold, and the holds
+ * made from it still release.
  *
  * <p><b>Cleaned.</b> A record file stays while its process lives (even with no link left: the next
  * take links it again). Those of processes proven dead (by the same proof of death as a lockfile,
@@ -78,7 +80,17 @@ public final class HolderRecords {
 
   static volatile WriteProbe writeProbe = record -> { };
 
-  /** Every record this process published, by file key: their inodes stay while the JVM lives. */
+  /**
+   * The {@link Published#releasing} locks of this process's records, by file key, for whoever
+   * opens such a file in this JVM ({@link #releasingOf}). An entry lives from its record's
+   * publication until the record is retired ({@link #retire}, {@link #clear}, {@link #removeOwn})
+   * and its last hold is given back: a retired record takes no new hold, so it never needs its
+   * entry again, and an inode number freed with its file cannot alias a later file. The map
+   * therefore holds one entry per holder name of each records instance in use (one dropped
+   * without {@link #clear} keeps its entries, as it keeps its record files), plus the retired
+   * records that still have holds; not one per record ever published (every wipe, move or
+   * retirement publishes fresh ones).
+   */
   private static final Map<Object, ReentrantLock> OWN = new ConcurrentHashMap<>();
 
   private final Path parent;
@@ -103,7 +115,7 @@ public final class HolderRecords {
   }
 
   /**
-   * Forgets every record and removes this process's record files, and the directory when that
+   * Retires every record and removes this process's record files, and the directory when that
    * leaves it empty (another live process's records keep it): for a parent about to be moved,
    * which takes nothing of this process along. A hold still outstanding keeps its lock, and
    * releases it, all the same.
@@ -141,11 +153,13 @@ public final class HolderRecords {
   }
 
   /**
-   * Forgets every record (their descriptors stay open for the holds made from them): for a parent
+   * Retires every record (their descriptors stay open for the holds made from them): for a parent
    * about to be wiped, dropped or moved. The next take publishes fresh records.
    */
   public void clear() {
-    byHolder.clear();
+    for (Published published : byHolder.values()) {
+      retire(published);
+    }
   }
 
   /**
@@ -182,9 +196,13 @@ public final class HolderRecords {
     return fileKey == null || OWN.isEmpty() ? null : OWN.get(fileKey);
   }
 
-  /** Retires {@code published}: the next take of its holder publishes a fresh record. */
+  /**
+   * Retires {@code published}: the next take of its holder publishes a fresh record, and this one
+   * takes no new hold (the holds made from it still release).
+   */
   void retire(Published published) {
     byHolder.remove(published.holderKey, published);
+    published.retire();
   }
 
   private Published publish(String holder) throws IOException {
@@ -312,6 +330,7 @@ public final class HolderRecords {
     final ReentrantLock releasing = new ReentrantLock();
     private FileChannel channel; // guarded by releasing
     private int holds; // guarded by releasing
+    private boolean retired; // guarded by releasing
 
     Published(String holderKey, LockRecord record, byte[] bytes, Path path, Object fileKey,
         FileTime modified) {
@@ -327,11 +346,15 @@ public final class HolderRecords {
      * Counts one more hold, opening the record's descriptor for the first (read-write, never
      * through a link, never interrupted).
      *
-     * @throws IOException when the record's file cannot be opened at its name (nothing counted)
+     * @throws IOException when the record is retired, or its file cannot be opened at its name
+     *     (nothing counted)
      */
     void pin() throws IOException {
       releasing.lock();
       try {
+        if (retired) {
+          throw new IOException("the semaphore record " + path + " is retired");
+        }
         if (holds == 0 || channel == null || !channel.isOpen()) {
           reopen();
         }
@@ -341,17 +364,41 @@ public final class HolderRecords {
       }
     }
 
-    /** Counts one hold less, closing the descriptor after the last (under the JVM lock). */
+    /**
+     * Counts one hold less, closing the descriptor after the last (under the JVM lock); the last
+     * hold of a retired record also takes its entry out of {@link #OWN}.
+     */
     void unpin() {
       releasing.lock();
       try {
-        if (holds > 0 && --holds == 0 && channel != null) {
-          try {
-            channel.close();
-          } catch (IOException e) {
-            // nothing is written through it
+        if (holds > 0 && --holds == 0) {
+          if (channel != null) {
+            try {
+              channel.close();
+            } catch (IOException e) {
+              // nothing is written through it
+            }
+            channel = null;
           }
-          channel = null;
+          if (retired) {
+            OWN.remove(fileKey, releasing);
+          }
+        }
+      } finally {
+        releasing.unlock();
+      }
+    }
+
+    /**
+     * Takes no new hold from now on; out of {@link #OWN} at once when no hold is outstanding (no
+     * descriptor of it is then open in this process), else with the last {@link #unpin}.
+     */
+    private void retire() {
+      releasing.lock();
+      try {
+        retired = true;
+        if (holds == 0) {
+          OWN.remove(fileKey, releasing);
         }
       } finally {
         releasing.unlock();

@@ -40,6 +40,12 @@ final class OwnLockfile {
   private static final FileAttribute<?> PRIVATE_FILE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
+  /**
+   * A test seam, {@code null} in production: called by {@link #publish} once the temporary is
+   * written whole, just before its link to the lockfile's name, told both by path.
+   */
+  static volatile Publication.LinkStep beforeLink;
+
   private OwnLockfile() {}
 
   /**
@@ -77,6 +83,10 @@ final class OwnLockfile {
     try {
       key = directory.getFileAttributeView(temporary, BasicFileAttributeView.class,
           LinkOption.NOFOLLOW_LINKS).readAttributes().fileKey();
+      Publication.LinkStep step = beforeLink;
+      if (step != null) {
+        step.reached(lockPath, folder.resolve(temporary));
+      }
       try {
         Files.createLink(lockPath, folder.resolve(temporary));
       } catch (FileAlreadyExistsException e) {
@@ -91,6 +101,8 @@ final class OwnLockfile {
       kept = true;
       return new SemaphoreHold(folder, directory, channel, key, record, bytes, folderKey,
           List.of());
+    } catch (LockException e) {
+      throw e; // this take's own refusal (disappeared, replaced): its reason and message stand
     } catch (IOException e) {
       throw SemaphoreHold.publishFailed(lockPath, e);
     } finally {

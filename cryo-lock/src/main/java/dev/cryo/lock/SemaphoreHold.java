@@ -45,8 +45,9 @@ import java.util.Set;
  * checks by one look that the name still designates the record as published (inode, length and
  * modification time, no byte read) and unlinks the name, which frees no inode.
  *
- * <p>Thread-safe: {@link #release} and {@link #directory} may be called from any thread, and a
- * release runs once (a second call, after a successful one, is refused as not held).
+ * <p>Thread-safe: {@link #release}, {@link #abandon} and {@link #directory} may be called from any
+ * thread; a release and an abandonment run one at a time, and a release runs once (a second call,
+ * after a successful one, is refused as not held).
  */
 public final class SemaphoreHold {
 
@@ -395,8 +396,14 @@ public final class SemaphoreHold {
   /**
    * Drops both descriptors without releasing: for a hold whose record is no longer its own (broken
    * and taken again), or whose folder was removed whole. The lockfile, if still there, stays.
+   *
+   * <p>Under the hold's monitor, as {@link #release}: a release in progress on another thread ends
+   * first (within its patience). A take of the same folder can succeed, and drop the hold it
+   * replaces, while that hold's release is still at work: between the recycling rename to a spare
+   * name and the unlink of the lockfile inside it, for one; the release then still has the
+   * folder's descriptor to unlink through.
    */
-  public void abandon() {
+  public synchronized void abandon() {
     closeChannel();
     unpin();
     closeDirectory();

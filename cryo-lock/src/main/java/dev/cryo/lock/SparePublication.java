@@ -20,6 +20,13 @@ import java.nio.file.StandardCopyOption;
  */
 final class SparePublication {
 
+  /**
+   * A test seam, {@code null} in production: called by {@link #publish} right after the spare is
+   * renamed to the folder's name, before the name is checked, told the folder and the spare's
+   * former name.
+   */
+  static volatile Publication.LinkStep afterRename;
+
   private SparePublication() {}
 
   /**
@@ -106,6 +113,10 @@ final class SparePublication {
         }
         return null;
       }
+      Publication.LinkStep step = afterRename;
+      if (step != null) {
+        step.reached(folder, spare.path());
+      }
       Object named = LockFile.fileKeyAt(folder);
       Object landed = SemaphoreHold.lockKeyIn(directory);
       if (!spare.fileKey().equals(named)) {
@@ -126,6 +137,8 @@ final class SparePublication {
               spare.fileKey(), spare.files())
           : new SemaphoreHold(folder, directory, channel, key, record, bytes, spare.fileKey(),
               spare.files());
+    } catch (LockException e) {
+      throw e; // this take's own refusal (the folder replaced): its reason and message stand
     } catch (IOException e) {
       throw SemaphoreHold.publishFailed(folder.resolve(FolderSemaphore.FILE_NAME), e);
     } finally {

@@ -39,7 +39,9 @@
  * <p>Rules of the package: nothing here follows a symbolic link at a lockfile's path, blocks on a
  * FIFO, trusts a size the file claims, or creates the directory of a {@code ProcessLock}. Every
  * refusal is a {@link dev.cryo.lock.LockException} carrying a machine-readable
- * {@link dev.cryo.lock.LockException.Reason}. The package has no dependencies beyond the JDK and is
+ * {@link dev.cryo.lock.LockException.Reason}, which callers act on; a {@code LockException} is an
+ * {@link java.io.IOException}, so a {@code catch} of the file system's failures around code that
+ * refuses passes the refusal on first, reason and message unchanged. The package has no dependencies beyond the JDK and is
  * written for Linux; elsewhere the proof of death falls back to {@link java.lang.ProcessHandle}.
  */
 package dev.cryo.lock;

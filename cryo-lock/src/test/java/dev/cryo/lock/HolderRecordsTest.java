@@ -258,6 +258,77 @@ class HolderRecordsTest {
     d.release(false);
   }
 
+  @Test
+  void aRecordLeavesTheProcesssLocksOnceRetiredAndItsLastHoldGivenBack() throws Exception {
+    Path parent = parent();
+    HolderRecords records = new HolderRecords(parent);
+    SemaphoreHold a = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
+    Object first = Inodes.key(parent.resolve("a/.lock"));
+    assertThat(HolderRecords.releasingOf(first)).isNotNull();
+
+    records.clear(); // the parent is about to be wiped
+    assertThat(HolderRecords.releasingOf(first)).as("a hold of it is still out").isNotNull();
+    a.release(false);
+    assertThat(HolderRecords.releasingOf(first)).as("retired, its last hold given back").isNull();
+
+    SemaphoreHold b = FolderSemaphore.take(parent.resolve("b"), "worker", null, records);
+    Object second = Inodes.key(parent.resolve("b/.lock"));
+    assertThat(second).as("a fresh record").isNotEqualTo(first);
+    b.release(false);
+    assertThat(HolderRecords.releasingOf(second)).as("in use: its next take links it").isNotNull();
+    records.removeOwn(); // the parent is about to be moved
+    assertThat(HolderRecords.releasingOf(second)).isNull();
+  }
+
+  @Test
+  void aRetiredRecordTakesNoNewHold() throws Exception {
+    Path parent = parent();
+    HolderRecords records = new HolderRecords(parent);
+    HolderRecords.Published retired = records.publishedFor("worker");
+    records.retire(retired); // as a take that found it rewritten, or a wipe, does
+    assertThatThrownBy(retired::pin).isInstanceOf(IOException.class)
+        .hasMessageContaining("retired");
+
+    SemaphoreHold hold = FolderSemaphore.take(parent.resolve("a"), "worker", null, records);
+    assertThat(Inodes.key(parent.resolve("a/.lock"))).as("a fresh record, linked")
+        .isNotEqualTo(retired.fileKey)
+        .isEqualTo(records.publishedFor("worker").fileKey);
+    hold.release(false);
+  }
+
+  /**
+   * A long life of one process: its parent wiped and moved again and again (every start wipes,
+   * every reboot moves), three holder names in each, and holds still out across a wipe. No record
+   * of a round stays among the process's locks once the round is over.
+   */
+  @Test
+  void theProcesssLocksDoNotGrowWithItsWipesAndMoves() throws Exception {
+    Path parent = parent();
+    List<String> names = List.of("freeze", "wake", "login");
+    for (int round = 0; round < 50; round++) {
+      HolderRecords records = new HolderRecords(parent);
+      List<Object> keys = new java.util.ArrayList<>();
+      List<SemaphoreHold> holds = new java.util.ArrayList<>();
+      for (String name : names) {
+        SemaphoreHold hold = FolderSemaphore.take(parent.resolve("u-" + name), name, null, records);
+        keys.add(Inodes.key(parent.resolve("u-" + name + "/.lock")));
+        holds.add(hold);
+      }
+      holds.remove(0).release(false);
+      if (round % 2 == 0) {
+        records.clear(); // a wipe, holds still out
+      } else {
+        records.removeOwn(); // a move
+      }
+      for (SemaphoreHold hold : holds) {
+        hold.release(false);
+      }
+      for (Object key : keys) {
+        assertThat(HolderRecords.releasingOf(key)).as("round %d", round).isNull();
+      }
+    }
+  }
+
   private static void closeItsDescriptor(HolderRecords.Published published) throws IOException {
     published.releasing.lock();
     try {
