@@ -20,9 +20,10 @@ import java.io.IOException;
  * <p>The messages of a request's and a move's path ({@link HttpCall}, {@link HttpResult},
  * {@link AnnouncementMessage}, {@link UserOrder}, {@link FreezeResult}, {@link PushMessage},
  * {@link PushResult}) are written and read by hand with Jackson's streaming API
- * ({@link MessageWriters}, {@link MessageReaders}), on the same factory as the mapper: the same
- * bytes as data binding writes, and the same messages accepted, except for the scalar coercions
- * listed in {@link MessageReaders}. Every other message goes through data binding.
+ * ({@code MessageWriters}, {@code MessageReaders}), on the same factory as the mapper: the same
+ * bytes as data binding writes, and the same messages accepted and refused, except for the scalar
+ * coercions of data binding that {@code MessageReaders} lists and refuses (docs/wire.md,
+ * "Messages written by hand"). Every other message goes through data binding.
  */
 public final class ProtocolCodec {
 
@@ -63,6 +64,9 @@ public final class ProtocolCodec {
   }
 
   private static <T> T readByHand(byte[] bytes, Class<T> type) {
+    if (bytes == null) {
+      throw new ProtocolException("a " + type.getSimpleName() + " message did not read: no bytes");
+    }
     try {
       return type.cast(MessageReaders.read(bytes, type));
     } catch (ProtocolException e) {
@@ -82,6 +86,8 @@ public final class ProtocolCodec {
               ? "a required value is missing or null" + (e.getMessage() == null ? ""
                   : " (" + e.getMessage() + ")")
               : e.getMessage()), e);
+    } catch (RuntimeException e) { // as data binding's path does: nothing else escapes a read
+      throw new ProtocolException("a " + type.getSimpleName() + " message did not read: " + e, e);
     }
   }
 
