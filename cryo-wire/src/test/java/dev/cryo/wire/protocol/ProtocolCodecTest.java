@@ -59,6 +59,16 @@ class ProtocolCodecTest {
         .isInstanceOf(ProtocolException.class);
   }
 
+  @Test
+  void noBytesAreRefusedOnBothPaths() {
+    assertThatThrownBy(() -> ProtocolCodec.read(null, HttpCall.class))
+        .isInstanceOf(ProtocolException.class).hasMessageContaining("HttpCall");
+    assertThatThrownBy(() -> ProtocolCodec.read(null, Dropped.class))
+        .isInstanceOf(ProtocolException.class).hasMessageContaining("Dropped");
+    assertThatThrownBy(() -> ProtocolCodec.read(new byte[0], HttpCall.class))
+        .isInstanceOf(ProtocolException.class).hasMessageContaining("HttpCall message did not read");
+  }
+
   private static byte[] bytes(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
   }
