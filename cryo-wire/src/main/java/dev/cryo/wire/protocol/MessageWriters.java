@@ -13,7 +13,7 @@ import java.util.List;
  * streaming generator from {@link ProtocolCodec#FACTORY}. Each writes exactly the bytes data binding
  * writes for the same value: the record's components in their declared order, every component
  * written (a null one as {@code null}), {@code byte[]} as base64 in {@link ProtocolCodec#BASE64},
- * a list's null elements as {@code null}. {@code MessageWritersPropertiesTest} holds them to it.
+ * a list's null elements as {@code null}. {@code HandWrittenCodecPropertiesTest} holds them to it.
  * Stateless and thread-safe.
  */
 final class MessageWriters {
