@@ -2,8 +2,6 @@ package dev.cryo.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -26,13 +24,13 @@ class KeptLockfileTest {
     Path directory = Files.createDirectory(root.resolve("run"));
     ProcessLock lock = ProcessLock.acquire(directory, Duration.ZERO);
     Object key = Files.readAttributes(lock.lockFile(), BasicFileAttributes.class).fileKey();
-    assertThat(descriptorsOf(key)).as("descriptors of the lockfile while held").isEqualTo(1);
+    assertThat(Inodes.descriptors(key)).as("descriptors of the lockfile while held").isEqualTo(1);
     assertThat(lock.isIntact()).isTrue();
-    assertThat(descriptorsOf(key)).isEqualTo(1);
+    assertThat(Inodes.descriptors(key)).isEqualTo(1);
 
     lock.close();
     assertThat(lock.lockFile()).doesNotExist();
-    assertThat(descriptorsOf(key)).as("descriptors of the lockfile once released").isZero();
+    assertThat(Inodes.descriptors(key)).as("descriptors of the lockfile once released").isZero();
   }
 
   @Test
@@ -83,22 +81,5 @@ class KeptLockfileTest {
       assertThat(lock.lockFile()).isEqualTo(elsewhere.resolve(ProcessLock.FILE_NAME));
       assertThat(elsewhere.resolve(ProcessLock.FILE_NAME)).exists();
     }
-  }
-
-  /** How many descriptors of this JVM are open on the file {@code key} (device and inode). */
-  private static int descriptorsOf(Object key) throws IOException {
-    int count = 0;
-    try (DirectoryStream<Path> descriptors = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
-      for (Path descriptor : descriptors) {
-        try {
-          if (key.equals(Files.readAttributes(descriptor, BasicFileAttributes.class).fileKey())) {
-            count++;
-          }
-        } catch (IOException e) {
-          // closed meanwhile (the listing's own descriptor, for one)
-        }
-      }
-    }
-    return count;
   }
 }

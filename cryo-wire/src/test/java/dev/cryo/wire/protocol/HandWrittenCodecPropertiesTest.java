@@ -5,10 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 import org.assertj.core.api.recursive.comparison.RecursiveComparisonConfiguration;
 
 /**
@@ -17,7 +15,7 @@ import org.assertj.core.api.recursive.comparison.RecursiveComparisonConfiguratio
  * content), equal to the value written; and {@link ProtocolCodec} dispatches the type to the
  * hand-written code.
  */
-class HandWrittenCodecPropertiesTest {
+class HandWrittenCodecPropertiesTest extends MessageProviders {
 
   @Property(tries = 400)
   void anHttpCallIsWrittenAndReadAsByDataBinding(@ForAll("httpCalls") HttpCall call)
@@ -82,40 +80,5 @@ class HandWrittenCodecPropertiesTest {
 
   private static String latin1(byte[] bytes) {
     return new String(bytes, StandardCharsets.ISO_8859_1);
-  }
-
-  @Provide
-  Arbitrary<HttpCall> httpCalls() {
-    return MessageArbitraries.httpCalls();
-  }
-
-  @Provide
-  Arbitrary<HttpResult> httpResults() {
-    return MessageArbitraries.httpResults();
-  }
-
-  @Provide
-  Arbitrary<AnnouncementMessage> announcements() {
-    return MessageArbitraries.announcements();
-  }
-
-  @Provide
-  Arbitrary<UserOrder> userOrders() {
-    return MessageArbitraries.userOrders();
-  }
-
-  @Provide
-  Arbitrary<FreezeResult> freezeResults() {
-    return MessageArbitraries.freezeResults();
-  }
-
-  @Provide
-  Arbitrary<PushMessage> pushMessages() {
-    return MessageArbitraries.pushMessages();
-  }
-
-  @Provide
-  Arbitrary<PushResult> pushResults() {
-    return MessageArbitraries.pushResults();
   }
 }

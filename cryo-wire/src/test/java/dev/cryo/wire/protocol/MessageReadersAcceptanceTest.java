@@ -12,10 +12,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Random;
-import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
 import net.jqwik.api.statistics.Statistics;
 
 /**
@@ -25,7 +23,7 @@ import net.jqwik.api.statistics.Statistics;
  * reader must refuse, whatever data binding does. Every refusal is a {@link ProtocolException}
  * naming the message's type.
  */
-class MessageReadersAcceptanceTest {
+class MessageReadersAcceptanceTest extends MessageProviders {
 
   /** The JSON types a field takes: what data binding coerces into it is a deliberate difference. */
   enum Kind { STRING, BOOLEAN, INTEGER, BYTES, STRINGS, STRING_LISTS, MOVE }
@@ -178,40 +176,5 @@ class MessageReadersAcceptanceTest {
 
   private static boolean in(JsonNode object, String field) {
     return object.has(field) && coerces(Kind.STRING, object.get(field));
-  }
-
-  @Provide
-  Arbitrary<HttpCall> httpCalls() {
-    return MessageArbitraries.httpCalls();
-  }
-
-  @Provide
-  Arbitrary<HttpResult> httpResults() {
-    return MessageArbitraries.httpResults();
-  }
-
-  @Provide
-  Arbitrary<AnnouncementMessage> announcements() {
-    return MessageArbitraries.announcements();
-  }
-
-  @Provide
-  Arbitrary<UserOrder> userOrders() {
-    return MessageArbitraries.userOrders();
-  }
-
-  @Provide
-  Arbitrary<FreezeResult> freezeResults() {
-    return MessageArbitraries.freezeResults();
-  }
-
-  @Provide
-  Arbitrary<PushMessage> pushMessages() {
-    return MessageArbitraries.pushMessages();
-  }
-
-  @Provide
-  Arbitrary<PushResult> pushResults() {
-    return MessageArbitraries.pushResults();
   }
 }
