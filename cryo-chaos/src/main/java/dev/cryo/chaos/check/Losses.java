@@ -22,7 +22,8 @@ import java.util.Set;
  *   <li><b>Drops</b>: a {@code fold} of {@code drop_user} naming a real (not guest) user while a
  *       login away from him was in flight: a login to another name by a virtual user who was, at
  *       some time of the history, that user ({@link Operations#identitiesOf}; generous, since
- *       two logins of one virtual user may race and a reply may never come). The demo drops a user whose
+ *       two logins of one virtual user may race and a reply may never come). A login of unknown
+ *       outcome may act after the client gave up, so it is in flight from its invocation on. The demo drops a user whose
  *       last connection logs in elsewhere, and a later login to that name starts him afresh, so such
  *       a drop ends an epoch of the user's counter (never of his pages, which follow their
  *       connection). A drop with no such login explains nothing.
@@ -171,6 +172,11 @@ final class Losses {
       return index;
     }
 
+    /** Until when the login may have acted (wall); one of unknown outcome, for ever. */
+    private static long reachWall(Operation login) {
+      return Operations.mayActLate(login) ? Long.MAX_VALUE : login.completeWall();
+    }
+
     private void seal() {
       logins.sort(java.util.Comparator.comparingLong(Operation::invokeWall));
       invokeWalls = new long[logins.size()];
@@ -178,7 +184,7 @@ final class Losses {
       long latest = Long.MIN_VALUE;
       for (int i = 0; i < invokeWalls.length; i++) {
         invokeWalls[i] = logins.get(i).invokeWall();
-        latest = Math.max(latest, logins.get(i).completeWall());
+        latest = Math.max(latest, reachWall(logins.get(i)));
         latestCompletion[i] = latest;
       }
     }

@@ -65,6 +65,14 @@ final class Operations {
     }
   }
 
+  /**
+   * Whether a login's outcome is unknown ({@code info}, or it never completed): then it may have
+   * taken effect after the client gave up — a held request applied when its worker resumes.
+   */
+  static boolean mayActLate(Operation login) {
+    return login.completion() == null || Entry.INFO.equals(login.completion().type());
+  }
+
   /** The identities {@code vuser} may have had (empty when none is known). */
   Set<String> identitiesOf(String vuser) {
     return identitiesByVuser.getOrDefault(vuser, Set.of());

@@ -1,5 +1,6 @@
 package dev.cryo.chaos.check;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,9 +14,13 @@ import java.util.Map;
  * served on either side of the change of identity — in either order, since a reply served first
  * may arrive last — so what changed it happened somewhere in
  * {@code [min(invoke(A), invoke(B)), completion(B)]}: any login of the virtual user (whatever its
- * outcome) overlapping that span excuses the switch, and so does a documented loss of U or of V in
- * it (widened by the slack). Otherwise it is reported when U or V had an acked increment completed
- * by then (a guest with nothing written loses nothing).
+ * outcome) overlapping that span excuses the switch, and so does a login of unknown outcome
+ * ({@code info}) to U or V invoked before the switch's end, since it may act after the client gave
+ * up (a forgotten connection becomes a new guest, never a login's target); and so does a
+ * documented loss, in the span widened by the slack, of any identity the virtual user may have had
+ * ({@link Operations#identitiesOf}: between A and B he may have been the target of a login whose
+ * reply never came, and been lost as that one). Otherwise it is reported when U or V had an acked
+ * increment completed by then (a guest with nothing written loses nothing).
  */
 final class VanishCheck {
 
@@ -32,6 +37,7 @@ final class VanishCheck {
       List<Operation> replies = entry.getValue();
       Logins logins = new Logins(operations.loginsByVuser.getOrDefault(entry.getKey(),
           List.of()));
+      long[] identityLosses = losses.lossesOfAny(operations.identitiesOf(entry.getKey()));
       for (int i = 1; i < replies.size(); i++) {
         Operation before = replies.get(i - 1);
         Operation after = replies.get(i);
@@ -45,18 +51,19 @@ final class VanishCheck {
           continue; // nothing acked to lose
         }
         long fromT = Math.min(before.invokeT(), after.invokeT());
-        if (logins.overlap(fromT, after.completeT())) {
+        if (logins.overlap(fromT, after.completeT())
+            || logins.mayHaveLoggedInAs(user, after.completeT())
+            || logins.mayHaveLoggedInAs(other, after.completeT())) {
           continue;
         }
         long fromWall = Math.min(before.invokeWall(), after.invokeWall()) - Epochs.SLACK_MILLIS;
         long toWall = after.completeWall() + Epochs.SLACK_MILLIS;
-        if (Epochs.anyWithin(losses.lossesOf(user), fromWall, toWall)
-            || Epochs.anyWithin(losses.lossesOf(other), fromWall, toWall)) {
+        if (Epochs.anyWithin(identityLosses, fromWall, toWall)) {
           continue;
         }
         findings.add(AnomalyKind.LOST_WRITE, user, "vuser " + entry.getKey() + " was user "
             + user + " (" + before.describe() + ") and then " + other + " ("
-            + after.describe() + ") with no login in flight and no loss of either documented:"
+            + after.describe() + ") with no login in flight and no loss of his documented:"
             + " his connection was forgotten, with acked increments", before, after);
       }
     }
@@ -72,16 +79,30 @@ final class VanishCheck {
   private static final class Logins {
     private final long[] invoked;
     private final long[] latestCompletion;
+    private final Map<String, Long> lateTargets = new HashMap<>();
 
     Logins(List<Operation> logins) {
       invoked = new long[logins.size()];
       latestCompletion = new long[logins.size()];
       long latest = Long.MIN_VALUE;
       for (int i = 0; i < invoked.length; i++) {
-        invoked[i] = logins.get(i).invokeT();
-        latest = Math.max(latest, logins.get(i).completeT());
+        Operation login = logins.get(i);
+        invoked[i] = login.invokeT();
+        latest = Math.max(latest, login.completeT());
         latestCompletion[i] = latest;
+        if (Operations.mayActLate(login) && login.invoke().arg() != null) {
+          lateTargets.merge(login.invoke().arg(), login.invokeT(), Math::min);
+        }
       }
+    }
+
+    /**
+     * Whether a login of unknown outcome to {@code user} was invoked by {@code t}: it may have
+     * acted any time after, even once the client gave up.
+     */
+    boolean mayHaveLoggedInAs(String user, long t) {
+      Long invoked = lateTargets.get(user);
+      return invoked != null && invoked <= t;
     }
 
     /** Whether a login's span meets {@code [from, to]} (logins are sorted by invocation). */

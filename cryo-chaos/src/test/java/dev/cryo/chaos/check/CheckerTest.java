@@ -152,6 +152,35 @@ class CheckerTest {
   }
 
   @Test
+  void aLoginTheClientGaveUpOnMayActLater() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("c", "c1");
+    run.run("c", "c1", LOGIN, page, "bob");
+    for (int i = 0; i < 3; i++) {
+      run.run("c", "c1", INC, page, null);
+    }
+    long fault = run.faultStart(FaultKind.PAUSE_WORKER, "w1");
+    Call login = run.invoke("c", "c1", LOGIN, page, "carl");
+    run.advance(30);
+    run.info(login, "java.net.http.HttpTimeoutException"); // the client gives up...
+    run.advance(20);
+    run.run("c", "c1", INC, page, null); // still bob
+    run.advance(20);
+    run.apply(login); // ...the held request is done later: bob, left with no connection, drops
+    run.faultEnd(fault, FaultKind.PAUSE_WORKER);
+    run.advance(10);
+    Call after = run.run("c", "c1", INC, page, null);
+    assertThat(after.user).isEqualTo("carl");
+    String other = run.openPage("d", "d1");
+    Call fresh = run.run("d", "d1", LOGIN, other, "bob"); // bob afresh, from d's guest: 0
+    run.run("d", "d1", INC, other, null);
+    assertThat(fresh.counter).isZero();
+    Verdict verdict = run.check();
+    assertThat(verdict.valid()).as(verdict.text()).isTrue();
+    assertThat(verdict.explainedDrops()).isEqualTo(1);
+  }
+
+  @Test
   void aMissingNoteIsALostWrite() {
     Scenario scenario = new Scenario();
     List<Entry> planted = Entries.withCompletion(scenario.run.history(),

@@ -11,8 +11,9 @@ import java.util.Random;
  * Random correct runs: virtual users with one to three processes each, every process working on
  * its own page, calls interleaved at random (invoked, applied and completed in any order across
  * processes), logins of guests into a few shared identities and between identities, moves (some
- * refused), fault windows with refusals and unknown outcomes inside them, and documented losses
- * during faults; the harness's final reads at the end.
+ * refused), fault windows with refusals and unknown outcomes inside them (some of them done by the
+ * server later, after the client gave up), and documented losses during faults; the harness's
+ * final reads at the end.
  */
 final class RandomRun {
 
@@ -22,6 +23,8 @@ final class RandomRun {
   private final Random random;
   private final SimulatedRun run = new SimulatedRun();
   private final List<Process> processes = new ArrayList<>();
+  /** Calls the client gave up on ({@code info}) that the server has not applied yet. */
+  private final List<Call> late = new ArrayList<>();
   private long fault = -1;
   private FaultKind faultKind;
 
@@ -69,8 +72,10 @@ final class RandomRun {
         run.advance(random.nextInt(20) + random.nextDouble());
       } else if (dice < 96) {
         toggleFault();
-      } else if (dice < 98) {
+      } else if (dice < 97) {
         loseSomeone();
+      } else if (dice < 98) {
+        applyLate();
       } else {
         run.refuseMoves = !run.refuseMoves;
       }
@@ -132,10 +137,21 @@ final class RandomRun {
     if (process == null) {
       return;
     }
-    if (fault >= 0 && random.nextInt(100) < 30) {
+    int dice = random.nextInt(100);
+    if (fault >= 0 && dice < 10) {
+      run.info(process.call, "java.net.http.HttpTimeoutException"); // the client gives up...
+      late.add(process.call); // ...and the server may still do it, later
+      process.call = null;
+    } else if (fault >= 0 && dice < 30) {
       process.doomed = true; // it will fail or end unknown without being done
     } else {
       run.apply(process.call);
+    }
+  }
+
+  private void applyLate() {
+    if (!late.isEmpty()) {
+      run.apply(late.remove(random.nextInt(late.size())));
     }
   }
 
