@@ -20,13 +20,14 @@ import java.util.Set;
  *       {@code user_expired}. A loss excuses what disappears across it: it ends an epoch of the
  *       user and of the pages he owns, and explains a forgotten identity or an unknown page.
  *   <li><b>Drops</b>: a {@code fold} of {@code drop_user} naming a real (not guest) user while a
- *       login away from him was in flight: a login to another name by a virtual user who was, at
- *       some time of the history, that user ({@link Operations#identitiesOf}; generous, since
- *       two logins of one virtual user may race and a reply may never come). A login of unknown
- *       outcome may act after the client gave up, so it is in flight from its invocation on. The demo drops a user whose
- *       last connection logs in elsewhere, and a later login to that name starts him afresh, so such
- *       a drop ends an epoch of the user's counter (never of his pages, which follow their
- *       connection). A drop with no such login explains nothing.
+ *       login away from him was in flight. The demo drops a user whose last connection logs in
+ *       elsewhere, and a later login to that name starts him afresh, so such a drop ends an epoch
+ *       of the user's counter (never of his pages, which follow their connection). A login away
+ *       from him is a login to another name by a virtual user who was, at some time of the
+ *       history, that user ({@link Operations#identitiesOf}; generous, since two logins of one
+ *       virtual user may race and a reply may never come); one of unknown outcome may act after
+ *       the client gave up, so it is in flight from its invocation on. A drop with no such login
+ *       explains nothing.
  * </ul>
  *
  * <p>A page's epochs end at the losses of every identity its virtual users may have had, and at

@@ -19,8 +19,10 @@
  *       are compared with the event log through {@code wall} (epoch milliseconds), with a slack of
  *       5 ms either side.
  *   <li><b>Epochs.</b> A documented loss of a user (an event naming him lost, or his expiry) ends
- *       an epoch of his registers: values are compared only within one epoch, and an operation
- *       whose span touches a loss belongs to none.
+ *       an epoch of his counter and of the pages he may have owned; the drop of a real user while
+ *       a login away from him was in flight ends an epoch of his counter (a later login starts him
+ *       afresh). Values are compared only within one epoch, and an operation whose span touches
+ *       an end belongs to none ({@code Losses}, {@code Epochs}).
  *   <li><b>Sound, then strict.</b> Every rule holds for any history of a correct server
  *       (property-tested against a simulated one); within that, every failure or missing value the
  *       run does not explain is reported.
