@@ -22,7 +22,12 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *       and what the reply said: {@code user}, {@code counter}, {@code pageCounter},
  *       {@code noteMax} (the highest note number of this harness among the page's notes),
  *       {@code notes} (how many notes), {@code worker}, {@code servedBy} and {@code generation}
- *       (the placement that served it, when the run reports it). {@code ok}: it was done;
+ *       (the placement that served it, when the run reports it), {@code cookie} (when the reply set
+ *       a connection cookie: {@code new} when the virtual user took it as his, {@code dropped}
+ *       when another of his processes had already taken another new one — two requests sent
+ *       with a cookie the run had forgotten each made a connection, and the client keeps one: the
+ *       user of a {@code dropped} reply is left behind by the client, not lost by the run).
+ *       {@code ok}: it was done;
  *       {@code fail}: it was definitely not done (a refusal); {@code info}: unknown.
  *   <li>{@code push} — a push of the application received on a page socket: {@code vuser},
  *       {@code page}, {@code user}, {@code counter} or {@code pageCounter}.
@@ -51,15 +56,22 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param worker the worker the reply names
  * @param servedBy the worker that served it, as the run reports it in a header
  * @param generation the placement's generation, as the run reports it in a header
+ * @param cookie {@code new} or {@code dropped}: a connection cookie the reply set, kept or not
  * @param fault the fault's kind
- * @param detail free text: a fault's target and outcome, the run's description
+ * @param detail free text: a fault's target and outcome, the run's description, an unknown
+ *     outcome's exception message
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Entry(
     String type, long t, long wall, Long op, String vuser, String process, String f, String via,
     String user, String page, String arg, Integer status, String error, Long counter,
     Long pageCounter, Long noteMax, Integer notes, String worker, String servedBy, Long generation,
-    String fault, String detail) {
+    String cookie, String fault, String detail) {
+
+  /** A reply's cookie that the virtual user took as his connection's. */
+  public static final String COOKIE_NEW = "new";
+  /** A reply's cookie that the virtual user left behind: another new one was taken first. */
+  public static final String COOKIE_DROPPED = "dropped";
 
   /** The line types. */
   public static final String INVOKE = "invoke";
@@ -87,19 +99,19 @@ public record Entry(
   public static Entry invoke(long t, long wall, long op, String vuser, String process, Function f,
       String via, String user, String page, String arg) {
     return new Entry(INVOKE, t, wall, op, vuser, process, f.wireName(), via, user, page, arg, null,
-        null, null, null, null, null, null, null, null, null, null);
+        null, null, null, null, null, null, null, null, null, null, null);
   }
 
   /** A fault's start or end line. */
   public static Entry fault(String type, long t, long wall, long id, FaultKind kind,
       String detail) {
     return new Entry(type, t, wall, id, null, null, null, null, null, null, null, null, null,
-        null, null, null, null, null, null, null, kind.wireName(), detail);
+        null, null, null, null, null, null, null, null, kind.wireName(), detail);
   }
 
   /** The run's description line. */
   public static Entry meta(long t, long wall, String detail) {
     return new Entry(META, t, wall, null, null, null, null, null, null, null, null, null, null,
-        null, null, null, null, null, null, null, null, detail);
+        null, null, null, null, null, null, null, null, null, detail);
   }
 }
