@@ -85,8 +85,12 @@ public final class Checker {
       }
       List<Operation> refusals = registers.unknownPages.get(page);
       if (refusals != null) {
+        long[] answered = registers.pageAnsweredInvocations(page);
         PageCheck.unknownPage(register, registers.pageWrites.getOrDefault(page, List.of()),
-            refusals, ends, registers.pageFirstNamedWall.get(page), explained, findings);
+            refusals, ends, registers.pageFirstNamedWall.get(page),
+            refusal -> operations.duringLogin(refusal)
+                || Epochs.countAtMost(answered, refusal.completeT()) < answered.length,
+            explained, findings);
       }
     }
     VanishCheck.check(operations, losses, registers.firstAckedIncrement, findings);

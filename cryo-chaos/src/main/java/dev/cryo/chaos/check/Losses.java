@@ -1,5 +1,6 @@
 package dev.cryo.chaos.check;
 
+import dev.cryo.chaos.history.Entry;
 import dev.cryo.chaos.history.Function;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,6 +29,10 @@ import java.util.Set;
  *       virtual user may race and a reply may never come); one of unknown outcome may act after
  *       the client gave up, so it is in flight from its invocation on. A drop with no such login
  *       explains nothing.
+ *   <li><b>A guest's logins</b>: a guest whose connection logs in is re-keyed to the identity or
+ *       dropped; his name holds nothing after it (the run may make the same connection a guest
+ *       again, under the same name, afresh), so every login away from him ends an epoch of his
+ *       counter.
  * </ul>
  *
  * <p>A page's epochs end at the losses of every identity its virtual users may have had, and at
@@ -96,7 +101,35 @@ final class Losses {
         }
       }
     }
+    guestLogins(operations).forEach((guest, times) -> endTimes.put(guest, Epochs.merge(
+        List.of(endTimes.getOrDefault(guest, Epochs.none()), toSortedArray(times)))));
     return new Losses(lostTimes, endTimes, lossCount, dropCount);
+  }
+
+  /**
+   * The ends of guests by logins: a guest whose connection logs in is re-keyed to the identity or
+   * dropped, so his name holds nothing after it; should the run later make that connection a
+   * guest again, the same name starts afresh. Per guest, the invocation and completion (wall) of
+   * every login (not refused) to another name by a virtual user who was at some time that guest.
+   */
+  private static Map<String, List<Long>> guestLogins(Operations operations) {
+    Map<String, List<Long>> times = new HashMap<>();
+    for (Operation login : operations.all) {
+      if (!login.is(Function.LOGIN) || (login.completion() != null
+          && Entry.FAIL.equals(login.completion().type()))) {
+        continue;
+      }
+      for (String identity : operations.identitiesOf(login.vuser())) {
+        if (identity.startsWith(GUEST_PREFIX) && !identity.equals(login.invoke().arg())) {
+          List<Long> list = times.computeIfAbsent(identity, g -> new ArrayList<>());
+          list.add(login.invokeWall());
+          if (login.completion() != null) {
+            list.add(login.completeWall());
+          }
+        }
+      }
+    }
+    return times;
   }
 
   /** The documented losses of {@code user}, sorted (ms). */
@@ -104,7 +137,10 @@ final class Losses {
     return user == null ? Epochs.none() : lost.getOrDefault(user, Epochs.none());
   }
 
-  /** The ends of {@code user}'s counter: his losses and his explained drops, sorted (ms). */
+  /**
+   * The ends of {@code user}'s counter: his losses, his explained drops, and for a guest his
+   * logins away, sorted (ms).
+   */
   long[] endsOf(String user) {
     return user == null ? Epochs.none() : ends.getOrDefault(user, Epochs.none());
   }

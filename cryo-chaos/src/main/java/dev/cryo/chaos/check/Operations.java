@@ -25,7 +25,10 @@ final class Operations {
   final long endT;
   /** How many lines the history has. */
   final int lines;
-  /** Per virtual user, its {@code ok} completions that name a user, by completion time. */
+  /**
+   * Per virtual user, his {@code ok} completions that name a user, by completion time; not those
+   * whose connection cookie he dropped ({@link Entry#COOKIE_DROPPED}: another connection's).
+   */
   final Map<String, List<Operation>> repliesByVuser;
   /** Per virtual user, its logins (any outcome), by invocation time. */
   final Map<String, List<Operation>> loginsByVuser;
@@ -34,6 +37,7 @@ final class Operations {
    * reply, or the target of one of his logins (whatever its outcome).
    */
   final Map<String, Set<String>> identitiesByVuser;
+  private final Map<Long, Long> settled = new HashMap<>();
 
   private Operations(List<Operation> all, List<FaultWindow> faults, long endT, int lines) {
     this.all = all;
@@ -46,7 +50,8 @@ final class Operations {
     for (Operation operation : all) {
       identity(operation.vuser(), operation.invoke().user());
       identity(operation.vuser(), operation.user());
-      if (operation.isOk() && operation.user() != null) {
+      if (operation.isOk() && operation.user() != null
+          && !Entry.COOKIE_DROPPED.equals(operation.completion().cookie())) {
         repliesByVuser.computeIfAbsent(operation.vuser(), v -> new ArrayList<>()).add(operation);
       }
       if (operation.is(Function.LOGIN)) {
@@ -71,6 +76,56 @@ final class Operations {
    */
   static boolean mayActLate(Operation login) {
     return login.completion() == null || Entry.INFO.equals(login.completion().type());
+  }
+
+  /**
+   * Whether a login of the operation's virtual user had not yet shown its effect while the
+   * operation ran: a login (not refused) invoked before the operation completed, with no reply of
+   * his naming the login's target completed after the login's invocation and before the
+   * operation's. While a login's connection travels (a {@code 303} login goes by the freezer),
+   * his pages may be briefly unknown without being lost.
+   */
+  boolean duringLogin(Operation operation) {
+    for (Operation login : loginsByVuser.getOrDefault(operation.vuser(), List.of())) {
+      if (login.invokeT() >= operation.completeT()) {
+        break; // by invocation
+      }
+      if (login.completion() != null && Entry.FAIL.equals(login.completion().type())) {
+        continue;
+      }
+      if (settledAt(login) > operation.invokeT()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private long settledAt(Operation login) {
+    return settled.computeIfAbsent(login.id(), id -> {
+      String target = login.invoke().arg();
+      for (Operation reply : repliesAfter(login.vuser(), login.invokeT())) {
+        if (reply.user().equals(target)) {
+          return reply.completeT();
+        }
+      }
+      return Long.MAX_VALUE;
+    });
+  }
+
+  /** The replies of {@code vuser} completed after {@code t}, in completion order. */
+  private List<Operation> repliesAfter(String vuser, long t) {
+    List<Operation> replies = repliesByVuser.getOrDefault(vuser, List.of());
+    int low = 0;
+    int high = replies.size();
+    while (low < high) {
+      int middle = (low + high) >>> 1;
+      if (replies.get(middle).completeT() <= t) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return replies.subList(low, replies.size());
   }
 
   /** The identities {@code vuser} may have had (empty when none is known). */

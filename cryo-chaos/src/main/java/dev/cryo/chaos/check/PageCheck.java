@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * The rules of a page beyond its counter: its numbered notes and its disappearance.
@@ -22,7 +23,10 @@ import java.util.Set;
  *       owners from the last such write's invocation to the refusal is a
  *       {@link AnomalyKind#LOST_WRITE}, reported once per page (the later refusals of that page are
  *       accounted to it). A refusal after a documented loss of an owner since the page was first
- *       named is explained.
+ *       named is explained. A refusal is no proof of a loss when a login of the virtual user had
+ *       not yet shown its effect ({@link Operations#duringLogin}: his connection may be in
+ *       transit) or when the page answers an operation invoked after the refusal completed: then
+ *       it is only a refusal, for {@link FailureCheck} to judge.
  * </ul>
  */
 final class PageCheck {
@@ -88,10 +92,13 @@ final class PageCheck {
    * @param refusals its {@code 404 unknown_page} refusals
    * @param ownerLosses the documented losses of any of its owners
    * @param firstNamedWall when an operation first named the page (wall, ms)
+   * @param notProof the refusals that prove no loss (a login of the virtual user unsettled, the
+   *     page answering again later): left to {@link FailureCheck}
    * @param explained receives the refusals explained by a loss or accounted to a reported one
    */
   static void unknownPage(String register, List<Operation> writes, List<Operation> refusals,
-      long[] ownerLosses, long firstNamedWall, Set<Long> explained, Findings findings) {
+      long[] ownerLosses, long firstNamedWall, Predicate<Operation> notProof,
+      Set<Long> explained, Findings findings) {
     List<Operation> acked = new ArrayList<>(writes);
     acked.sort(Comparator.comparingLong(Operation::completeT));
     long[] completions = new long[acked.size()];
@@ -111,6 +118,8 @@ final class PageCheck {
         }
       } else if (Epochs.anyWithin(ownerLosses, write.invokeWall() - Epochs.SLACK_MILLIS, until)) {
         explained.add(refusal.id());
+      } else if (notProof.test(refusal)) {
+        continue; // no proof of a loss: left to the failures' rule
       } else {
         explained.add(refusal.id());
         if (!reported) {

@@ -29,6 +29,8 @@ final class Registers {
   final Map<String, List<Operation>> notesObserved = new HashMap<>();
   final Map<String, List<Operation>> pageWrites = new HashMap<>();
   final Map<String, List<Operation>> unknownPages = new HashMap<>();
+  /** Per page, its {@code ok} operations. */
+  final Map<String, List<Operation>> pageAnswers = new HashMap<>();
   /** Per user, when his first acked increment completed ({@code t}). */
   final Map<String, Long> firstAckedIncrement = new HashMap<>();
   /** Per page, the earliest invocation of an operation naming it (wall, ms). */
@@ -70,6 +72,9 @@ final class Registers {
     }
     if (!operation.isOk() || operation.function() == null) {
       return;
+    }
+    if (page != null) {
+      append(pageAnswers, page, operation);
     }
     String user = operation.user();
     if (user != null) {
@@ -118,6 +123,17 @@ final class Registers {
     if (page != null && (completion.noteMax() != null || completion.notes() != null)) {
       append(notesObserved, page, operation);
     }
+  }
+
+  /** When the page's {@code ok} operations were invoked, sorted ({@code t}). */
+  long[] pageAnsweredInvocations(String page) {
+    List<Operation> answered = pageAnswers.getOrDefault(page, List.of());
+    long[] invoked = new long[answered.size()];
+    for (int i = 0; i < invoked.length; i++) {
+      invoked[i] = answered.get(i).invokeT();
+    }
+    java.util.Arrays.sort(invoked);
+    return invoked;
   }
 
   /** Every identity any virtual user of the page had. */

@@ -58,7 +58,7 @@ class CheckerPropertiesTest {
         .percentage(p -> p > 5));
   }
 
-  @Property(tries = 150)
+  @Property(tries = 100)
   void aDecreasePlantedIntoAnIncrementIsFound(@ForAll long seed,
       @ForAll @IntRange(min = 1, max = 6) int vusers,
       @ForAll @IntRange(min = 40, max = 400) int steps) {
@@ -68,18 +68,19 @@ class CheckerPropertiesTest {
     List<Pairing> increments = new ArrayList<>();
     List<Pairing> observations = new ArrayList<>();
     pair(history, increments, observations);
-    increments.removeIf(increment -> !noEnd(endsOf(increment.user(), run), increment,
-        increment)); // an increment whose own span holds an end is compared with nothing
+    java.util.Map<String, long[]> ends = ends(run);
+    increments.removeIf(increment -> !noEnd(ends.getOrDefault(increment.user(), new long[0]),
+        increment, increment)); // an increment whose own span holds an end is compared with nothing
     if (increments.isEmpty()) {
       return;
     }
     Pairing target = increments.get(random.nextInt(increments.size()));
-    long[] ends = endsOf(target.user(), run);
+    long[] targetEnds = ends.getOrDefault(target.user(), new long[0]);
     Set<Long> lower = new TreeSet<>();
     long seen = 0; // a counter starts at zero or more: an increment returns at least one
     for (Pairing other : observations) {
       if (other != target && other.user().equals(target.user())
-          && other.completeT() < target.invokeT() && noEnd(ends, other, target)) {
+          && other.completeT() < target.invokeT() && noEnd(targetEnds, other, target)) {
         seen = Math.max(seen, other.value());
       }
     }
@@ -87,7 +88,8 @@ class CheckerPropertiesTest {
       lower.add(value);
     }
     for (Pairing other : increments) {
-      if (other != target && other.user().equals(target.user()) && noEnd(ends, other, target)
+      if (other != target && other.user().equals(target.user())
+          && noEnd(targetEnds, other, target)
           && other.value() < target.value()) {
         lower.add(other.value());
       }
@@ -123,12 +125,63 @@ class CheckerPropertiesTest {
     }
   }
 
-  /** The ends of a user's epochs, from the events: losses, and drops (all explained here). */
-  private static long[] endsOf(String user, SimulatedRun run) {
-    return run.eventLog().events().stream()
-        .filter(event -> (event.names("lost") != null && event.names("lost").contains(user))
-            || ("drop_user".equals(event.text("kind")) && user.equals(event.text("user"))))
-        .mapToLong(Event::atMillis).sorted().toArray();
+  /**
+   * The ends of the users' epochs: from the events, losses and drops (all explained here); for a
+   * guest, the invocation and completion of every login (not refused) to another name by a
+   * virtual user who was at some time that guest.
+   */
+  private static java.util.Map<String, long[]> ends(SimulatedRun run) {
+    java.util.Map<String, List<Long>> ends = new java.util.HashMap<>();
+    for (Event event : run.eventLog().events()) {
+      List<String> users = new ArrayList<>();
+      if (event.names("lost") != null) {
+        users.addAll(event.names("lost"));
+      }
+      if ("drop_user".equals(event.text("kind"))) {
+        users.add(event.text("user"));
+      }
+      users.forEach(user -> ends.computeIfAbsent(user, u -> new ArrayList<>())
+          .add(event.atMillis()));
+    }
+    java.util.Map<String, Set<String>> identities = new java.util.HashMap<>();
+    java.util.Map<Long, Entry> invokes = new java.util.HashMap<>();
+    java.util.Map<Long, Entry> completions = new java.util.HashMap<>();
+    for (Entry entry : run.history()) {
+      if (entry.vuser() != null) {
+        Set<String> known = identities.computeIfAbsent(entry.vuser(), v -> new TreeSet<>());
+        if (entry.user() != null) {
+          known.add(entry.user());
+        }
+        if (Function.LOGIN.wireName().equals(entry.f()) && entry.arg() != null) {
+          known.add(entry.arg());
+        }
+      }
+      if (Entry.INVOKE.equals(entry.type())) {
+        invokes.put(entry.op(), entry);
+      } else if (entry.isCompletion()) {
+        completions.put(entry.op(), entry);
+      }
+    }
+    for (Entry invoke : invokes.values()) {
+      Entry completion = completions.get(invoke.op());
+      if (!Function.LOGIN.wireName().equals(invoke.f())
+          || (completion != null && Entry.FAIL.equals(completion.type()))) {
+        continue;
+      }
+      for (String guest : identities.get(invoke.vuser())) {
+        if (guest.startsWith("guest_") && !guest.equals(invoke.arg())) {
+          List<Long> list = ends.computeIfAbsent(guest, g -> new ArrayList<>());
+          list.add(invoke.wall());
+          if (completion != null) {
+            list.add(completion.wall());
+          }
+        }
+      }
+    }
+    java.util.Map<String, long[]> sorted = new java.util.HashMap<>();
+    ends.forEach((user, list) ->
+        sorted.put(user, list.stream().mapToLong(Long::longValue).sorted().toArray()));
+    return sorted;
   }
 
   /** The definition: no end within the two operations' span, widened by the slack. */

@@ -138,7 +138,39 @@ class CheckerTest {
     Verdict verdict = run.check();
     assertOnly(verdict, AnomalyKind.LOST_WRITE);
     assertThat(verdict.examples(AnomalyKind.LOST_WRITE).get(0).explanation())
-        .contains("no login in flight");
+        .contains("connection was forgotten");
+  }
+
+  @Test
+  void aLoginInFlightToAThirdNameDoesNotExcuseAForgottenConnection() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
+    run.advance(1);
+    run.forgetUser(run.userNow("v")); // no event says so
+    Call after = run.run("v", "v1", READ, null, null); // a new guest
+    run.apply(login);
+    run.advance(1);
+    run.complete(login);
+    assertThat(after.user).startsWith("guest_");
+    Verdict verdict = run.check();
+    assertOnly(verdict, AnomalyKind.LOST_WRITE);
+    assertThat(verdict.examples(AnomalyKind.LOST_WRITE).get(0).operations())
+        .contains(after.op);
+  }
+
+  @Test
+  void aReplyOnAConnectionTheClientDroppedIsNoSwitch() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call stray = run.run("v", "v2", READ, null, null);
+    run.run("v", "v1", INC, page, null);
+    List<Entry> planted = Entries.withCompletion(run.history(), stray.op, "user", "guest_v_9");
+    assertOnly(check(planted, run), AnomalyKind.LOST_WRITE);
+    planted = Entries.withCompletion(planted, stray.op, "cookie", Entry.COOKIE_DROPPED);
+    assertThat(check(planted, run).valid()).isTrue();
   }
 
   @Test
@@ -445,14 +477,12 @@ class CheckerTest {
     SimulatedRun run = new SimulatedRun();
     List<Entry> history = new ArrayList<>(run.history());
     history.add(Entry.meta(0, SimulatedRun.WALL_BASE, "seed 1"));
-    history.add(new Entry(Entry.INVOKE, 10, SimulatedRun.WALL_BASE, 99L, "v", "v1", "dance",
-        "http", null, null, null, null, null, null, null, null, null, null, null, null, null,
-        null));
-    history.add(new Entry(Entry.OK, 20, SimulatedRun.WALL_BASE, 99L, "v", "v1", "dance",
-        "http", "x", null, null, 200, null, 5L, null, null, null, null, null, null, null, null));
-    history.add(new Entry("later_type", 30, SimulatedRun.WALL_BASE, null, null, null, null,
-        null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-        null));
+    history.add(Entries.of("type", Entry.INVOKE, "t", 10, "wall", SimulatedRun.WALL_BASE,
+        "op", 99, "vuser", "v", "process", "v1", "f", "dance", "via", "http"));
+    history.add(Entries.of("type", Entry.OK, "t", 20, "wall", SimulatedRun.WALL_BASE, "op", 99,
+        "vuser", "v", "process", "v1", "f", "dance", "via", "http", "user", "x", "status", 200,
+        "counter", 5));
+    history.add(Entries.of("type", "later_type", "t", 30, "wall", SimulatedRun.WALL_BASE));
     Verdict verdict = check(history, run);
     assertThat(verdict.valid()).isTrue();
     assertThat(verdict.operations().get("dance")).containsEntry("ok", 1L);

@@ -12,6 +12,25 @@ final class Entries {
 
   private Entries() {}
 
+  /**
+   * A line from its fields (absent ones null): built through JSON, as the history is read, so it
+   * does not depend on the order or number of the record's components.
+   */
+  static Entry of(Object... fieldsAndValues) {
+    ObjectNode node = History.JSON.createObjectNode();
+    for (int i = 0; i < fieldsAndValues.length; i += 2) {
+      Object value = fieldsAndValues[i + 1];
+      if (value != null) {
+        node.set((String) fieldsAndValues[i], History.JSON.valueToTree(value));
+      }
+    }
+    try {
+      return History.JSON.treeToValue(node, Entry.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
   /** The line with one field set ({@code null} removes it). */
   static Entry with(Entry entry, String field, Object value) {
     ObjectNode node = History.JSON.valueToTree(entry);

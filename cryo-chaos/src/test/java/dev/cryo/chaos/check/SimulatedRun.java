@@ -235,12 +235,14 @@ final class SimulatedRun {
     }
     call.completed = true;
     tick();
-    entries.add(new Entry(type, now, wall(), call.op, call.vuser, call.process,
-        call.function.wireName(), "http", reply ? call.user : null,
-        reply ? call.replyPage : null, null, status, error, reply ? call.counter : null,
-        reply ? call.pageCounter : null, reply ? call.noteMax : null,
-        reply ? call.notes : null, reply ? "w1" : null, reply ? call.servedBy : null,
-        reply ? call.generation : null, null, null));
+    entries.add(Entries.of("type", type, "t", now, "wall", wall(), "op", call.op,
+        "vuser", call.vuser, "process", call.process, "f", call.function.wireName(),
+        "via", "http", "page", reply && call.replyPage != null ? call.replyPage : call.page,
+        "status", status, "error", error,
+        "user", reply ? call.user : null, "counter", reply ? call.counter : null,
+        "pageCounter", reply ? call.pageCounter : null, "noteMax", reply ? call.noteMax : null,
+        "notes", reply ? call.notes : null, "worker", reply ? "w1" : null,
+        "servedBy", reply ? call.servedBy : null, "generation", reply ? call.generation : null));
   }
 
   /** Invokes, applies and completes one call, a millisecond apart. */
