@@ -26,9 +26,9 @@ import java.util.Set;
  *       of the user's counter (never of his pages, which follow their connection). A login away
  *       from him is a login to another name by a virtual user who was, at some time of the
  *       history, that user ({@link Operations#identitiesOf}; generous, since two logins of one
- *       virtual user may race and a reply may never come); one of unknown outcome may act after
- *       the client gave up, so it is in flight from its invocation on. A drop with no such login
- *       explains nothing.
+ *       virtual user may race and a reply may never come); one that may act after its completion
+ *       ({@link Operations#mayActLate}: unknown outcome, or a {@code 303}) is in flight from its
+ *       invocation on. A drop with no such login explains nothing.
  *   <li><b>A guest's logins</b>: a guest whose connection logs in is re-keyed to the identity or
  *       dropped; his name holds nothing after it (the run may make the same connection a guest
  *       again, under the same name, afresh), so every login away from him ends an epoch of his
@@ -209,7 +209,7 @@ final class Losses {
       return index;
     }
 
-    /** Until when the login may have acted (wall); one of unknown outcome, for ever. */
+    /** Until when the login may have acted (wall); one that may act late, for ever. */
     private static long reachWall(Operation login) {
       return Operations.mayActLate(login) ? Long.MAX_VALUE : login.completeWall();
     }

@@ -71,11 +71,15 @@ final class Operations {
   }
 
   /**
-   * Whether a login's outcome is unknown ({@code info}, or it never completed): then it may have
-   * taken effect after the client gave up — a held request applied when its worker resumes.
+   * Whether a login may take effect after its completion: when its outcome is unknown
+   * ({@code info}, or it never completed: a held request may be done when its worker resumes, after
+   * the client gave up), or when it was answered {@code 303 See Other} (the connection joins the
+   * identity once that reply is sent, travelling by the freezer).
    */
   static boolean mayActLate(Operation login) {
-    return login.completion() == null || Entry.INFO.equals(login.completion().type());
+    Entry completion = login.completion();
+    return completion == null || Entry.INFO.equals(completion.type())
+        || Integer.valueOf(303).equals(completion.status());
   }
 
   /**

@@ -213,6 +213,74 @@ class CheckerTest {
   }
 
   @Test
+  void aLoginShowingAfterItsOwnReplyIsNoVanishedIdentity() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v1", LOGIN, page, "anna");
+    run.advance(2);
+    run.seeOther(login); // 303: the connection travels by the freezer
+    Call stale = run.run("v", "v1", READ, page, null); // still the guest
+    run.apply(login);
+    Call after = run.run("v", "v1", READ, page, null);
+    assertThat(stale.user).startsWith("guest_");
+    assertThat(after.user).isEqualTo("anna");
+    assertThat(run.check().valid()).as(run.check().text()).isTrue();
+  }
+
+  @Test
+  void aGuestRebornUnderHisNameIsAVanishedIdentityNotTwoCopies() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    for (int i = 0; i < 5; i++) {
+      run.run("v", "v1", INC, page, null);
+    }
+    String guest = run.userNow("v");
+    run.run("v", "v1", LOGIN, page, "anna"); // the guest's counter becomes anna's: 5
+    run.run("v", "v1", INC, page, null);
+    run.revertToGuest("v", guest); // the run forgets the login: the guest again, at 0
+    Call reborn = run.run("v", "v1", INC, page, null);
+    run.run("v", "v1", READ, page, null);
+    assertThat(reborn.user).isEqualTo(guest);
+    assertThat(reborn.counter).isEqualTo(1);
+    Verdict verdict = run.check();
+    assertOnly(verdict, AnomalyKind.LOST_WRITE);
+    assertThat(verdict.count(AnomalyKind.LOST_WRITE)).isEqualTo(1);
+    assertThat(verdict.examples(AnomalyKind.LOST_WRITE).get(0).explanation())
+        .contains("was user anna").contains("connection was forgotten");
+  }
+
+  @Test
+  void aPageRefusedWhileALoginTravelsIsAFailureNotALostPage() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
+    run.advance(2);
+    run.seeOther(login);
+    Call refused = run.run("v", "v1", READ, page, null);
+    run.apply(login);
+    run.run("v", "v2", READ, null, null); // anna: the login settled
+    assertOnly(check(refused(run.history(), refused.op), run), AnomalyKind.UNEXPLAINED_FAILURE);
+    // the same refusal with no login around it proves the page lost
+    SimulatedRun quiet = new SimulatedRun();
+    page = quiet.openPage("v", "v1");
+    quiet.run("v", "v1", INC, page, null);
+    refused = quiet.run("v", "v1", READ, page, null);
+    assertOnly(check(refused(quiet.history(), refused.op), quiet), AnomalyKind.LOST_WRITE);
+  }
+
+  /** The history with the completion of {@code op} turned into a {@code 404 unknown_page}. */
+  private static List<Entry> refused(List<Entry> history, long op) {
+    Entry ok = Entries.completion(history, op);
+    List<Entry> edited = new ArrayList<>(history);
+    edited.set(edited.indexOf(ok), Entries.of("type", Entry.FAIL, "t", ok.t(), "wall", ok.wall(),
+        "op", op, "vuser", ok.vuser(), "process", ok.process(), "f", ok.f(), "via", ok.via(),
+        "page", ok.page(), "status", 404, "error", "unknown_page"));
+    return edited;
+  }
+
+  @Test
   void aMissingNoteIsALostWrite() {
     Scenario scenario = new Scenario();
     List<Entry> planted = Entries.withCompletion(scenario.run.history(),

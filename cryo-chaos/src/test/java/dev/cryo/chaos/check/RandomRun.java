@@ -11,9 +11,9 @@ import java.util.Random;
  * Random correct runs: virtual users with one to three processes each, every process working on
  * its own page, calls interleaved at random (invoked, applied and completed in any order across
  * processes), logins of guests into a few shared identities and between identities, moves (some
- * refused), fault windows with refusals and unknown outcomes inside them (some of them done by the
- * server later, after the client gave up), and documented losses during faults; the harness's
- * final reads at the end.
+ * refused; some answered {@code 303} before they take effect), fault windows with refusals and
+ * unknown outcomes inside them (some of them done by the server later, after the client gave up),
+ * and documented losses during faults; the harness's final reads at the end.
  */
 final class RandomRun {
 
@@ -138,7 +138,11 @@ final class RandomRun {
       return;
     }
     int dice = random.nextInt(100);
-    if (fault >= 0 && dice < 10) {
+    if (process.call.function == Function.LOGIN && dice < 30) {
+      run.seeOther(process.call); // 303: the connection travels, the login takes effect later
+      late.add(process.call);
+      process.call = null;
+    } else if (fault >= 0 && dice < 10) {
       run.info(process.call, "java.net.http.HttpTimeoutException"); // the client gives up...
       late.add(process.call); // ...and the server may still do it, later
       process.call = null;

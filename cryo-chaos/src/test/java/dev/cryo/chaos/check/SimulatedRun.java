@@ -216,6 +216,14 @@ final class SimulatedRun {
     }
   }
 
+  /**
+   * Completes a login with {@code 303 See Other} before it takes effect: the run's login tail,
+   * whose connection travels by the freezer; {@link #apply} it later.
+   */
+  void seeOther(Call login) {
+    finish(login, Entry.OK, 303, null, false);
+  }
+
   /** Completes the call with a refusal it was not applied for (a 503, say). */
   void fail(Call call, int status, String error) {
     if (call.applied) {
@@ -313,6 +321,15 @@ final class SimulatedRun {
       event("worker_died", Map.of("worker", "w1", "reason", "killed", "lost", List.of(user)));
     }
     counters.put(user, value);
+  }
+
+  /**
+   * The run makes the virtual user's connection the guest {@code guest} again, afresh, and
+   * nothing says so (as a run that names a guest after his connection may).
+   */
+  void revertToGuest(String vuser, String guest) {
+    connections.put(vuser, guest);
+    counters.put(guest, 0L);
   }
 
   /** The page is gone and nothing says so. */
