@@ -1,5 +1,6 @@
 package dev.cryo.chaos.history;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
@@ -17,9 +18,11 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *       believes he is, when he knows), {@code page}, {@code arg} (a note's number, a login's
  *       identity);
  *   <li>{@code ok}, {@code fail}, {@code info} — it completed: {@code op}, {@code vuser},
- *       {@code process}, {@code f}, {@code status} (the HTTP status, or null when none came),
+ *       {@code process}, {@code f}, {@code status} (the HTTP status, or null when none came; a
+ *       login answered {@code 303} completes {@code ok} with no {@code user}),
  *       {@code error} (the error code of the body, or the exception's class for {@code info}),
- *       and what the reply said: {@code user}, {@code counter}, {@code pageCounter},
+ *       and what the reply said: {@code page} (for {@code open_page}, the page opened),
+ *       {@code user}, {@code counter}, {@code pageCounter},
  *       {@code noteMax} (the highest note number of this harness among the page's notes),
  *       {@code notes} (how many notes), {@code worker}, {@code servedBy} and {@code generation}
  *       (the placement that served it, when the run reports it), {@code cookie} (when the reply set
@@ -91,6 +94,7 @@ public record Entry(
   public static final String META = "meta";
 
   /** Whether this line completes an operation ({@code ok}, {@code fail} or {@code info}). */
+  @JsonIgnore
   public boolean isCompletion() {
     return OK.equals(type) || FAIL.equals(type) || INFO.equals(type);
   }
