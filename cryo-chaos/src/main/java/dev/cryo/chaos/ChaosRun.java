@@ -45,11 +45,12 @@ public final class ChaosRun {
    * @param serveOptions more options for every {@code cryo serve}
    * @param tmpfsMegabytes the home on a tmpfs of this size (0: not; the disk fault is skipped)
    * @param warmup plain load before the first fault
+   * @param settle plain load after the last fault, before the last reads
    * @param grace how long after a fault its failures are still explained by it
    */
   public record Options(List<String> cryo, Path out, long seed, Schedule schedule,
       Duration length, WorkloadOptions workload, int workers, List<String> serveOptions,
-      int tmpfsMegabytes, Duration warmup, Duration grace) {}
+      int tmpfsMegabytes, Duration warmup, Duration settle, Duration grace) {}
 
   /**
    * What a run gave.
@@ -111,7 +112,7 @@ public final class ChaosRun {
         injected.add(step.kind());
         recorder.flush();
       }
-      Thread.sleep(options.grace().toMillis());
+      Thread.sleep(options.settle().toMillis());
       workload.stop();
       ended = System.nanoTime();
       console.printf("chaos: load stopped after %d operations; reading every user once more%n",

@@ -62,6 +62,9 @@ final class RunCommand implements Callable<Integer> {
   int tmpfsMegabytes;
   @Option(names = "--warmup", converter = DurationConverter.class, defaultValue = "5s")
   Duration warmup;
+  @Option(names = "--settle", converter = DurationConverter.class, defaultValue = "10s",
+      description = "plain load after the last fault, before every user is read once more")
+  Duration settle;
   @Option(names = "--grace", converter = DurationConverter.class, defaultValue = "10s",
       description = "how long after a fault its failures are explained by it")
   Duration grace;
@@ -84,7 +87,7 @@ final class RunCommand implements Callable<Integer> {
         out != null ? out : Path.of("chaos-out", Long.toString(runSeed)), runSeed, schedule,
         everyKind ? Duration.ofHours(1) : duration,
         new WorkloadOptions(users, pages, think, sockets, moves, logins, races, timeout, runSeed),
-        workers, serveOptions, tmpfsMegabytes, warmup, grace);
+        workers, serveOptions, tmpfsMegabytes, warmup, settle, grace);
     ChaosRun.Outcome outcome = ChaosRun.run(options, System.out);
     System.out.println(outcome.verdict().text());
     System.out.printf("chaos: seed %d; %d operations in %.0f s (%.0f/s); %s%n", runSeed,
