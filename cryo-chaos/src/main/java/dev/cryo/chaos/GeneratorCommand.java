@@ -9,6 +9,7 @@ import dev.cryo.chaos.load.WorkloadOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import dev.cryo.chaos.check.DurationConverter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;

@@ -8,13 +8,9 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,12 +21,12 @@ import picocli.CommandLine.Spec;
  * {@code check}: judges a run's history with its event logs and prints the verdict as text.
  * Exits {@value #VALID} when the run is valid, {@value #ANOMALIES} when it shows any anomaly, and
  * {@value #UNREADABLE} (with one line on the error stream saying what could not be read) when an
- * input is unreadable or an output cannot be written; picocli's usage errors exit 2 as well.
+ * input is unreadable or an output cannot be written, and 64 when the command line is wrong.
  */
-@Command(name = "check", mixinStandardHelpOptions = true,
+@Command(name = "check", mixinStandardHelpOptions = true, exitCodeOnInvalidInput = 64,
     description = {"Checks a run's history against the demo's registers and the event logs:"
         + " lost writes, two live copies, time travel, unexplained failures, placements served"
-        + " twice.", "Exit status: 0 valid, 1 anomalies, 2 unreadable input."})
+        + " twice.", "Exit status: 0 valid, 1 anomalies, 2 unreadable input, 64 a wrong command line."})
 public final class CheckCommand implements Callable<Integer> {
 
   /** The exit status of a valid run. */
@@ -49,7 +45,7 @@ public final class CheckCommand implements Callable<Integer> {
   private List<Path> events = new ArrayList<>();
 
   @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s",
-      converter = GraceConverter.class,
+      converter = DurationConverter.class,
       description = "How long after a fault failures are still explained: seconds (10),"
           + " or with a unit (10s, 500ms, 2m), or ISO-8601 (PT10S). Default: ${DEFAULT-VALUE}.")
   private Duration grace;
@@ -119,38 +115,5 @@ public final class CheckCommand implements Callable<Integer> {
     err.println("cryo-chaos check: " + message.replace('\n', ' '));
     err.flush();
     return UNREADABLE;
-  }
-
-  /** Reads {@code 10}, {@code 10s}, {@code 1.5s}, {@code 500ms}, {@code 2m} or {@code PT10S}. */
-  static final class GraceConverter implements CommandLine.ITypeConverter<Duration> {
-    private static final Pattern AMOUNT = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m)?");
-
-    @Override
-    public Duration convert(String value) {
-      String text = value.strip().toLowerCase(Locale.ROOT);
-      Matcher matcher = AMOUNT.matcher(text);
-      Duration duration;
-      if (matcher.matches()) {
-        double amount = Double.parseDouble(matcher.group(1));
-        String unit = matcher.group(2) == null ? "s" : matcher.group(2);
-        double millis = switch (unit) {
-          case "ms" -> amount;
-          case "m" -> amount * 60_000;
-          default -> amount * 1000;
-        };
-        duration = Duration.ofNanos(Math.round(millis * 1_000_000));
-      } else {
-        try {
-          duration = Duration.parse(value.strip());
-        } catch (DateTimeParseException e) {
-          throw new CommandLine.TypeConversionException("'" + value + "' is no duration: write"
-              + " seconds (10), with a unit (10s, 500ms, 2m) or ISO-8601 (PT10S)");
-        }
-      }
-      if (duration.isNegative()) {
-        throw new CommandLine.TypeConversionException("'" + value + "' is negative");
-      }
-      return duration;
-    }
   }
 }

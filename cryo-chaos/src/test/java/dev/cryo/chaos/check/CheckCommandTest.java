@@ -114,7 +114,7 @@ class CheckCommandTest {
         events.toString())).isEqualTo(CheckCommand.UNREADABLE);
     assertThat(err.toString()).contains("broken-events.jsonl line 1");
 
-    assertThat(check()).as("no --history").isEqualTo(2);
+    assertThat(check()).as("no --history").isEqualTo(64);
   }
 
   @Test
@@ -134,9 +134,9 @@ class CheckCommandTest {
       assertThat(check("--history", history, "--grace", grace)).as(grace)
           .isEqualTo(CheckCommand.VALID);
     }
-    assertThat(check("--history", history, "--grace", "soon")).isEqualTo(2);
-    assertThat(check("--history", history, "--grace", "-PT1S")).isEqualTo(2);
-    assertThat(new CheckCommand.GraceConverter().convert("1.5s"))
+    assertThat(check("--history", history, "--grace", "soon")).isEqualTo(64);
+    assertThat(check("--history", history, "--grace", "-PT1S")).isEqualTo(64);
+    assertThat(new DurationConverter().convert("1.5s"))
         .isEqualTo(Duration.ofMillis(1500));
   }
 }
