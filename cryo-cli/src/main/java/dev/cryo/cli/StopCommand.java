@@ -204,7 +204,8 @@ public final class StopCommand implements Callable<Integer> {
   private static CommandFailure failure(ControlException e) {
     int code = switch (e.reason()) {
       case NO_RUN_STATE -> ExitCodes.NO_INPUT;
-      case MALFORMED_RUN_STATE, UNSAFE_PATH, NOT_A_REGULAR_FILE, READ_LIMIT_EXCEEDED -> ExitCodes.DATA;
+      case MALFORMED_RUN_STATE, UNSAFE_PATH, NOT_A_REGULAR_FILE, READ_LIMIT_EXCEEDED, NOT_OWNED,
+          WRITABLE_BY_OTHERS -> ExitCodes.DATA;
       case UNREADABLE, ROOT_MOVED, IO_FAILURE -> ExitCodes.IO;
     };
     return new CommandFailure(code, e.reason().code(), e.getMessage(), e);

@@ -27,6 +27,16 @@ public class ControlException extends IOException {
     NO_RUN_STATE,
     /** {@code run.json} exists but does not load. */
     MALFORMED_RUN_STATE,
+    /**
+     * An entry of a run's home (or the home itself) is owned by another user than the one the
+     * server runs as ({@link RunHome}); nothing was read, changed or deleted.
+     */
+    NOT_OWNED,
+    /**
+     * An entry of a run's home (or the home itself) may be written by its group or by others
+     * ({@link RunHome}); nothing was read, changed or deleted.
+     */
+    WRITABLE_BY_OTHERS,
     /** The root's path no longer names the directory that was opened. */
     ROOT_MOVED,
     /** Any other input/output failure of the file system. */

@@ -9,6 +9,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -142,8 +143,8 @@ public final class RunDirectory {
 
   /**
    * Writes {@code state} to {@code run.json}, replacing it whole (a reader sees the old or the new,
-   * never a mix), creating the run directory (not its parent) if needed. Only the holder of the
-   * run's lock calls this.
+   * never a mix), creating the run directory (0700, not its parent) if needed. Only the holder of
+   * the run's lock calls this.
    *
    * @return the outcome: the state is written (a failure after the rename, such as a directory
    *     that could not be forced to disk, is said there, never thrown)
@@ -156,7 +157,8 @@ public final class RunDirectory {
       Path parent = Objects.requireNonNull(path.getParent());
       try (SafeRoot anchor = SafeRoot.open(parent)) {
         // mkdirat through the parent's descriptor: a link at the parent's path changes nothing.
-        Files.createDirectory(anchor.descriptorPath().resolve(path.getFileName().toString()));
+        Files.createDirectory(anchor.descriptorPath().resolve(path.getFileName().toString()),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       } catch (FileAlreadyExistsException e) {
         // Created meanwhile, or a non-directory: the open below tells which.
       }
@@ -352,12 +354,19 @@ public final class RunDirectory {
   }
 
   /**
-   * Starts watching for stop requests on behalf of the run {@code invocationId}: cleans as at start
-   * ({@link #removeStaleStopRequests} with {@code atStart}) and returns the watcher the server calls
-   * on each tick. Only the holder of the run's lock calls this.
+   * Starts watching for stop requests on behalf of the run {@code invocationId}, whose server holds
+   * {@code home} (this directory, claimed): judges {@code stop-request} by the home's rule
+   * ({@link RunHome}), cleans as at start ({@link #removeStaleStopRequests} with {@code atStart})
+   * and returns the watcher the server calls on each tick. Only the holder of the run's lock calls
+   * this.
+   *
+   * @throws ControlException as {@link RunHome#require} when what is at {@code stop-request} breaks
+   *     the home's rule: nothing was read or removed
    */
-  public StopWatcher watch(String invocationId) throws IOException {
+  public StopWatcher watch(String invocationId, RunHome home) throws IOException {
+    Objects.requireNonNull(home, "home");
+    home.require(StopRequest.FILE_NAME, RunHome.Kind.FILE);
     removeStaleStopRequests(invocationId, true);
-    return new StopWatcher(this, invocationId);
+    return new StopWatcher(this, invocationId, home);
   }
 }
