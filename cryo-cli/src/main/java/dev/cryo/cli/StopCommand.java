@@ -68,7 +68,8 @@ import picocli.CommandLine.Spec;
         " 2:written, but the server changed: stop not delivered (publishing);"
             + " a request that does not parse (--status)",
         "64:the command line is wrong",
-        "65:run.json does not load, or a link or non-directory stands at DIR (refused)",
+        "65:run.json does not load, a link or non-directory stands at DIR, or DIR belongs to"
+            + " another user, whose server would not act on this request (refused)",
         "66:no run.json in DIR, or no DIR: no server ran there (refused; nothing written)",
         "74:the file system refused an operation"
     },

@@ -448,6 +448,11 @@ class ServeHomeTest {
   }
 
   private static void assumeRoot() throws IOException {
-    assumeTrue(owner(Path.of("/proc/self")) == 0, "needs root, to give a file to uid " + NOBODY);
+    assumeTrue(isRoot(), "needs root, to give a file to uid " + NOBODY);
+  }
+
+  /** Whether the test runs as root (and may give a file to another user). */
+  static boolean isRoot() throws IOException {
+    return owner(Path.of("/proc/self")) == 0;
   }
 }

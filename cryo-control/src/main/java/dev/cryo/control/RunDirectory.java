@@ -223,15 +223,17 @@ public final class RunDirectory {
   /**
    * Publishes a stop request for the run {@code run.json} names, in mode {@code mode}.
    *
-   * <p>Refused, creating nothing, when there is no {@code run.json} or it does not load. Otherwise
+   * <p>Refused, creating nothing, when there is no {@code run.json} or it does not load, and when
+   * the run directory belongs to another user than this process's (its server would not act on a
+   * request of ours: {@link RunHome#requireRequester}). Otherwise
    * the request is bound to that invocation and published by link. When a request is already there
    * nothing is written and the answer says which: this run's own (with its mode), an earlier run's
    * (the server removes it at its next tick: repeat then), or one that does not parse (read as a
    * drain). After the link {@code run.json} is read again through the path: another invocation
    * there (or none) answers {@link Outcome#SERVER_CHANGED}. A run that has already ended is said so.
    *
-   * @throws ControlException {@code NO_RUN_STATE}, {@code MALFORMED_RUN_STATE}, {@code UNSAFE_PATH}
-   *     or {@code IO_FAILURE}; nothing was written then
+   * @throws ControlException {@code NO_RUN_STATE}, {@code MALFORMED_RUN_STATE}, {@code NOT_OWNED},
+   *     {@code UNSAFE_PATH} or {@code IO_FAILURE}; nothing was written then
    */
   public StopDelivery requestStop(StopMode mode) throws IOException {
     Objects.requireNonNull(mode, "mode");
@@ -244,6 +246,7 @@ public final class RunDirectory {
     Publication.Outcome published;
     try (SafeRoot root = home.get()) {
       state = loadRunState(root).orElseThrow(this::noRunState);
+      RunHome.requireRequester(root);
       StopRequest request = new StopRequest(state.invocationId(), mode, RunState.now());
       try {
         published = root.publish(StopRequest.FILE_NAME, request.toJson());

@@ -274,6 +274,24 @@ public final class RunHome implements Closeable {
     tightened.add(name + " " + octal(found.mode()) + " -> " + octal(mode));
   }
 
+  /**
+   * Refuses to leave a request (a stop, a reload) in the run directory {@code home} for a server
+   * that would not act on it: the directory belongs to another user than this process's, and the
+   * server that runs there acts on no file of its home that another user owns (the rule above).
+   * Called by those who write requests, before they write anything.
+   *
+   * @throws ControlException {@code NOT_OWNED}; nothing was written
+   */
+  public static void requireRequester(SafeRoot home) throws IOException {
+    int uid = DirectoryTrust.accessUid();
+    int owner = (Integer) Files.getAttribute(home.descriptorPath(), "unix:uid");
+    if (uid >= 0 && owner != uid) {
+      throw new ControlException(Reason.NOT_OWNED, home.path() + " belongs to uid " + owner
+          + ", not to uid " + uid + " that runs this command, and its server acts on no request"
+          + " another user writes; nothing was written: run this command as uid " + owner);
+    }
+  }
+
   /** The home's path (for messages: operations go through the held directory). */
   public Path path() {
     return path;
