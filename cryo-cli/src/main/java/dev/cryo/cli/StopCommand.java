@@ -206,7 +206,7 @@ public final class StopCommand implements Callable<Integer> {
     int code = switch (e.reason()) {
       case NO_RUN_STATE -> ExitCodes.NO_INPUT;
       case MALFORMED_RUN_STATE, UNSAFE_PATH, NOT_A_REGULAR_FILE, READ_LIMIT_EXCEEDED, NOT_OWNED,
-          WRITABLE_BY_OTHERS -> ExitCodes.DATA;
+          WRITABLE_BY_OTHERS, NOT_PRIVATE -> ExitCodes.DATA;
       case UNREADABLE, ROOT_MOVED, IO_FAILURE -> ExitCodes.IO;
     };
     return new CommandFailure(code, e.reason().code(), e.getMessage(), e);

@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -128,7 +130,7 @@ class ServeHomeTest {
     assumeRoot();
     Path home = privateHome();
     Path request = Files.write(home.resolve(StopRequest.FILE_NAME), new StopRequest(
-        RunState.newInvocationId(), StopMode.DRAIN, java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC)).toJson());
+        RunState.newInvocationId(), StopMode.DRAIN, OffsetDateTime.now(ZoneOffset.UTC)).toJson());
     chmod(request, "rw-------");
     setOwner(request, NOBODY);
 
@@ -142,7 +144,7 @@ class ServeHomeTest {
   void aStopRequestWritableByOthersIsRefusedAtStartAndLeftInPlace() throws Exception {
     Path home = privateHome();
     Path request = Files.write(home.resolve(StopRequest.FILE_NAME), new StopRequest(
-        RunState.newInvocationId(), StopMode.DRAIN, java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC)).toJson());
+        RunState.newInvocationId(), StopMode.DRAIN, OffsetDateTime.now(ZoneOffset.UTC)).toJson());
     chmod(request, "rw-rw-rw-");
 
     String line = refused(home);
@@ -176,7 +178,7 @@ class ServeHomeTest {
       // A drain request for this very run that anybody may write: not acted upon, kept.
       Path stop = home.resolve(StopRequest.FILE_NAME);
       Path stagedStop = Files.write(scratch.resolve("stop.staged"), new StopRequest(invocation,
-          StopMode.DRAIN, java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC)).toJson());
+          StopMode.DRAIN, OffsetDateTime.now(ZoneOffset.UTC)).toJson());
       chmod(stagedStop, "rw-rw-rw-");
       Files.move(stagedStop, stop);
       awaitRefusalOrAction(run, stop, null, "writable by");
@@ -326,6 +328,8 @@ class ServeHomeTest {
   void aHomeAnEarlierCryoLeftReadableIsMadePrivateAndSaidSo() throws Exception {
     Path home = Files.createDirectories(scratch.resolve("home"));
     chmod(home, "rwxr-xr-x");
+    RunDirectory.at(home).writeRunState(RunState.begin().endedAt(OffsetDateTime.now(
+        ZoneOffset.UTC)));
     Path events = Files.writeString(home.resolve("events.jsonl"), "{}\n");
     chmod(events, "rw-r--r--");
     Path workers = Files.createDirectories(home.resolve("workers"));
@@ -345,6 +349,20 @@ class ServeHomeTest {
     } finally {
       run.close();
     }
+  }
+
+  @Test
+  void aReadableDirectoryThatIsNoRunDirectoryIsRefusedNotNarrowed() throws Exception {
+    Path home = Files.createDirectories(scratch.resolve("home")); // say, a user's home directory
+    chmod(home, "rwxr-xr-x");
+    Files.writeString(home.resolve("notes.txt"), "mine");
+
+    String line = refused(home);
+
+    assertThat(line).contains("not_private").contains(home.toString()).contains("no run.json")
+        .contains("chmod 700");
+    assertThat(mode(home)).isEqualTo("rwxr-xr-x");
+    assertThat(list(home)).containsExactly("notes.txt");
   }
 
   // ------------------------------------------------------------------------ helpers

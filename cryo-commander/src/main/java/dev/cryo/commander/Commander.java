@@ -268,7 +268,7 @@ public final class Commander implements AutoCloseable {
   /** Whether {@code e} is a refusal by the home's rule ({@link RunHome}). */
   private static boolean refused(ControlException e) {
     return switch (e.reason()) {
-      case NOT_OWNED, WRITABLE_BY_OTHERS, UNSAFE_PATH, NOT_A_REGULAR_FILE -> true;
+      case NOT_OWNED, WRITABLE_BY_OTHERS, NOT_PRIVATE, UNSAFE_PATH, NOT_A_REGULAR_FILE -> true;
       default -> false;
     };
   }

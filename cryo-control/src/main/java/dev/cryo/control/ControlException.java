@@ -37,6 +37,12 @@ public class ControlException extends IOException {
      * ({@link RunHome}); nothing was read, changed or deleted.
      */
     WRITABLE_BY_OTHERS,
+    /**
+     * A run's home that others may read or enter does not look like a run directory (it holds
+     * entries but no {@code run.json}), so it is not made private for them ({@link RunHome});
+     * nothing was read, changed or deleted.
+     */
+    NOT_PRIVATE,
     /** The root's path no longer names the directory that was opened. */
     ROOT_MOVED,
     /** Any other input/output failure of the file system. */

@@ -53,7 +53,10 @@ import java.util.Set;
  * exist is created 0700 (its missing parents as before, by the process's umask). An entry the rule
  * accepts but that others may still read or enter — the home 0755 and its logs 0644, as an earlier
  * cryo left them — is made private by {@link #claim}: its group's and others' bits are cleared, its
- * owner's kept, and {@link #tightened()} names each one so that the start can say so.
+ * owner's kept, and {@link #tightened()} names each one so that the start can say so. The home
+ * itself is made private only when it looks like a run directory — it holds {@code run.json}, or
+ * nothing at all — so that a home named by mistake ({@code /usr}, a user's own home directory) is
+ * never narrowed for everybody else: such a home is refused ({@link Reason#NOT_PRIVATE}).
  *
  * <p><b>When.</b> {@link #claim} judges the home and every entry the run declares
  * ({@link Expected}; the entries of a declared directory of logs or sockets too) before the run
@@ -166,8 +169,9 @@ public final class RunHome implements Closeable {
    *
    * @throws ControlException {@code NOT_OWNED}, {@code WRITABLE_BY_OTHERS},
    *     {@code NOT_A_REGULAR_FILE} or {@code UNSAFE_PATH} for the home or the first entry that
-   *     breaks the rule (nothing was read, changed or deleted then); {@code IO_FAILURE} when the
-   *     process's user cannot be told
+   *     breaks the rule (nothing was read, changed or deleted then); {@code NOT_PRIVATE} for a home
+   *     others may read or enter that does not look like a run directory; {@code IO_FAILURE} when
+   *     the process's user cannot be told
    * @throws IOException when the home or its parents cannot be created
    */
   public static RunHome claim(Path path, List<Expected> layout) throws IOException {
@@ -229,6 +233,14 @@ public final class RunHome implements Closeable {
     Found found = new Found(EntryKind.DIRECTORY, (Integer) attributes.get("uid"),
         (Integer) attributes.get("mode"));
     judge(path, found, EntryKind.DIRECTORY);
+    if ((found.mode() & GROUP_AND_OTHERS) != 0 && root.lookup(RunState.FILE_NAME).isEmpty()
+        && !root.names().isEmpty()) {
+      throw new ControlException(Reason.NOT_PRIVATE, path + " may be read or entered by others"
+          + " (mode " + octal(found.mode()) + ") and holds entries but no " + RunState.FILE_NAME
+          + ": it does not look like a run directory, so it was not made private, and nothing in"
+          + " it was read, changed or deleted: chmod 700 " + path + " if it is meant to be one,"
+          + " else name a directory of its own (a missing one is created 0700)");
+    }
     tighten(held, path, found);
   }
 

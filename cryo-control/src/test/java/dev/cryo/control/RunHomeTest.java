@@ -95,6 +95,7 @@ class RunHomeTest {
   @Test
   void whatAnEarlierCryoLeftReadableIsMadePrivateAndNamed() throws IOException {
     Path home = directory("home", "rwxr-xr-x");
+    RunDirectory.at(home).writeRunState(RunState.begin()); // an earlier run's
     Path journal = file(home.resolve("journal"), "rw-r--r--");
     Path workers = Files.createDirectories(home.resolve("workers"));
     chmod(workers, "rwxr-x---");
@@ -112,6 +113,26 @@ class RunHomeTest {
     assertThat(mode(workers)).isEqualTo("rwx------");
     assertThat(mode(log)).isEqualTo("rw-------");
     assertThat(mode(other)).isEqualTo("rw-r--r--"); // a name the run does not use: not its business
+  }
+
+  @Test
+  void aReadableHomeThatDoesNotLookLikeARunDirectoryIsRefusedNotNarrowed() throws IOException {
+    Path home = directory("home", "rwxr-xr-x"); // /usr, or a user's own home directory
+    file(home.resolve("notes.txt"), "rw-r--r--");
+
+    assertThatThrownBy(() -> RunHome.claim(home, LAYOUT))
+        .isInstanceOfSatisfying(ControlException.class, e -> {
+          assertThat(e.reason()).isEqualTo(Reason.NOT_PRIVATE);
+          assertThat(e.getMessage()).startsWith(home + " may be read or entered by others (mode"
+              + " 0755)").contains("no run.json").contains("chmod 700 " + home);
+        });
+    assertThat(mode(home)).isEqualTo("rwxr-xr-x");
+
+    Path empty = directory("empty", "rwxr-xr-x"); // made by mkdir for the run: made private
+    try (RunHome claimed = RunHome.claim(empty, LAYOUT)) {
+      assertThat(claimed.tightened()).containsExactly(empty + " 0755 -> 0700");
+    }
+    assertThat(mode(empty)).isEqualTo("rwx------");
   }
 
   @Test
