@@ -191,7 +191,7 @@ class ServeHomeTest {
     }
   }
 
-  // ------------------------------------------------------------------------ links and special files
+  // ------------------------------------------------------------------ links and special files
 
   @Test
   void aSymbolicLinkAtTheFreezerIsRefusedAndItsTargetKept() throws Exception {

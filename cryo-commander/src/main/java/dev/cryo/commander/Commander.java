@@ -186,8 +186,9 @@ public final class Commander implements AutoCloseable {
    *
    * @throws CommanderException {@code HOME_REFUSED} when the home or an entry of it breaks the
    *     home's rule (another user's, writable by others, a link or special file: the message names
-   *     it; nothing was read, changed or deleted); {@code HOME_HELD} when another run holds the home
-   *     (its message and {@link CommanderException#holder()} name the holder; nothing was changed);
+   *     it; nothing was read, changed or deleted); {@code HOME_HELD} when another run holds the
+   *     home (its message and {@link CommanderException#holder()} name the holder; nothing was
+   *     changed);
    *     {@code HOME_UNUSABLE} when the home cannot be used; {@code WORKER_START_FAILED} when no
    *     worker could be started (everything was stopped and the lock released)
    */

@@ -151,6 +151,12 @@ public final class RunHome implements Closeable {
   /** What a look at an entry found, in one {@code lstat}. */
   private record Found(EntryKind kind, int owner, int mode) {}
 
+  /**
+   * An entry the claim accepted that others may read or enter: {@code relative} to the home (null
+   * for the home itself), narrowed once every entry was judged.
+   */
+  private record Readable(String relative, Found found) {}
+
   private final Path path;
   private final SafeRoot root;
   private final int uid;
@@ -185,9 +191,14 @@ public final class RunHome implements Closeable {
     }
     RunHome claimed = new RunHome(home, openOrCreate(home), uid);
     try {
-      claimed.claimHome();
+      List<Readable> readable = new ArrayList<>();
+      claimed.claimHome(readable);
       for (Expected expected : entries) {
-        claimed.claimEntry(expected);
+        claimed.claimEntry(expected, readable);
+      }
+      // Everything was judged: only now is anything changed, so that a refusal changes nothing.
+      for (Readable entry : readable) {
+        claimed.tighten(entry);
       }
       return claimed;
     } catch (IOException | RuntimeException e) {
@@ -227,7 +238,7 @@ public final class RunHome implements Closeable {
     }
   }
 
-  private void claimHome() throws IOException {
+  private void claimHome(List<Readable> readable) throws IOException {
     Path held = root.descriptorPath(); // the held directory itself, whatever its name names now
     Map<String, Object> attributes = Files.readAttributes(held, "unix:uid,mode");
     Found found = new Found(EntryKind.DIRECTORY, (Integer) attributes.get("uid"),
@@ -241,10 +252,10 @@ public final class RunHome implements Closeable {
           + " it was read, changed or deleted: chmod 700 " + path + " if it is meant to be one,"
           + " else name a directory of its own (a missing one is created 0700)");
     }
-    tighten(held, path, found);
+    readable.add(new Readable(null, found));
   }
 
-  private void claimEntry(Expected expected) throws IOException {
+  private void claimEntry(Expected expected, List<Readable> readable) throws IOException {
     Optional<Found> found = look(root, expected.name());
     if (found.isEmpty()) {
       return;
@@ -253,7 +264,7 @@ public final class RunHome implements Closeable {
     EntryKind wanted = expected.kind() == Kind.FILE ? EntryKind.REGULAR_FILE
         : EntryKind.DIRECTORY;
     judge(shown, found.get(), wanted);
-    tighten(root.descriptorPath().resolve(expected.name()), shown, found.get());
+    readable.add(new Readable(expected.name(), found.get()));
     if (expected.kind() == Kind.DIRECTORY_OF_FILES
         || expected.kind() == Kind.DIRECTORY_OF_SOCKETS) {
       boolean sockets = expected.kind() == Kind.DIRECTORY_OF_SOCKETS;
@@ -267,7 +278,7 @@ public final class RunHome implements Closeable {
             Path entry = shown.resolve(name);
             judge(entry, inside.get(), sockets ? EntryKind.SOCKET : EntryKind.REGULAR_FILE);
             if (!sockets) {
-              tighten(directory.descriptorPath().resolve(name), entry, inside.get());
+              readable.add(new Readable(expected.name() + "/" + name, inside.get()));
             }
           }
         }
@@ -275,15 +286,21 @@ public final class RunHome implements Closeable {
     }
   }
 
-  /** Clears the group's and others' bits of an entry the rule accepted, and remembers it. */
-  private void tighten(Path reachable, Path shown, Found found) throws IOException {
+  /**
+   * Clears the group's and others' bits of an entry the rule accepted, through the held home, and
+   * remembers it.
+   */
+  private void tighten(Readable entry) throws IOException {
+    Found found = entry.found();
     if ((found.mode() & GROUP_AND_OTHERS) == 0) {
       return;
     }
     int mode = found.mode() & 0700;
+    Path reachable = entry.relative() == null ? root.descriptorPath()
+        : root.descriptorPath().resolve(entry.relative());
     Files.setPosixFilePermissions(reachable, permissions(mode));
-    String name = shown.equals(path) ? path.toString() : path.relativize(shown).toString();
-    tightened.add(name + " " + octal(found.mode()) + " -> " + octal(mode));
+    tightened.add((entry.relative() == null ? path.toString() : entry.relative()) + " "
+        + octal(found.mode()) + " -> " + octal(mode));
   }
 
   /**

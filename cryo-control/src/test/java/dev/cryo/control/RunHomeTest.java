@@ -116,6 +116,23 @@ class RunHomeTest {
   }
 
   @Test
+  void aRefusalNarrowsNothingItHadAcceptedBefore() throws IOException {
+    Path home = directory("home", "rwxr-xr-x");
+    RunDirectory.at(home).writeRunState(RunState.begin());
+    Path journal = file(home.resolve("journal"), "rw-r--r--");
+    Path workers = Files.createDirectories(home.resolve("workers"));
+    chmod(workers, "rwxr-xr-x");
+    Files.createSymbolicLink(workers.resolve("main_0001.log"), journal);
+
+    assertThatThrownBy(() -> RunHome.claim(home, LAYOUT))
+        .isInstanceOfSatisfying(ControlException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.NOT_A_REGULAR_FILE));
+    assertThat(mode(home)).isEqualTo("rwxr-xr-x");
+    assertThat(mode(journal)).isEqualTo("rw-r--r--");
+    assertThat(mode(workers)).isEqualTo("rwxr-xr-x");
+  }
+
+  @Test
   void aReadableHomeThatDoesNotLookLikeARunDirectoryIsRefusedNotNarrowed() throws IOException {
     Path home = directory("home", "rwxr-xr-x"); // /usr, or a user's own home directory
     file(home.resolve("notes.txt"), "rw-r--r--");
