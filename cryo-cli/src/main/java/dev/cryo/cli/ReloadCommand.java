@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.commander.ReloadRequests;
 import dev.cryo.control.ControlException;
 import dev.cryo.control.RunDirectory;
+import dev.cryo.control.RunHome;
 import dev.cryo.control.RunState;
 import dev.cryo.control.SafeRoot;
 import java.io.IOException;
@@ -56,6 +57,8 @@ import picocli.CommandLine.Spec;
             + " replaced run on)",
         " 2:no answer within --wait (the reload may still run: see cryo status)",
         "64:the command line is wrong, or --app-path is not a file",
+        "65:DIR belongs to another user, whose server would not act on this request, or run.json"
+            + " does not load (nothing written)",
         "66:no run.json in DIR: no server runs there (nothing written)",
         "75:a reload request is already waiting in DIR (nothing written)"
     },
@@ -112,6 +115,11 @@ public final class ReloadCommand implements Callable<Integer> {
     }
     ReloadRequests.Request request = ReloadRequests.Request.of(run.get().invocationId(), appPath);
     try (SafeRoot root = SafeRoot.open(directory)) {
+      try {
+        RunHome.requireRequester(root);
+      } catch (ControlException e) {
+        throw new CommandFailure(ExitCodes.DATA, e.reason().code(), e.getMessage(), e);
+      }
       if (!root.publishExclusive(ReloadRequests.REQUEST, request.toJson())) {
         throw new CommandFailure(ExitCodes.BUSY, "already_requested", "a reload request is"
             + " already waiting in " + directory.resolve(ReloadRequests.REQUEST) + "; nothing was"

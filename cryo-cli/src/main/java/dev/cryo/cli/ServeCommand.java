@@ -8,6 +8,7 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
 import dev.cryo.commander.Housekeeping;
+import dev.cryo.control.ControlException;
 import dev.cryo.front.Front;
 import dev.cryo.front.FrontException;
 import dev.cryo.front.Upstream;
@@ -58,6 +59,8 @@ import picocli.CommandLine.Spec;
             + " that were frozen and names those that were awake (lost).",
         "",
         "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
+            + " It is created 0700 when missing, and must belong to the user cryo serve runs as"
+            + " and be writable by nobody else (docs/security.md)."
             + " 'cryo status --home DIR' shows the run."
     },
     optionListHeading = "%nOptions:%n",
@@ -65,6 +68,9 @@ import picocli.CommandLine.Spec;
     exitCodeList = {
         " 0:stopped",
         "64:the command line is wrong",
+        "65:the run directory, or a file or directory in it, is another user's, writable by"
+            + " others, or a link or special file; or it is readable by others and no run"
+            + " directory (the line names it; nothing was changed)",
         "69:the run could not start (the port, the workers, the application): the line says why",
         "74:the file system refused an operation on the run directory",
         "75:another cryo serve holds the run directory"
@@ -197,7 +203,6 @@ final class ServeCommand implements Callable<Integer> {
           + " is not a loopback address and no --admin-token is set; nothing was started: the"
           + " status and metrics go to the network only behind a token", null);
     }
-    Files.createDirectories(directory);
     CountDownLatch stopped = new CountDownLatch(1);
     AtomicReference<Commander> running = new AtomicReference<>();
     AtomicReference<Front> serving = new AtomicReference<>();
@@ -304,6 +309,9 @@ final class ServeCommand implements Callable<Integer> {
   private static CommandFailure failure(CommanderException e) {
     return switch (e.reason()) {
       case HOME_HELD -> new CommandFailure(ExitCodes.BUSY, e.reason().code(), e.getMessage(), e);
+      case HOME_REFUSED -> new CommandFailure(ExitCodes.DATA,
+          e.getCause() instanceof ControlException control ? control.reason().code()
+              : e.reason().code(), e.getMessage(), e);
       default -> new CommandFailure(ExitCodes.UNAVAILABLE, e.reason().code(), e.getMessage(), e);
     };
   }

@@ -68,7 +68,8 @@ import picocli.CommandLine.Spec;
         " 2:written, but the server changed: stop not delivered (publishing);"
             + " a request that does not parse (--status)",
         "64:the command line is wrong",
-        "65:run.json does not load, or a link or non-directory stands at DIR (refused)",
+        "65:run.json does not load, a link or non-directory stands at DIR, or DIR belongs to"
+            + " another user, whose server would not act on this request (refused)",
         "66:no run.json in DIR, or no DIR: no server ran there (refused; nothing written)",
         "74:the file system refused an operation"
     },
@@ -204,7 +205,8 @@ public final class StopCommand implements Callable<Integer> {
   private static CommandFailure failure(ControlException e) {
     int code = switch (e.reason()) {
       case NO_RUN_STATE -> ExitCodes.NO_INPUT;
-      case MALFORMED_RUN_STATE, UNSAFE_PATH, NOT_A_REGULAR_FILE, READ_LIMIT_EXCEEDED -> ExitCodes.DATA;
+      case MALFORMED_RUN_STATE, UNSAFE_PATH, NOT_A_REGULAR_FILE, READ_LIMIT_EXCEEDED, NOT_OWNED,
+          WRITABLE_BY_OTHERS, NOT_PRIVATE -> ExitCodes.DATA;
       case UNREADABLE, ROOT_MOVED, IO_FAILURE -> ExitCodes.IO;
     };
     return new CommandFailure(code, e.reason().code(), e.getMessage(), e);

@@ -1,8 +1,11 @@
 package dev.cryo.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.cryo.cli.DemoClient.Answer;
+import dev.cryo.control.RunDirectory;
+import dev.cryo.control.RunState;
 import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,6 +48,23 @@ class ReloadCommandTest {
       assertThat(run.home().resolve("reload.json")).doesNotExist(); // read once, removed
     } finally {
       run.close();
+    }
+  }
+
+  @Test
+  void aReloadIntoAnotherUsersRunDirectoryIsRefusedAndWritesNothing() throws Exception {
+    assumeTrue(ServeHomeTest.isRoot(),
+        "needs root, to give the run directory to uid " + ServeHomeTest.NOBODY);
+    Path theirs = Files.createDirectories(scratch.resolve("theirs"));
+    RunDirectory.at(theirs).writeRunState(RunState.begin());
+    Files.setAttribute(theirs, "unix:uid", ServeHomeTest.NOBODY);
+    ChildCryo reload = ChildCryo.start(scratch, "reload", "--home", theirs.toString());
+    try {
+      assertThat(reload.exitCode()).as(reload.err()).isEqualTo(65);
+      assertThat(reload.err()).contains("not_owned").contains("nothing was written");
+      assertThat(theirs.resolve("reload.json")).doesNotExist();
+    } finally {
+      reload.close();
     }
   }
 

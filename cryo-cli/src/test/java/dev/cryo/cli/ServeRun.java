@@ -32,14 +32,17 @@ final class ServeRun implements AutoCloseable {
     this.err = err;
   }
 
-  /** Starts {@code cryo serve --home HOME --port 0 args...}; does not wait for it. */
+  /**
+   * Starts {@code cryo serve --home HOME --port 0 args...}; does not wait for it. The home's parent
+   * is created if missing, the home is left to the run (which creates it private).
+   */
   static ServeRun start(Path home, String... args) throws IOException {
     return start(home, List.of(), args);
   }
 
   /** Starts {@code cryo serve} as {@link #start(Path, String...)} with {@code jvm} options. */
   static ServeRun start(Path home, List<String> jvm, String... args) throws IOException {
-    Files.createDirectories(home);
+    Files.createDirectories(home.getParent());
     Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
     Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
     List<String> command = new ArrayList<>(List.of(

@@ -2,6 +2,7 @@ package dev.cryo.cli;
 
 import static dev.cryo.cli.InProcess.cryo;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -74,6 +75,21 @@ class StopCommandTest {
     assertThat(node.get("problem").asText()).contains("lacks");
     assertThat(cryo("stop", "--home", home.toString()).exitCode())
         .isEqualTo(StopCommand.ALREADY_THERE);
+  }
+
+  @Test
+  void aRunDirectoryOfAnotherUserIsRefusedWritingNothing() throws Exception {
+    assumeTrue(ServeHomeTest.isRoot(),
+        "needs root, to give the run directory to uid " + ServeHomeTest.NOBODY);
+    Path home = running();
+    Files.setAttribute(home, "unix:uid", ServeHomeTest.NOBODY);
+
+    Result result = cryo("stop", "--home", home.toString());
+
+    assertThat(result.exitCode()).as(result.err()).isEqualTo(65);
+    assertThat(result.err()).contains("not_owned").contains("belongs to uid "
+        + ServeHomeTest.NOBODY).contains("nothing was written");
+    assertThat(home.resolve("stop-request")).doesNotExist();
   }
 
   @Test

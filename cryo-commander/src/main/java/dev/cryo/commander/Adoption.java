@@ -1,10 +1,9 @@
 package dev.cryo.commander;
 
+import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
@@ -39,21 +38,28 @@ final class Adoption {
    */
   record Found(Optional<CommanderItem> item, List<String> lost, String line) {}
 
-  /** Takes over what {@code home} holds; leaves {@code freezer}'s root ready for the new run. */
-  static Found at(Path home, Freezer freezer, Instant now) throws IOException, FreezerException {
-    Path journal = home.resolve(Journal.FILE_NAME);
-    RebootData.Taken taken = RebootData.take(home, freezer, now);
+  /**
+   * Takes over what {@code home} holds; leaves {@code freezer}'s root ready for the new run. The
+   * journal is read through the home's rule ({@link RunHome#read}): a journal that breaks it (a
+   * link, a FIFO, another user's) is refused, never read as "no journal" (which would wipe the
+   * freezer).
+   */
+  static Found at(RunHome home, Freezer freezer, Instant now)
+      throws IOException, FreezerException {
+    Path journal = home.shown(Journal.FILE_NAME);
+    RebootData.Taken taken = RebootData.take(home.path(), freezer, now);
     if (taken.item().isPresent() || taken.line() != null) {
-      Files.deleteIfExists(journal); // the reboot data (or what was moved aside) is newer
+      home.remove(Journal.FILE_NAME); // the reboot data (or what was moved aside) is newer
       return new Found(taken.item(), List.of(), taken.line());
     }
-    if (!Files.isRegularFile(journal, LinkOption.NOFOLLOW_LINKS)) {
+    Optional<byte[]> bytes = home.read(Journal.FILE_NAME, JournalReplay.MAX_BYTES);
+    if (bytes.isEmpty()) {
       freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
       return new Found(Optional.empty(), List.of(), null);
     }
-    JournalReplay replay = JournalReplay.read(journal);
+    JournalReplay replay = JournalReplay.replay(bytes.get(), journal);
     if (replay.corruption().isPresent()) {
-      Path aside = RebootData.moveAside(home, journal, now, CORRUPT_JOURNAL_PREFIX);
+      Path aside = RebootData.moveAside(home.path(), journal, now, CORRUPT_JOURNAL_PREFIX);
       freezer.wipeRoot();
       return new Found(Optional.empty(), List.of(), "the journal of the run before was not adopted:"
           + " " + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
@@ -66,7 +72,7 @@ final class Adoption {
     }
     List<String> swept = freezer.cleanupFrozen(claimed);
     List<String> lost = replay.awake();
-    Files.delete(journal);
+    home.remove(Journal.FILE_NAME);
     return new Found(Optional.of(item), lost, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + item.frozen().size() + " frozen users come back; " + lost.size() + " users that"

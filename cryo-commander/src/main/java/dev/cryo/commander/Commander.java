@@ -1,10 +1,12 @@
 package dev.cryo.commander;
 
 import dev.cryo.commander.CommanderException.Reason;
+import dev.cryo.control.ControlException;
 import dev.cryo.control.RunDirectory;
+import dev.cryo.control.RunHome;
 import dev.cryo.control.RunState;
-import dev.cryo.control.SafeRoot;
 import dev.cryo.control.StopMode;
+import dev.cryo.control.StopRequest;
 import dev.cryo.control.StopWatcher;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerUsage;
@@ -43,7 +45,14 @@ import java.util.concurrent.TimeoutException;
  * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
  * {@code workers/NAME.log} (each worker's output) and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
- * the home's path is too long for a socket address).
+ * the home's path is too long for a socket address), and, between two calls of {@code cryo
+ * reload}, {@code reload.json} and {@code reload-result.json} ({@link ReloadRequests}).
+ *
+ * <p>The home is the run's own ({@link RunHome}): claimed before the lock is taken, created 0700
+ * when missing, refused ({@link CommanderException.Reason#HOME_REFUSED}) when it or an entry of
+ * {@link #HOME_LAYOUT} is another user's, writable by others, or a link or special file where the
+ * run keeps a file or directory; held by its descriptor for the whole run. Every file the commander
+ * creates there is 0600 and every directory 0700.
  *
  * <p>Its tick also runs the occupancy check ({@code OccupancyCheck}, policy
  * {@link CommanderConfig#occupancy()}): a worker whose heap stays above 95 % of its ceiling is
@@ -59,9 +68,36 @@ public final class Commander implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Commander.class.getName());
   /** A socket path longer than this many bytes is put in a private directory instead. */
   private static final int SOCKET_PATH_BUDGET = 100;
+  /** The directory of the workers' logs in the home. */
+  static final String WORKER_LOGS = "workers";
+  /** The directory of the workers' sockets in the home. */
+  static final String SOCKETS = "sockets";
+  /** The working freezer in the home. */
+  static final String FREEZER = "freezer";
+
+  /**
+   * Every name of the home the run reads, writes or creates, and what it keeps there: what
+   * {@link RunHome#claim} judges at the start, before anything is read.
+   */
+  public static final List<RunHome.Expected> HOME_LAYOUT = List.of(
+      RunHome.Expected.file(ProcessLock.FILE_NAME),
+      RunHome.Expected.file(RunState.FILE_NAME),
+      RunHome.Expected.file(StopRequest.FILE_NAME),
+      RunHome.Expected.file(Status.FILE_NAME),
+      RunHome.Expected.file(ReloadRequests.REQUEST),
+      RunHome.Expected.file(ReloadRequests.RESULT),
+      RunHome.Expected.file(Journal.FILE_NAME),
+      RunHome.Expected.file(Journal.NEW_FILE_NAME),
+      RunHome.Expected.file(EventLog.FILE_NAME),
+      RunHome.Expected.file(EventLog.PREVIOUS_FILE_NAME),
+      RunHome.Expected.directory(FREEZER),
+      RunHome.Expected.directory(RebootData.DIRECTORY),
+      RunHome.Expected.directoryOfFiles(WORKER_LOGS),
+      RunHome.Expected.directoryOfSockets(SOCKETS));
 
   private final CommanderConfig config;
   private final Path home;
+  private final RunHome runHome;
   private final ProcessLock lock;
   private final RunDirectory runDirectory;
   private final RunState runState;
@@ -94,12 +130,14 @@ public final class Commander implements AutoCloseable {
   private boolean closed; // guarded by this
   private volatile String startLine;
   private volatile Journal journal; // set once by start, before any worker
+  private String lastStopRefusal; // the tick's thread only: a refusal is logged once
 
-  private Commander(CommanderConfig config, ProcessLock lock, RunDirectory runDirectory,
-      RunState runState, EventLog events, Freezer freezer, Path sockets, Path privateSockets,
-      StopWatcher stopWatcher) {
+  private Commander(CommanderConfig config, RunHome runHome, ProcessLock lock,
+      RunDirectory runDirectory, RunState runState, EventLog events, Freezer freezer, Path sockets,
+      Path privateSockets, StopWatcher stopWatcher) {
     this.config = config;
-    this.home = config.home().toAbsolutePath().normalize();
+    this.home = runHome.path();
+    this.runHome = runHome;
     this.lock = lock;
     this.runDirectory = runDirectory;
     this.runState = runState;
@@ -110,8 +148,7 @@ public final class Commander implements AutoCloseable {
     this.listeners = new Listeners(events);
     this.routing = new Routing(listeners);
     this.freezerRoot = freezer.root();
-    this.supervisor = new Supervisor(config, routing, freezer, sockets,
-        home.resolve("workers"));
+    this.supervisor = new Supervisor(config, routing, freezer, sockets, runHome, WORKER_LOGS);
     this.pushRelay = new PushRelay(routing);
     supervisor.pushRelay(pushRelay);
     this.placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
@@ -131,7 +168,7 @@ public final class Commander implements AutoCloseable {
     this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
     this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
         RELOAD_GRACE, this::admits);
-    this.reloadRequests = new ReloadRequests(home, runState.invocationId(),
+    this.reloadRequests = new ReloadRequests(runHome, runState.invocationId(),
         request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
     this.sweep = new Sweep(routing, freezer);
     this.housekeeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -142,31 +179,41 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
-   * Takes the run lock of {@code config.home()} (created if missing), writes {@code run.json},
+   * Claims the home of {@code config.home()} ({@link RunHome}: created 0700 if missing, judged with
+   * every entry of {@link #HOME_LAYOUT}), takes its run lock, writes {@code run.json}, adopts or
    * wipes the working freezer, starts {@code config.workers()} worker processes, and returns once
    * the first of them presented itself: the reception.
    *
-   * @throws CommanderException {@code HOME_HELD} when another run holds the home (its message and
-   *     {@link CommanderException#holder()} name the holder; nothing was changed);
+   * @throws CommanderException {@code HOME_REFUSED} when the home or an entry of it breaks the
+   *     home's rule (another user's, writable by others, a link or special file: the message names
+   *     it; nothing was read, changed or deleted); {@code HOME_HELD} when another run holds the
+   *     home (its message and {@link CommanderException#holder()} name the holder; nothing was
+   *     changed);
    *     {@code HOME_UNUSABLE} when the home cannot be used; {@code WORKER_START_FAILED} when no
    *     worker could be started (everything was stopped and the lock released)
    */
   public static Commander start(CommanderConfig config) {
     Path home = config.home().toAbsolutePath().normalize();
+    RunHome runHome;
     try {
-      Files.createDirectories(home);
+      runHome = RunHome.claim(home, HOME_LAYOUT);
+    } catch (ControlException e) {
+      throw refusedOrUnusable(e);
     } catch (IOException e) {
       throw new CommanderException(Reason.HOME_UNUSABLE, "the home " + home + " cannot be"
           + " created (" + e + "); nothing was started: name a directory you may write", e);
     }
+    runHome.tightenedLine().ifPresent(line -> LOG.log(Level.INFO, line));
     ProcessLock lock;
     try {
       lock = acquireRunLock(home);
     } catch (LockBusyException e) {
+      closeQuietly(runHome);
       throw new CommanderException(Reason.HOME_HELD, "another cryo run holds " + home + ": "
           + e.getMessage() + ". Nothing was started: stop that run (cryo stop --home " + home
           + ") or choose another --home", e, e.holder().orElse(null));
     } catch (LockException e) {
+      closeQuietly(runHome);
       throw new CommanderException(Reason.HOME_UNUSABLE, "the run lock of " + home + " cannot be"
           + " taken: " + e.getMessage() + "; nothing was started", e);
     }
@@ -175,20 +222,22 @@ public final class Commander implements AutoCloseable {
       RunDirectory runDirectory = RunDirectory.at(home);
       RunState state = RunState.begin();
       runDirectory.writeRunState(state);
-      StopWatcher watcher = runDirectory.watch(state.invocationId());
-      Freezer freezer = new Freezer(home.resolve("freezer"));
-      Adoption.Found taken = Adoption.at(home, freezer, config.clock().instant());
-      Path sockets = home.resolve("sockets");
+      StopWatcher watcher = runDirectory.watch(state.invocationId(), runHome);
+      Freezer freezer = new Freezer(runHome.directory(FREEZER));
+      Adoption.Found taken = Adoption.at(runHome, freezer, config.clock().instant());
+      Path sockets = runHome.shown(SOCKETS);
       Path privateSockets = null;
       if (sockets.resolve(String.format("%s_%04d.sock", Supervisor.GROUP, 9999)).toString()
           .getBytes(StandardCharsets.UTF_8).length > SOCKET_PATH_BUDGET) {
         privateSockets = Files.createTempDirectory("cryo-",
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         sockets = privateSockets;
+      } else {
+        runHome.directory(SOCKETS); // 0700, before any worker's socket is bound in it
       }
-      EventLog events = EventLog.open(home, config.clock());
-      commander = new Commander(config, lock, runDirectory, state, events, freezer, sockets,
-          privateSockets, watcher);
+      EventLog events = EventLog.open(runHome, config.clock());
+      commander = new Commander(config, runHome, lock, runDirectory, state, events, freezer,
+          sockets, privateSockets, watcher);
       if (taken.line() != null) {
         LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
         commander.startLine = taken.line();
@@ -196,7 +245,7 @@ public final class Commander implements AutoCloseable {
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
-      commander.journal = Journal.start(home, commander.routing, freezer::forceUsers);
+      commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers);
       commander.startWorkers();
       return commander;
     } catch (IOException | RuntimeException e) {
@@ -204,13 +253,31 @@ public final class Commander implements AutoCloseable {
         commander.close();
       } else {
         closeQuietly(lock);
+        closeQuietly(runHome);
       }
       if (e instanceof CommanderException commanderException) {
         throw commanderException;
       }
+      if (e instanceof ControlException control && refused(control)) {
+        throw refusedOrUnusable(control);
+      }
       throw new CommanderException(Reason.HOME_UNUSABLE, "the run in " + home + " could not be"
           + " set up (" + e + "); nothing runs and the lock was released", e);
     }
+  }
+
+  /** Whether {@code e} is a refusal by the home's rule ({@link RunHome}). */
+  private static boolean refused(ControlException e) {
+    return switch (e.reason()) {
+      case NOT_OWNED, WRITABLE_BY_OTHERS, NOT_PRIVATE, UNSAFE_PATH, NOT_A_REGULAR_FILE -> true;
+      default -> false;
+    };
+  }
+
+  private static CommanderException refusedOrUnusable(ControlException e) {
+    return refused(e) ? new CommanderException(Reason.HOME_REFUSED, e.getMessage(), e)
+        : new CommanderException(Reason.HOME_UNUSABLE, e.getMessage() + "; nothing was started",
+            e);
   }
 
   /**
@@ -527,6 +594,11 @@ public final class Commander implements AutoCloseable {
       publishStatus();
       reloadRequests.tick();
       Optional<StopMode> stop = stopWatcher.tick();
+      String refusal = stopWatcher.refusal().orElse(null);
+      if (refusal != null && !refusal.equals(lastStopRefusal)) {
+        LOG.log(Level.WARNING, "a stop request was not acted upon: " + refusal);
+      }
+      lastStopRefusal = refusal;
       if (stop.isPresent() && !stopRequested) {
         stopRequested = true;
         StopMode mode = stop.get();
@@ -544,8 +616,8 @@ public final class Commander implements AutoCloseable {
   }
 
   private void publishStatus() {
-    try (SafeRoot root = SafeRoot.open(home)) {
-      root.replace(Status.FILE_NAME, status().toJson());
+    try {
+      runHome.replace(Status.FILE_NAME, status().toJson());
     } catch (IOException | RuntimeException e) {
       LOG.log(Level.WARNING, "status.json could not be written: " + e);
     }
@@ -583,6 +655,15 @@ public final class Commander implements AutoCloseable {
       deleteQuietly(privateSockets);
     }
     closeQuietly(lock);
+    closeQuietly(runHome);
+  }
+
+  private static void closeQuietly(RunHome runHome) {
+    try {
+      runHome.close();
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "the run directory's descriptor did not close: " + e);
+    }
   }
 
   private static void deleteQuietly(Path directory) {

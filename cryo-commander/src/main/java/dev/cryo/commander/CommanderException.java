@@ -15,7 +15,13 @@ public final class CommanderException extends RuntimeException {
   public enum Reason {
     /** Another run holds the home's run lock; {@link #holder()} names it. {@code cryo serve} exits 75. */
     HOME_HELD,
-    /** The home cannot be used: not a directory, not writable, a link, a lock that does not read. */
+    /**
+     * The home, or an entry of it the run uses, breaks the home's rule ({@code RunHome}): another
+     * user's, writable by its group or others, or a link or special file where the run keeps a
+     * file or directory. Nothing was read, changed or deleted. {@code cryo serve} exits 65.
+     */
+    HOME_REFUSED,
+    /** The home cannot be used: not writable, a lock that does not read, a failed set-up. */
     HOME_UNUSABLE,
     /** The first worker could not be started (every attempt failed): nothing runs. */
     WORKER_START_FAILED,

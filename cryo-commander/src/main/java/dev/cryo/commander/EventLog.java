@@ -2,14 +2,13 @@ package dev.cryo.commander;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.control.RunHome;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,8 +16,9 @@ import java.util.Map;
 /**
  * The run's event log: one JSON object per line in {@value #FILE_NAME} of the run directory, in the
  * order the events happened (the routing maps write under their lock), each line flushed as it is
- * written. A start moves the previous run's log to {@value #PREVIOUS_FILE_NAME}. The shape of the
- * lines is documented in the package description. Thread-safe.
+ * written. A start moves the previous run's log to {@value #PREVIOUS_FILE_NAME}. The log is created
+ * 0600 (it names users), through the run's home ({@link RunHome}), never over anything that stands
+ * at its name. The shape of the lines is documented in the package description. Thread-safe.
  */
 final class EventLog implements EventSink, AutoCloseable {
 
@@ -46,15 +46,12 @@ final class EventLog implements EventSink, AutoCloseable {
     this.writer = writer;
   }
 
-  /** Opens a new log in {@code directory}, moving the previous one aside. */
-  static EventLog open(Path directory, Clock clock) throws IOException {
-    Path file = directory.resolve(FILE_NAME);
-    if (Files.exists(file)) {
-      Files.move(file, directory.resolve(PREVIOUS_FILE_NAME), StandardCopyOption.REPLACE_EXISTING);
-    }
-    BufferedWriter writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-        StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    return new EventLog(file, clock, writer);
+  /** Opens a new log in {@code home}, moving the previous one aside. */
+  static EventLog open(RunHome home, Clock clock) throws IOException {
+    home.rename(FILE_NAME, PREVIOUS_FILE_NAME);
+    BufferedWriter writer = new BufferedWriter(Channels.newWriter(home.createNew(FILE_NAME),
+        StandardCharsets.UTF_8));
+    return new EventLog(home.shown(FILE_NAME), clock, writer);
   }
 
   /** The log's path. */

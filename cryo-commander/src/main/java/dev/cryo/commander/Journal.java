@@ -1,15 +1,13 @@
 package dev.cryo.commander;
 
 import dev.cryo.commander.JournalRecord.Kind;
+import dev.cryo.control.RunHome;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,6 +50,11 @@ import java.util.concurrent.locks.LockSupport;
  * copy of the maps and the switch of the buffer happen under the maps' lock, so no change falls
  * between them.
  *
+ * <p>Files: both are created 0600 and reached through the run's home ({@link RunHome}), judged by
+ * its rule each time, never through a link. {@code journal.new} is opened read-write (a FIFO never
+ * blocks the open) and emptied; after its rename its descriptor goes on as the journal's: nothing
+ * is opened again by name.
+ *
  * <p>Threads: {@link MapChanges} calls come under the maps' lock and only append to the buffer; the
  * writes run on a daemon thread of the journal's own; {@link #flush} and {@link #close} may be
  * called from any thread.
@@ -73,6 +76,8 @@ final class Journal implements MapChanges, AutoCloseable {
 
   /** The journal's name in the run directory. */
   static final String FILE_NAME = "journal";
+  /** The name a compaction writes the journal under before its rename. */
+  static final String NEW_FILE_NAME = FILE_NAME + ".new";
   /** How often the buffered records are written. */
   static final Duration BATCH = Duration.ofMillis(50);
   /**
@@ -91,6 +96,7 @@ final class Journal implements MapChanges, AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(Journal.class.getName());
 
+  private final RunHome home;
   private final Path file;
   private final Routing routing;
   private final Barrier barrier;
@@ -108,8 +114,9 @@ final class Journal implements MapChanges, AutoCloseable {
   private long liveRecords; // guarded by fileLock: the records of the last compaction
   private boolean closed; // guarded by fileLock
 
-  private Journal(Path file, Routing routing, Barrier barrier, Duration wakeWait) {
-    this.file = file;
+  private Journal(RunHome home, Routing routing, Barrier barrier, Duration wakeWait) {
+    this.home = home;
+    this.file = home.shown(FILE_NAME);
     this.routing = routing;
     this.barrier = barrier;
     this.wakeWaitNanos = wakeWait.toNanos();
@@ -125,14 +132,17 @@ final class Journal implements MapChanges, AutoCloseable {
    * journal replaces whatever was there, in one rename), then follows every change, each batch
    * behind {@code barrier}.
    */
-  static Journal start(Path home, Routing routing, Barrier barrier) throws IOException {
+  static Journal start(RunHome home, Routing routing, Barrier barrier) throws IOException {
     return start(home, routing, barrier, WAKE_WAIT);
   }
 
-  /** As {@link #start(Path, Routing, Barrier)}, a batch waiting at most {@code wakeWait} for wakes. */
-  static Journal start(Path home, Routing routing, Barrier barrier, Duration wakeWait)
+  /**
+   * As {@link #start(RunHome, Routing, Barrier)}, a batch waiting at most {@code wakeWait} for
+   * wakes.
+   */
+  static Journal start(RunHome home, Routing routing, Barrier barrier, Duration wakeWait)
       throws IOException {
-    Journal journal = new Journal(home.resolve(FILE_NAME), routing, barrier, wakeWait);
+    Journal journal = new Journal(home, routing, barrier, wakeWait);
     journal.compact();
     long batch = BATCH.toMillis();
     journal.writer.scheduleWithFixedDelay(journal::tick, batch, batch, TimeUnit.MILLISECONDS);
@@ -344,7 +354,6 @@ final class Journal implements MapChanges, AutoCloseable {
   /** Writes the maps afresh into a new file that replaces the journal; under the maps' lock. */
   private void compact() throws IOException {
     synchronized (fileLock) {
-      Path fresh = file.resolveSibling(FILE_NAME + ".new");
       List<byte[]> frames = new ArrayList<>();
       Taken[] dropped = new Taken[1];
       routing.withSnapshot(maps -> {
@@ -367,16 +376,19 @@ final class Journal implements MapChanges, AutoCloseable {
       for (byte[] frame : frames) {
         all.write(frame, 0, frame.length);
       }
-      try (FileChannel out = FileChannel.open(fresh, StandardOpenOption.CREATE,
-          StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      FileChannel out = home.create(NEW_FILE_NAME);
+      try {
         write(out, all.toByteArray());
         out.force(true);
+        home.rename(NEW_FILE_NAME, FILE_NAME);
+      } catch (IOException | RuntimeException e) {
+        out.close();
+        throw e;
       }
-      Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       if (channel != null) {
         channel.close();
       }
-      channel = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      channel = out; // the journal now, by its descriptor; it writes on at its end
       recordsOnDisk = frames.size();
       liveRecords = frames.size();
     }
@@ -415,7 +427,7 @@ final class Journal implements MapChanges, AutoCloseable {
           channel.close();
         }
         if (remove) {
-          Files.deleteIfExists(file);
+          home.remove(FILE_NAME);
         }
       } catch (IOException e) {
         LOG.log(Level.WARNING, "the journal " + file + " could not be closed: " + e);

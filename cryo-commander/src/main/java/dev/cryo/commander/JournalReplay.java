@@ -1,8 +1,9 @@
 package dev.cryo.commander;
 
+import dev.cryo.control.SafeRoot;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,13 +31,27 @@ public final class JournalReplay {
 
   private JournalReplay() {}
 
+  /** The largest journal read back: a Java array's bound. */
+  static final int MAX_BYTES = Integer.MAX_VALUE - 64;
+
   /**
-   * Reads and replays {@code file}.
+   * Reads and replays {@code file}: reached without following a link at its name, never blocking
+   * on a FIFO ({@link SafeRoot#read}).
    *
-   * @throws IOException when the file cannot be read
+   * @throws NoSuchFileException when there is no such file
+   * @throws IOException when the file cannot be read, or is not a regular file
    */
   public static JournalReplay read(Path file) throws IOException {
-    byte[] bytes = Files.readAllBytes(file);
+    Path absolute = file.toAbsolutePath().normalize();
+    try (SafeRoot directory = SafeRoot.open(absolute.getParent())) {
+      byte[] bytes = directory.read(absolute.getFileName().toString(), MAX_BYTES)
+          .orElseThrow(() -> new NoSuchFileException(absolute.toString()));
+      return replay(bytes, absolute);
+    }
+  }
+
+  /** Replays the journal {@code bytes}, read from {@code file} (named in what it says). */
+  static JournalReplay replay(byte[] bytes, Path file) {
     JournalReplay replay = new JournalReplay();
     ByteBuffer in = ByteBuffer.wrap(bytes);
     while (in.hasRemaining()) {

@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.cryo.control.SafeRoot;
+import dev.cryo.control.ControlException;
+import dev.cryo.control.RunHome;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,11 @@ import java.util.function.Function;
  * (not JSON, another schema, a missing field) is removed and answered {@code refused} with reason
  * {@code bad_request}, with the id when it could be read. A request that comes while a reload runs
  * is answered {@code busy}.
+ *
+ * <p>Both files are reached through the run's home ({@link RunHome}). A request the home's rule
+ * refuses — another user's file, one its group or others may write, a link or special file — is
+ * not read, not answered and left where it is; the refusal is logged once. (A workers' jar named
+ * by whoever could write there would run as the server's user.)
  *
  * <p>Thread-safety: {@link #tick} runs on the commander's tick thread, one at a time.
  */
@@ -86,12 +92,13 @@ public final class ReloadRequests {
     }
   }
 
-  private final Path home;
+  private final RunHome home;
   private final String invocation;
   private final Function<Request, ReloadOutcome> reload;
   private final AtomicBoolean running = new AtomicBoolean();
+  private String lastRefusal; // the tick's thread only: a refusal is logged once
 
-  ReloadRequests(Path home, String invocation, Function<Request, ReloadOutcome> reload) {
+  ReloadRequests(RunHome home, String invocation, Function<Request, ReloadOutcome> reload) {
     this.home = home;
     this.invocation = invocation;
     this.reload = reload;
@@ -100,14 +107,22 @@ public final class ReloadRequests {
   /** Reads the request, if any, and acts on it; never throws for what the file holds. */
   void tick() throws IOException {
     byte[] bytes;
-    try (SafeRoot root = SafeRoot.open(home)) {
-      Optional<byte[]> read = root.read(REQUEST, MAX_LENGTH);
-      if (read.isEmpty()) {
-        return;
+    Optional<byte[]> read;
+    try {
+      read = home.read(REQUEST, MAX_LENGTH);
+    } catch (ControlException e) {
+      if (!e.getMessage().equals(lastRefusal)) {
+        LOG.log(Level.WARNING, "a reload request was not acted upon: " + e.getMessage());
       }
-      bytes = read.get();
-      root.remove(REQUEST); // read once: a commander that dies mid-reload does not redo it
+      lastRefusal = e.getMessage();
+      return;
     }
+    lastRefusal = null;
+    if (read.isEmpty()) {
+      return;
+    }
+    bytes = read.get();
+    home.remove(REQUEST); // read once: a commander that dies mid-reload does not redo it
     JsonNode node;
     try {
       node = JSON.readTree(bytes);
@@ -167,8 +182,8 @@ public final class ReloadRequests {
     node.put("millis", outcome == null ? 0 : outcome.millis());
     node.put("message", message);
     node.put("at", Instant.now().toString());
-    try (SafeRoot root = SafeRoot.open(home)) {
-      root.replace(RESULT, (node.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+    try {
+      home.replace(RESULT, (node.toString() + "\n").getBytes(StandardCharsets.UTF_8));
     } catch (IOException | RuntimeException e) {
       LOG.log(Level.WARNING, "the answer to reload request " + id + " could not be written: " + e);
     }

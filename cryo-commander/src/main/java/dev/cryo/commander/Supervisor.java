@@ -1,5 +1,6 @@
 package dev.cryo.commander;
 
+import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireException;
@@ -53,7 +54,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private final Routing routing;
   private final Freezer freezer;
   private final Path sockets;
-  private final Path logs;
+  private final RunHome home;
+  private final String logs;
   private final Map<String, WorkerHandle> handles = new LinkedHashMap<>(); // guarded by this
   private final Object changes = new Object();
   private long generation; // guarded by changes
@@ -68,11 +70,17 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   /** Workers a replacement is about to retire: shown to placement as not running. */
   private final java.util.Set<String> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets, Path logs) {
+  /**
+   * A supervisor binding its workers' sockets in {@code sockets} and appending each worker's
+   * output to {@code logs/NAME.log} of {@code home}.
+   */
+  Supervisor(CommanderConfig config, Routing routing, Freezer freezer, Path sockets,
+      RunHome home, String logs) {
     this.config = config;
     this.routing = routing;
     this.freezer = freezer;
     this.sockets = sockets;
+    this.home = home;
     this.logs = logs;
     this.appPath = config.appPath();
   }
@@ -273,14 +281,15 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     handle.abandon(new CommanderException(CommanderException.Reason.WORKER_START_FAILED,
         "worker " + handle.name() + " could not be started in " + config.startAttempts()
             + " attempts; the last one failed: " + failure + "; nothing of it runs: read its log "
-            + logs.resolve(handle.name() + ".log") + " and check --app and the worker command",
+            + home.shown(logs + "/" + WorkerStart.logName(handle.name()))
+            + " and check --app and the worker command",
         null));
     changed();
   }
 
   /** One attempt; null when the worker presented itself, else why it failed (all of it killed). */
   private String attemptStart(WorkerHandle handle, int attempt) {
-    return new WorkerStart(config, handle, routing, this, logs.resolve(handle.name() + ".log"))
+    return new WorkerStart(config, handle, routing, this, home, logs)
         .run(process -> {
           synchronized (this) {
             if (closing || startsHeld || handle.state() != WorkerState.STARTING) {

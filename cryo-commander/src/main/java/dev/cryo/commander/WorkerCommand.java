@@ -12,6 +12,11 @@ import java.util.Objects;
  * worker in a process group of its own whose id is the process's pid ({@code setsid}, which execs
  * in place when its caller leads no group, as a JVM's child does), since the commander kills the
  * whole group. Implementations are immutable and thread-safe.
+ *
+ * <p>The commands made here run the worker under the umask {@value #UMASK}: what it creates
+ * without a mode of its own (a JVM's crash log, an application's files) is its user's alone. The
+ * Java API cannot set a umask, so a shell sets it and execs the JVM in its place: the worker keeps
+ * the pid, which is its group's id.
  */
 @FunctionalInterface
 public interface WorkerCommand {
@@ -19,20 +24,24 @@ public interface WorkerCommand {
   /** The worker's process entry point. */
   String WORKER_MAIN = "dev.cryo.worker.WorkerMain";
 
+  /** The umask a worker runs under: nothing it creates is readable by anybody else. */
+  String UMASK = "077";
+
   /** The command line that starts the worker of {@code spawn}. */
   List<String> command(SpawnPayload spawn);
 
   /**
-   * The default: {@code setsid <this JVM's java> -Xmx<heap> -cp <this JVM's classpath>
-   * dev.cryo.worker.WorkerMain}.
+   * The default: {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap> -cp
+   * <this JVM's classpath> dev.cryo.worker.WorkerMain}.
    */
   static WorkerCommand defaultJvm() {
     return jvm(WORKER_MAIN, System.getProperty("java.class.path"), List.of());
   }
 
   /**
-   * {@code setsid <this JVM's java> -Xmx<heap> <jvmOptions…> -cp <classpath> <mainClass>}: for a
-   * worker main of one's own (tests use a fake worker speaking the protocol).
+   * {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap> <jvmOptions…> -cp
+   * <classpath> <mainClass>}: for a worker main of one's own (tests use a fake worker speaking the
+   * protocol).
    */
   static WorkerCommand jvm(String mainClass, String classpath, List<String> jvmOptions) {
     Objects.requireNonNull(mainClass, "mainClass");
@@ -42,6 +51,10 @@ public interface WorkerCommand {
     return spawn -> {
       List<String> command = new ArrayList<>();
       command.add("setsid");
+      command.add("/bin/sh");
+      command.add("-c");
+      command.add("umask " + UMASK + " && exec \"$@\"");
+      command.add("cryo-worker"); // $0 of the shell, which the exec replaces
       command.add(java);
       command.add("-Xmx" + spawn.heapBytes());
       command.addAll(options);

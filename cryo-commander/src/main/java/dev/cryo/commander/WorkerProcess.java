@@ -68,23 +68,24 @@ final class WorkerProcess {
   /**
    * Starts the worker of {@code spawn}.
    *
-   * @param log the file its standard output and error are appended to (created if missing)
+   * @param log the file its standard output and error are appended to: a private file that exists
+   *     (the run's home makes it, {@link dev.cryo.control.RunHome#withPrivateFile})
+   * @param shown the log's path for messages
    * @throws IOException when the command cannot be started
    */
-  static WorkerProcess start(WorkerCommand command, SpawnPayload spawn, Path log)
+  static WorkerProcess start(WorkerCommand command, SpawnPayload spawn, Path log, Path shown)
       throws IOException {
     List<String> line = command.command(spawn);
     ProcessBuilder builder = new ProcessBuilder(line);
     builder.environment().put(SpawnPayload.ENVIRONMENT,
         new String(ProtocolCodec.write(spawn), StandardCharsets.UTF_8));
-    Files.createDirectories(log.getParent());
     File file = log.toFile();
     builder.redirectErrorStream(true);
     builder.redirectOutput(ProcessBuilder.Redirect.appendTo(file));
     builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     Process process = builder.start();
     LOG.log(Level.INFO, "worker " + spawn.name() + " spawned as pid " + process.pid()
-        + " (its output goes to " + log + ")");
+        + " (its output goes to " + shown + ")");
     return of(spawn.name(), process);
   }
 

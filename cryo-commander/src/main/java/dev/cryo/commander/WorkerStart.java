@@ -1,5 +1,6 @@
 package dev.cryo.commander;
 
+import dev.cryo.control.RunHome;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireLimits;
 import dev.cryo.wire.WireListener;
@@ -30,15 +31,26 @@ final class WorkerStart {
   private final WorkerHandle handle;
   private final Routing routing;
   private final WorkerLink.Events events;
-  private final Path log;
+  private final RunHome home;
+  private final String logs;
 
+  /**
+   * An attempt whose worker's output is appended to {@code logs/NAME.log} of {@code home}
+   * ({@link RunHome#withPrivateFile}: created 0600, judged by the home's rule).
+   */
   WorkerStart(CommanderConfig config, WorkerHandle handle, Routing routing,
-      WorkerLink.Events events, Path log) {
+      WorkerLink.Events events, RunHome home, String logs) {
     this.config = config;
     this.handle = handle;
     this.routing = routing;
     this.events = events;
-    this.log = log;
+    this.home = home;
+    this.logs = logs;
+  }
+
+  /** The log's name in its directory. */
+  static String logName(String worker) {
+    return worker + ".log";
   }
 
   /**
@@ -57,7 +69,9 @@ final class WorkerStart {
     boolean presented = false;
     try {
       listener = WireListener.bind(Path.of(handle.spawn().wire()));
-      process = WorkerProcess.start(config.workerCommand(), handle.spawn(), log);
+      String logName = logName(handle.name());
+      process = home.withPrivateFile(logs, logName, log -> WorkerProcess.start(
+          config.workerCommand(), handle.spawn(), log, home.shown(logs + "/" + logName)));
       if (!spawned.test(process)) {
         return "the commander is closing";
       }

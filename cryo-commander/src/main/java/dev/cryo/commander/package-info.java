@@ -29,6 +29,18 @@
  *   <li>A dead worker's users that were not frozen are lost: dropped from the maps, their freezer
  *       folders dropped, counted and logged by name. The frozen ones are untouched. A replacement is
  *       started while fewer than the configured workers live.
+ *   <li><b>The home is the run's own.</b> Every name the run uses in its run directory is
+ *       declared in {@link dev.cryo.commander.Commander#HOME_LAYOUT} and judged at the start by
+ *       {@link dev.cryo.control.RunHome} (owned by the server's user, writable by nobody else, no
+ *       link or special file where the run keeps a file or directory; refused with nothing changed
+ *       otherwise). Every file the package opens or creates there (the journal, the event log,
+ *       {@code status.json}, the reload files, the workers' logs) goes through that held
+ *       {@code RunHome}, judged again each time, never through a link: files are created 0600
+ *       and directories 0700, and workers run under umask 077
+ *       ({@link dev.cryo.commander.WorkerCommand}). Directories are moved (the freezer root to
+ *       the reboot data and back, what does not read aside) by {@code rename(2)}, which follows no
+ *       link. The freezer's inside is the freezer's ({@link dev.cryo.freezer.Freezer}), the lock's
+ *       the lock's.
  *   <li>Every refusal says what happened, what was kept and what to do, with a machine-readable
  *       reason ({@link dev.cryo.commander.CommanderException.Reason},
  *       {@link dev.cryo.commander.MoveOutcome.Refusal}). Logging goes through

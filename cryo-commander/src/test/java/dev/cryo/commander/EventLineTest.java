@@ -3,6 +3,7 @@ package dev.cryo.commander;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.control.RunHome;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +59,8 @@ class EventLineTest {
     assertThat(EventLine.line(new StringBuilder(), 1, "t", "e", Map.of("x", Map.of(1, 2))))
         .isFalse();
     Clock clock = Clock.fixed(Instant.parse("2026-12-01T22:40:00.123Z"), ZoneOffset.UTC);
-    try (EventLog log = EventLog.open(dir, clock)) {
+    try (RunHome home = RunHome.claim(dir, java.util.List.of());
+        EventLog log = EventLog.open(home, clock)) {
       Map<String, Object> first = new LinkedHashMap<>();
       first.put("user", "a\"b\n");
       first.put("keys", List.of("k1", "k2"));

@@ -2,9 +2,11 @@ package dev.cryo.commander;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cryo.control.RunHome;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +28,22 @@ class JournalBarrierTest {
 
   @TempDir
   Path directory;
+
+  private final List<RunHome> homes = new ArrayList<>();
+
+  /** The test's directory claimed as a run's home, released after the test. */
+  private RunHome home() throws IOException {
+    RunHome home = RunHome.claim(directory, List.of());
+    homes.add(home);
+    return home;
+  }
+
+  @AfterEach
+  void releaseHomes() throws IOException {
+    for (RunHome home : homes) {
+      home.close();
+    }
+  }
 
   private final AtomicLong sequence = new AtomicLong();
 
@@ -43,7 +62,7 @@ class JournalBarrierTest {
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
     List<Set<String>> onDiskWhenAsked = new CopyOnWriteArrayList<>();
     Journal[] journal = new Journal[1];
-    journal[0] = Journal.start(directory, routing, frozen -> {
+    journal[0] = Journal.start(home(), routing, frozen -> {
       asked.add(Set.copyOf(frozen));
       onDiskWhenAsked.add(Set.copyOf(replay(journal[0]).frozen()));
     });
@@ -70,7 +89,7 @@ class JournalBarrierTest {
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
     CountDownLatch entered = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
-    Journal journal = Journal.start(directory, routing, frozen -> {
+    Journal journal = Journal.start(home(), routing, frozen -> {
       asked.add(Set.copyOf(frozen));
       if (frozen.contains("bob")) { // holds the journal's writing: the next batch fills meanwhile
         entered.countDown();
@@ -108,7 +127,7 @@ class JournalBarrierTest {
     Routing routing = new Routing(new RecordingSink());
     AtomicBoolean failing = new AtomicBoolean(true);
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
-    Journal journal = Journal.start(directory, routing, frozen -> {
+    Journal journal = Journal.start(home(), routing, frozen -> {
       asked.add(Set.copyOf(frozen));
       if (failing.get()) {
         throw new IOException("the disk refused the force");

@@ -2,16 +2,19 @@ package dev.cryo.commander;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cryo.control.RunHome;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +27,22 @@ class JournalMoveTest {
 
   @TempDir
   Path directory;
+
+  private final List<RunHome> homes = new ArrayList<>();
+
+  /** The test's directory claimed as a run's home, released after the test. */
+  private RunHome home() throws IOException {
+    RunHome home = RunHome.claim(directory, List.of());
+    homes.add(home);
+    return home;
+  }
+
+  @AfterEach
+  void releaseHomes() throws IOException {
+    for (RunHome home : homes) {
+      home.close();
+    }
+  }
 
   private final Map<String, Long> sequences = new HashMap<>();
 
@@ -55,7 +74,7 @@ class JournalMoveTest {
   void aMovingUserIsNotForcedWhileHisWakeIsOnItsWay() throws Exception {
     Routing routing = new Routing(new RecordingSink());
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
-    Journal journal = Journal.start(directory, routing, frozen -> asked.add(Set.copyOf(frozen)),
+    Journal journal = Journal.start(home(), routing, frozen -> asked.add(Set.copyOf(frozen)),
         Duration.ofSeconds(60));
     try {
       freezeForAMove(routing);
@@ -77,7 +96,7 @@ class JournalMoveTest {
   void aFreezeWithNoWakeOnItsWayIsForcedAtTheNextBatch() throws Exception {
     Routing routing = new Routing(new RecordingSink());
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
-    Journal journal = Journal.start(directory, routing, frozen -> asked.add(Set.copyOf(frozen)),
+    Journal journal = Journal.start(home(), routing, frozen -> asked.add(Set.copyOf(frozen)),
         Duration.ofSeconds(60));
     try {
       fold(routing, "w1", AnnouncementKind.NEW_CONNECTION, "bob", "c2");
@@ -94,7 +113,7 @@ class JournalMoveTest {
   void theWaitForAWakeIsBounded() throws Exception {
     Routing routing = new Routing(new RecordingSink());
     List<Set<String>> asked = new CopyOnWriteArrayList<>();
-    Journal journal = Journal.start(directory, routing, frozen -> asked.add(Set.copyOf(frozen)),
+    Journal journal = Journal.start(home(), routing, frozen -> asked.add(Set.copyOf(frozen)),
         Duration.ofMillis(100));
     try {
       freezeForAMove(routing); // and never woken

@@ -3,13 +3,17 @@ package dev.cryo.commander;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.commander.JournalRecord.Kind;
+import dev.cryo.control.RunHome;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +26,22 @@ class JournalReplayTest {
 
   @TempDir
   Path directory;
+
+  private final List<RunHome> homes = new ArrayList<>();
+
+  /** The test's directory claimed as a run's home, released after the test. */
+  private RunHome home() throws IOException {
+    RunHome home = RunHome.claim(directory, List.of());
+    homes.add(home);
+    return home;
+  }
+
+  @AfterEach
+  void releaseHomes() throws IOException {
+    for (RunHome home : homes) {
+      home.close();
+    }
+  }
 
   private static final List<JournalRecord> RECORDS = List.of(
       new JournalRecord(Kind.AWAKE, "anna", null),
@@ -101,7 +121,7 @@ class JournalReplayTest {
   @Test
   void theCommandersJournalReplaysIntoItsMapsAcrossCompactions() throws Exception {
     Routing routing = new Routing(new RecordingSink());
-    Journal journal = Journal.start(directory, routing, Journal.Barrier.NONE);
+    Journal journal = Journal.start(home(), routing, Journal.Barrier.NONE);
     try {
       for (int i = 0; i < 3 * Journal.COMPACT_MIN; i++) { // past the compaction threshold
         routing.fold("w1", new Announcement(2L * i + 1, AnnouncementKind.NEW_CONNECTION,

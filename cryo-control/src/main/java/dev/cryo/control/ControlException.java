@@ -27,6 +27,22 @@ public class ControlException extends IOException {
     NO_RUN_STATE,
     /** {@code run.json} exists but does not load. */
     MALFORMED_RUN_STATE,
+    /**
+     * An entry of a run's home (or the home itself) is owned by another user than the one the
+     * server runs as ({@link RunHome}); nothing was read, changed or deleted.
+     */
+    NOT_OWNED,
+    /**
+     * An entry of a run's home (or the home itself) may be written by its group or by others
+     * ({@link RunHome}); nothing was read, changed or deleted.
+     */
+    WRITABLE_BY_OTHERS,
+    /**
+     * A run's home that others may read or enter does not look like a run directory (it holds
+     * entries but no {@code run.json}), so it is not made private for them ({@link RunHome});
+     * nothing was read, changed or deleted.
+     */
+    NOT_PRIVATE,
     /** The root's path no longer names the directory that was opened. */
     ROOT_MOVED,
     /** Any other input/output failure of the file system. */

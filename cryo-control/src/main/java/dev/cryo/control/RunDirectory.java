@@ -9,6 +9,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -142,8 +143,8 @@ public final class RunDirectory {
 
   /**
    * Writes {@code state} to {@code run.json}, replacing it whole (a reader sees the old or the new,
-   * never a mix), creating the run directory (not its parent) if needed. Only the holder of the
-   * run's lock calls this.
+   * never a mix), creating the run directory (0700, not its parent) if needed. Only the holder of
+   * the run's lock calls this.
    *
    * @return the outcome: the state is written (a failure after the rename, such as a directory
    *     that could not be forced to disk, is said there, never thrown)
@@ -156,7 +157,8 @@ public final class RunDirectory {
       Path parent = Objects.requireNonNull(path.getParent());
       try (SafeRoot anchor = SafeRoot.open(parent)) {
         // mkdirat through the parent's descriptor: a link at the parent's path changes nothing.
-        Files.createDirectory(anchor.descriptorPath().resolve(path.getFileName().toString()));
+        Files.createDirectory(anchor.descriptorPath().resolve(path.getFileName().toString()),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       } catch (FileAlreadyExistsException e) {
         // Created meanwhile, or a non-directory: the open below tells which.
       }
@@ -221,15 +223,17 @@ public final class RunDirectory {
   /**
    * Publishes a stop request for the run {@code run.json} names, in mode {@code mode}.
    *
-   * <p>Refused, creating nothing, when there is no {@code run.json} or it does not load. Otherwise
+   * <p>Refused, creating nothing, when there is no {@code run.json} or it does not load, and when
+   * the run directory belongs to another user than this process's (its server would not act on a
+   * request of ours: {@link RunHome#requireRequester}). Otherwise
    * the request is bound to that invocation and published by link. When a request is already there
    * nothing is written and the answer says which: this run's own (with its mode), an earlier run's
    * (the server removes it at its next tick: repeat then), or one that does not parse (read as a
    * drain). After the link {@code run.json} is read again through the path: another invocation
    * there (or none) answers {@link Outcome#SERVER_CHANGED}. A run that has already ended is said so.
    *
-   * @throws ControlException {@code NO_RUN_STATE}, {@code MALFORMED_RUN_STATE}, {@code UNSAFE_PATH}
-   *     or {@code IO_FAILURE}; nothing was written then
+   * @throws ControlException {@code NO_RUN_STATE}, {@code MALFORMED_RUN_STATE}, {@code NOT_OWNED},
+   *     {@code UNSAFE_PATH} or {@code IO_FAILURE}; nothing was written then
    */
   public StopDelivery requestStop(StopMode mode) throws IOException {
     Objects.requireNonNull(mode, "mode");
@@ -242,6 +246,7 @@ public final class RunDirectory {
     Publication.Outcome published;
     try (SafeRoot root = home.get()) {
       state = loadRunState(root).orElseThrow(this::noRunState);
+      RunHome.requireRequester(root);
       StopRequest request = new StopRequest(state.invocationId(), mode, RunState.now());
       try {
         published = root.publish(StopRequest.FILE_NAME, request.toJson());
@@ -352,12 +357,19 @@ public final class RunDirectory {
   }
 
   /**
-   * Starts watching for stop requests on behalf of the run {@code invocationId}: cleans as at start
-   * ({@link #removeStaleStopRequests} with {@code atStart}) and returns the watcher the server calls
-   * on each tick. Only the holder of the run's lock calls this.
+   * Starts watching for stop requests on behalf of the run {@code invocationId}, whose server holds
+   * {@code home} (this directory, claimed): judges {@code stop-request} by the home's rule
+   * ({@link RunHome}), cleans as at start ({@link #removeStaleStopRequests} with {@code atStart})
+   * and returns the watcher the server calls on each tick. Only the holder of the run's lock calls
+   * this.
+   *
+   * @throws ControlException as {@link RunHome#require} when what is at {@code stop-request} breaks
+   *     the home's rule: nothing was read or removed
    */
-  public StopWatcher watch(String invocationId) throws IOException {
+  public StopWatcher watch(String invocationId, RunHome home) throws IOException {
+    Objects.requireNonNull(home, "home");
+    home.require(StopRequest.FILE_NAME, RunHome.Kind.FILE);
     removeStaleStopRequests(invocationId, true);
-    return new StopWatcher(this, invocationId);
+    return new StopWatcher(this, invocationId, home);
   }
 }

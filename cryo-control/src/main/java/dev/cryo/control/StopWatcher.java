@@ -6,19 +6,25 @@ import java.util.Optional;
 
 /**
  * What the server calls on each tick: does a stop request apply to my invocation, and with which
- * mode. Each {@link #tick} first removes a request bound to another invocation (an earlier run's),
- * then reads. Created by {@link RunDirectory#watch}, which cleans as at start. Used by the holder of
- * the run's lock only; not for concurrent use from several threads.
+ * mode. Each {@link #tick} first judges what is at {@code stop-request} by the home's rule
+ * ({@link RunHome}): a file another user owns, or that its group or others may write, is not acted
+ * upon, not cleaned and left where it is ({@link #refusal()} says why). Otherwise it removes a
+ * request bound to another invocation (an earlier run's), then reads. Created by
+ * {@link RunDirectory#watch}, which cleans as at start. Used by the holder of the run's lock only;
+ * not for concurrent use from several threads.
  */
 public final class StopWatcher {
 
   private final RunDirectory directory;
   private final String invocationId;
+  private final RunHome home;
   private volatile StopReading last = StopReading.absent();
+  private volatile String refusal;
 
-  StopWatcher(RunDirectory directory, String invocationId) {
+  StopWatcher(RunDirectory directory, String invocationId, RunHome home) {
     this.directory = Objects.requireNonNull(directory);
     this.invocationId = Objects.requireNonNull(invocationId);
+    this.home = Objects.requireNonNull(home);
   }
 
   /** The invocation watched for. */
@@ -28,12 +34,25 @@ public final class StopWatcher {
 
   /**
    * One tick: the mode to stop in, or empty to run on. A request that does not parse reads as a
-   * drain ({@link #lastReading()} tells why).
+   * drain ({@link #lastReading()} tells why); one the home's rule refuses is not read at all.
    *
    * @throws ControlException {@code UNSAFE_PATH} when the run directory's name no longer names a
    *     directory: fail closed
    */
   public Optional<StopMode> tick() throws IOException {
+    try {
+      home.require(StopRequest.FILE_NAME, RunHome.Kind.FILE);
+    } catch (ControlException e) {
+      if (e.reason() == ControlException.Reason.NOT_OWNED
+          || e.reason() == ControlException.Reason.WRITABLE_BY_OTHERS) {
+        refusal = e.getMessage();
+        last = StopReading.absent();
+        return Optional.empty();
+      }
+      // A link, a FIFO or a directory there is read below as what it is: a request that does not
+      // parse, which every reader takes as a drain.
+    }
+    refusal = null;
     directory.removeStaleStopRequests(invocationId, false);
     StopReading reading = directory.readStopRequest();
     last = reading;
@@ -43,5 +62,13 @@ public final class StopWatcher {
   /** What the last {@link #tick} read. */
   public StopReading lastReading() {
     return last;
+  }
+
+  /**
+   * Why the last {@link #tick} did not act on what is at {@code stop-request} (another user's file,
+   * or one its group or others may write: left where it is), or empty when it did not refuse.
+   */
+  public Optional<String> refusal() {
+    return Optional.ofNullable(refusal);
   }
 }

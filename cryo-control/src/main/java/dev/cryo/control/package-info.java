@@ -6,6 +6,11 @@
  * {@code stop-request} ({@link dev.cryo.control.StopRequest}: {@code drain} or {@code now}, bound to
  * one invocation). {@link dev.cryo.control.RunDirectory} publishes, reads and cleans them.
  *
+ * <p>The server that runs in a run directory holds it as a {@link dev.cryo.control.RunHome}: the
+ * run's home, created 0700, and the one rule every entry it reads, writes or creates there is
+ * judged by — of the kind the run keeps there (never a link or special file where it keeps a file
+ * or directory), owned by the user the server runs as, writable by nobody else.
+ *
  * <p>Rules of the package:
  * <ul>
  *   <li>Every file under a run directory is reached through a {@link dev.cryo.control.SafeRoot}:
@@ -20,6 +25,11 @@
  *       closed. Reading creates nothing.
  *   <li>Only the holder of the run's lock removes or replaces anything; nothing here signals a
  *       process.
+ *   <li>The server acts on no file of its home that another user owns or that its group or
+ *       others may write ({@link dev.cryo.control.RunHome}): at its start such a file, or the
+ *       home itself, is refused with nothing read, changed or deleted; during its run a stop
+ *       request ({@link dev.cryo.control.StopWatcher}) or reload request of that kind is left
+ *       where it is, unread. Everything it creates is 0600 (files) or 0700 (directories).
  * </ul>
  * Refusals are {@link dev.cryo.control.ControlException}s with a machine-readable
  * {@link dev.cryo.control.ControlException.Reason}. Linux only: the walk needs

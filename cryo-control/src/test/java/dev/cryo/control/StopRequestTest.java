@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,23 @@ class StopRequestTest {
     directory = RunDirectory.at(home);
     run = RunState.begin();
     directory.writeRunState(run);
+  }
+
+  private RunHome held;
+
+  /** A watcher of this run directory for {@code invocation}, as its server would hold it. */
+  private StopWatcher watcher(String invocation) throws IOException {
+    if (held == null) {
+      held = RunHome.claim(home, List.of());
+    }
+    return new StopWatcher(directory, invocation, held);
+  }
+
+  @AfterEach
+  void release() throws IOException {
+    if (held != null) {
+      held.close();
+    }
   }
 
   private List<String> names() throws IOException {
@@ -120,7 +138,7 @@ class StopRequestTest {
       assertThat(reading.appliesTo(RunState.newInvocationId())).isTrue();
       assertThat(names()).as("reading creates nothing").isEqualTo(names);
       // The watcher of the run stops on it too, as a drain.
-      StopWatcher watcher = new StopWatcher(directory, run.invocationId());
+      StopWatcher watcher = watcher(run.invocationId());
       assertThat(assertTimeoutPreemptively(Duration.ofSeconds(10), watcher::tick))
           .contains(StopMode.DRAIN);
     }
@@ -226,7 +244,7 @@ class StopRequestTest {
     StopDelivery delivery = directory.requestStop(StopMode.NOW);
     assertThat(delivery.outcome()).isEqualTo(Outcome.EARLIER_RUN);
     assertThat(delivery.message()).contains("earlier run", "repeat the stop");
-    StopWatcher watcher = new StopWatcher(directory, run.invocationId());
+    StopWatcher watcher = watcher(run.invocationId());
     assertThat(watcher.tick()).isEmpty();
     assertThat(names()).containsExactly("run.json");
     assertThat(directory.requestStop(StopMode.NOW).outcome()).isEqualTo(Outcome.WRITTEN);
@@ -265,7 +283,7 @@ class StopRequestTest {
     assertThat(delivery.message()).startsWith(RunDirectory.SERVER_CHANGED)
         .contains(next.invocationId());
     // The new server removes the request bound to the old run at its next tick.
-    assertThat(new StopWatcher(directory, next.invocationId()).tick()).isEmpty();
+    assertThat(watcher(next.invocationId()).tick()).isEmpty();
     assertThat(names()).containsExactly("run.json");
   }
 
@@ -303,30 +321,36 @@ class StopRequestTest {
     // The unparseable request: kept on a tick, removed at start.
     Files.writeString(home.resolve("stop-request"), "not json");
     assertThat(directory.removeStaleStopRequests(restarted.invocationId(), false)).isEmpty();
-    assertThat(new StopWatcher(directory, restarted.invocationId()).tick())
-        .contains(StopMode.DRAIN);
-    assertThat(directory.watch(restarted.invocationId()).tick()).isEmpty();
+    try (RunHome held = RunHome.claim(home, java.util.List.of())) {
+      assertThat(new StopWatcher(directory, restarted.invocationId(), held).tick())
+          .contains(StopMode.DRAIN);
+      assertThat(directory.watch(restarted.invocationId(), held).tick()).isEmpty();
+    }
     assertThat(names()).containsExactly("run.json", live);
   }
 
   @Test
   void aWatcherFailsClosedWhenTheRunDirectoryBecomesALink() throws IOException {
-    StopWatcher watcher = directory.watch(run.invocationId());
+    RunHome held = RunHome.claim(home, java.util.List.of());
+    StopWatcher watcher = directory.watch(run.invocationId(), held);
     assertThat(watcher.tick()).isEmpty();
     Files.move(home, base.resolve("moved"));
     Files.createSymbolicLink(home, base.resolve("moved"));
     assertThatThrownBy(watcher::tick)
         .isInstanceOfSatisfying(ControlException.class,
             e -> assertThat(e.reason()).isEqualTo(Reason.UNSAFE_PATH));
+    held.close();
   }
 
   @Test
   void theOwnRequestIsNeverCleaned() throws IOException {
     directory.requestStop(StopMode.NOW);
     assertThat(directory.removeStaleStopRequests(run.invocationId(), true)).isEmpty();
-    StopWatcher watcher = directory.watch(run.invocationId());
-    assertThat(watcher.tick()).contains(StopMode.NOW);
-    assertThat(watcher.tick()).contains(StopMode.NOW);
+    try (RunHome held = RunHome.claim(home, java.util.List.of())) {
+      StopWatcher watcher = directory.watch(run.invocationId(), held);
+      assertThat(watcher.tick()).contains(StopMode.NOW);
+      assertThat(watcher.tick()).contains(StopMode.NOW);
+    }
   }
 
   static long deadPid() throws Exception {

@@ -66,9 +66,10 @@ public final class DirectoryTrust {
 
   /**
    * The user id the kernel checks file access with (the file-system uid, fourth on the
-   * {@code Uid:} line of {@code /proc/self/status}), or {@code -1} when it cannot be read.
+   * {@code Uid:} line of {@code /proc/self/status}), or {@code -1} when it cannot be read: the
+   * user whose files this process may treat as its own.
    */
-  static int accessUid() {
+  public static int accessUid() {
     int known = accessUid;
     if (known != -2) {
       return known;
