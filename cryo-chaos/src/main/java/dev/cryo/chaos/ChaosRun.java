@@ -57,7 +57,7 @@ public final class ChaosRun {
    *
    * @param verdict the checker's verdict
    * @param out the output folder
-   * @param faults the faults injected, by kind, in order
+   * @param faults the faults injected, by kind, in order (a skipped one is not among them)
    * @param operations how many operations completed
    * @param seconds how long the load ran
    */
@@ -108,8 +108,9 @@ public final class ChaosRun {
         if (System.nanoTime() > deadline) {
           break;
         }
-        nemesis.inject(step.kind());
-        injected.add(step.kind());
+        if (nemesis.inject(step.kind())) {
+          injected.add(step.kind());
+        }
         recorder.flush();
       }
       Thread.sleep(options.settle().toMillis());

@@ -226,9 +226,4 @@ public final class Workload {
       TimeUnit.MICROSECONDS.sleep(random.nextLong(2 * micros + 1));
     }
   }
-
-  /** How many operations completed so far. */
-  public long completed() {
-    return recorder.completed();
-  }
 }

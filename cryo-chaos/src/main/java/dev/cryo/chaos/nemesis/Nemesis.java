@@ -46,22 +46,14 @@ public final class Nemesis {
     this.console = console;
   }
 
-  /** Runs every step of {@code schedule}, or stops early once {@code deadline} (nanoTime) passed. */
-  public void run(Schedule schedule, long deadline) throws IOException, InterruptedException {
-    for (Schedule.Step step : schedule.steps()) {
-      Thread.sleep(step.quiet().toMillis());
-      if (System.nanoTime() > deadline) {
-        return;
-      }
-      inject(step.kind());
-    }
-  }
-
-  /** Injects one fault of {@code kind}, from its start to the run's recovery. */
-  public void inject(FaultKind kind) throws IOException, InterruptedException {
+  /**
+   * Injects one fault of {@code kind}, from its start to the run's recovery; false when it cannot
+   * be injected here (a full disk without a file system of the harness's own), said in the history.
+   */
+  public boolean inject(FaultKind kind) throws IOException, InterruptedException {
     if (kind == FaultKind.DISK_FULL && disk == null) {
       recorder.meta("disk_full skipped: the home is not on a file system of the harness's own");
-      return;
+      return false;
     }
     String target = target(kind);
     long id = recorder.faultStart(kind, target);
@@ -87,6 +79,7 @@ public final class Nemesis {
     }
     recorder.faultEnd(id, kind, outcome);
     console.printf("chaos: %s: %s%n", kind.wireName(), outcome);
+    return true;
   }
 
   private String target(FaultKind kind) throws InterruptedException {
