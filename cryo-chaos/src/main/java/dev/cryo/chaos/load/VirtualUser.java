@@ -86,21 +86,24 @@ final class VirtualUser {
     return false;
   }
 
-  /** One increment of the user's counter and {@code page}'s, over the socket when he has one. */
-  void increment(String process, Page page) throws InterruptedException {
+  /**
+   * One increment of the user's counter and {@code page}'s, over the socket when he has one;
+   * returns the reply, or null when none came.
+   */
+  Reply increment(String process, Page page) throws InterruptedException {
     String id = page.id;
     JsonNode body = History.JSON.createObjectNode().put("page", id);
-    call(process, page, Function.INC, "POST", "/api/counter", null, body, null,
+    return call(process, page, Function.INC, "POST", "/api/counter", null, body, null,
         () -> client.increment(cookie, id));
   }
 
-  /** Appends {@code page}'s next note. */
-  void note(String process, Page page) throws InterruptedException {
+  /** Appends {@code page}'s next note; returns the reply, or null when none came. */
+  Reply note(String process, Page page) throws InterruptedException {
     String id = page.id;
     long number = page.nextNote++;
     JsonNode body = History.JSON.createObjectNode().put("page", id)
         .put("text", DemoClient.noteText(number));
-    call(process, page, Function.NOTE, "POST", "/api/notes", null, body,
+    return call(process, page, Function.NOTE, "POST", "/api/notes", null, body,
         Long.toString(number), () -> client.note(cookie, id, number));
   }
 
@@ -125,11 +128,11 @@ final class VirtualUser {
     }
   }
 
-  /** Asks the run to move this user to another worker. */
-  void move(String process) throws InterruptedException {
+  /** Asks the run to move this user to another worker; returns the reply, or null. */
+  Reply move(String process) throws InterruptedException {
     Recorder.Invocation invocation =
         recorder.invoke(name, process, Function.MOVE, "http", user, null, null);
-    http(invocation, () -> client.move(cookie));
+    return http(invocation, () -> client.move(cookie));
   }
 
   private interface Request {

@@ -19,6 +19,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Workload {
 
+  /** The pause of a process after no reply or a 503, beside its think time. */
+  static final Duration BACK_OFF = Duration.ofMillis(500);
+
   private final WorkloadOptions options;
   private final Recorder recorder;
   private final List<VirtualUser> users = new ArrayList<>();
@@ -89,14 +92,18 @@ public final class Workload {
         }
         double draw = random.nextDouble();
         double rest = 1 - options.moveShare();
+        Reply reply;
         if (draw < options.moveShare()) {
-          user.move(process);
+          reply = user.move(process);
         } else if (draw < options.moveShare() + rest * 0.5) {
-          user.increment(process, page);
+          reply = user.increment(process, page);
         } else if (draw < options.moveShare() + rest * 0.75) {
-          user.read(process, page);
+          reply = user.read(process, page);
         } else {
-          user.note(process, page);
+          reply = user.note(process, page);
+        }
+        if (reply == null || reply.status() == 503) {
+          Thread.sleep(BACK_OFF.toMillis()); // as a browser would: no reply, or "retry later"
         }
         pause(random, options.think());
       }

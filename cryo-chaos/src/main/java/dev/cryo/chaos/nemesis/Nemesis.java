@@ -21,6 +21,11 @@ public final class Nemesis {
   /** The shortest time a worker stays stopped: past two heartbeats of 5 s. */
   static final Duration PAUSE = Duration.ofSeconds(11);
   private static final Duration START = Duration.ofSeconds(90);
+  /**
+   * The longest a drain may take before the commander is killed: a drain of the workload's users
+   * takes a few seconds (stragglers are cut after 5 s); one that does not end is a finding.
+   */
+  private static final Duration DRAIN = Duration.ofSeconds(30);
   private static final Duration RECOVERY = Duration.ofSeconds(30);
 
   private final Server server;
@@ -65,7 +70,7 @@ public final class Nemesis {
         case KILL_COMMANDER -> restartAfter(server.killCommander());
         case PAUSE_WORKER -> pauseWorker(target);
         case RELOAD -> reload();
-        case DRAIN_RESTART -> restartAfter(drained(server.drain(START)));
+        case DRAIN_RESTART -> restartAfter(drained(server.drain(DRAIN)));
         case DRAIN_DURING_RELOAD -> drainDuringReload();
         case MOVE_STORM -> "moved " + workload.storm(random.nextInt(Integer.MAX_VALUE),
             Duration.ofSeconds(5 + random.nextInt(6))) + " until the storm ended";
@@ -143,7 +148,7 @@ public final class Nemesis {
     }
     long delay = random.nextInt(1001);
     Thread.sleep(delay);
-    String drained = drained(server.drain(START));
+    String drained = drained(server.drain(DRAIN));
     Server.CommandResult reloaded = Server.result(reload, Duration.ofMinutes(3));
     return restartAfter((quitting ? "drain " + delay + " ms after quit_begun: "
         : "no quit_begun within " + RECOVERY.toSeconds() + " s; drain: ") + drained

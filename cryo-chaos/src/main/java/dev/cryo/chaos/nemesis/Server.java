@@ -292,7 +292,7 @@ public final class Server implements AutoCloseable {
   @Override
   public void close() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
-      drain(Duration.ofSeconds(90));
+      drain(Duration.ofSeconds(30));
     }
     keepEvents();
     process = null;
