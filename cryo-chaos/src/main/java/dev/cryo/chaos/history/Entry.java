@@ -29,7 +29,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *       a connection cookie: {@code new} when the virtual user took it as his, {@code dropped}
  *       when another of his processes had already taken another new one — two requests sent
  *       with a cookie the run had forgotten each made a connection, and the client keeps one: the
- *       user of a {@code dropped} reply is left behind by the client, not lost by the run).
+ *       user of a {@code dropped} reply is left behind by the client, not lost by the run), and
+ *       {@code detail} (a refusal's message, or an unknown outcome's exception message).
  *       {@code ok}: it was done;
  *       {@code fail}: it was definitely not done (a refusal); {@code info}: unknown.
  *   <li>{@code push} — a push of the application received on a page socket: {@code vuser},
