@@ -87,6 +87,7 @@ public final class ChaosRun {
     List<FaultKind> injected = new ArrayList<>();
     long started;
     long ended;
+    List<Path> events;
     Path historyFile = out.resolve("history.jsonl");
     try (History history = History.open(historyFile);
         Server server = new Server(options.cryo(), home, port, adminPort,
@@ -120,13 +121,14 @@ public final class ChaosRun {
           recorder.completed());
       workload.finalReads(Duration.ofSeconds(60));
       recorder.flush();
+      server.close(); // drained, its event log kept
+      events = server.eventLogs();
     } finally {
       if (disk != null) {
         disk.close();
       }
     }
     List<Entry> history = History.read(historyFile);
-    List<Path> events = eventLogs(out);
     Verdict verdict = Checker.check(history, events, options.grace());
     Files.writeString(out.resolve("verdict.txt"), verdict.text(), StandardCharsets.UTF_8);
     Files.writeString(out.resolve("verdict.json"), verdict.json(), StandardCharsets.UTF_8);
@@ -140,15 +142,6 @@ public final class ChaosRun {
     List<String> all = new ArrayList<>(List.of("--workers", Integer.toString(options.workers())));
     all.addAll(options.serveOptions());
     return all;
-  }
-
-  /** The event logs the serves left in {@code out}, in order. */
-  private static List<Path> eventLogs(Path out) throws IOException {
-    List<Path> logs = new ArrayList<>();
-    for (int n = 1; Files.exists(out.resolve("events-" + n + ".jsonl")); n++) {
-      logs.add(out.resolve("events-" + n + ".jsonl"));
-    }
-    return logs;
   }
 
   private static int freePort() throws IOException {

@@ -6,7 +6,6 @@ import dev.cryo.control.RunHome;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,8 +13,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,20 +28,12 @@ class JournalBarrierTest {
   @TempDir
   Path directory;
 
-  private final List<RunHome> homes = new ArrayList<>();
+  @RegisterExtension
+  final ClaimedHomes homes = new ClaimedHomes();
 
   /** The test's directory claimed as a run's home, released after the test. */
   private RunHome home() throws IOException {
-    RunHome home = RunHome.claim(directory, List.of());
-    homes.add(home);
-    return home;
-  }
-
-  @AfterEach
-  void releaseHomes() throws IOException {
-    for (RunHome home : homes) {
-      home.close();
-    }
+    return homes.claim(directory);
   }
 
   private final AtomicLong sequence = new AtomicLong();

@@ -7,15 +7,14 @@ import dev.cryo.wire.protocol.AnnouncementKind;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,20 +27,12 @@ class JournalMoveTest {
   @TempDir
   Path directory;
 
-  private final List<RunHome> homes = new ArrayList<>();
+  @RegisterExtension
+  final ClaimedHomes homes = new ClaimedHomes();
 
   /** The test's directory claimed as a run's home, released after the test. */
   private RunHome home() throws IOException {
-    RunHome home = RunHome.claim(directory, List.of());
-    homes.add(home);
-    return home;
-  }
-
-  @AfterEach
-  void releaseHomes() throws IOException {
-    for (RunHome home : homes) {
-      home.close();
-    }
+    return homes.claim(directory);
   }
 
   private final Map<String, Long> sequences = new HashMap<>();

@@ -10,11 +10,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,20 +26,12 @@ class JournalReplayTest {
   @TempDir
   Path directory;
 
-  private final List<RunHome> homes = new ArrayList<>();
+  @RegisterExtension
+  final ClaimedHomes homes = new ClaimedHomes();
 
   /** The test's directory claimed as a run's home, released after the test. */
   private RunHome home() throws IOException {
-    RunHome home = RunHome.claim(directory, List.of());
-    homes.add(home);
-    return home;
-  }
-
-  @AfterEach
-  void releaseHomes() throws IOException {
-    for (RunHome home : homes) {
-      home.close();
-    }
+    return homes.claim(directory);
   }
 
   private static final List<JournalRecord> RECORDS = List.of(

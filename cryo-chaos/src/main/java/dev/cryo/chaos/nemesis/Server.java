@@ -69,11 +69,6 @@ public final class Server implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + port + "/");
   }
 
-  /** The run's home. */
-  public Path home() {
-    return home;
-  }
-
   /** The event logs of every serve so far, in order (the running one's last). */
   public List<Path> eventLogs() {
     List<Path> all = new ArrayList<>(eventLogs);
@@ -288,7 +283,10 @@ public final class Server implements AutoCloseable {
     }
   }
 
-  /** Drains the run (or kills it when the drain does not end) and keeps its event log. */
+  /**
+   * Drains the run (or kills it when the drain does not end) and keeps its event log; a second
+   * call does nothing.
+   */
   @Override
   public void close() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
