@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
 import org.eclipse.jetty.websocket.api.StatusCode;
@@ -40,7 +41,9 @@ import org.eclipse.jetty.websocket.api.StatusCode;
  * public constructor and is no API.
  *
  * <p>Threads: Jetty calls the listener methods one at a time; calls run on virtual threads of
- * their own; {@link #send} is called from those and from the commander's push threads.
+ * their own; {@link #send} is called from those and from the commander's push threads, and may
+ * close the socket there (a slow reader) at any moment, even while a page is being opened on it:
+ * a closed socket still leaves no page bound (see {@link #bind}).
  */
 public final class PageSocket implements Session.Listener.AutoDemanding {
 
@@ -61,6 +64,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private volatile boolean slow;
   private volatile String lastPage;
   private volatile Session session;
+  private volatile Consumer<String> beforeBind = page -> { };
 
   PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
       PageSockets registry, Upstream upstream, SocketLimits limits) {
@@ -76,7 +80,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     return connection;
   }
 
-  /** The pages bound to this socket. */
+  /** The pages opened on this socket: bound to it in the registry until it closes. */
   Set<String> pages() {
     return Set.copyOf(pages);
   }
@@ -132,6 +136,10 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     end();
   }
 
+  /**
+   * Ends the socket, once: marks it ended, then unbinds the pages it has (in that order, which
+   * {@link #bind} relies on). Any thread.
+   */
   private void end() {
     if (ended.compareAndSet(false, true)) {
       registry.closed(this, slow);
@@ -150,12 +158,39 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
           + " it"));
       return;
     }
-    pages.add(page);
-    lastPage = page;
-    registry.bind(page, this);
+    if (!bind(page)) {
+      LOG.log(Level.DEBUG, "a page socket of connection " + connection + " closed while page "
+          + page + " was being opened on it; the page was not bound and the open was not"
+          + " answered");
+      return;
+    }
     ObjectNode reply = reply(id, 200);
     reply.putObject("body").put("page", page);
     send(reply);
+  }
+
+  /**
+   * Binds {@code page} to this socket in the registry unless the socket has ended, and says
+   * whether it did; when it did not, nothing of it stays bound.
+   *
+   * <p>It races {@link #end}, which another thread may run meanwhile (a slow-reader close in
+   * {@link #send}, for a push or a call's reply) and which unbinds the pages it reads from
+   * {@link #pages} after it marked the socket ended. So the page joins {@code pages} first, is
+   * bound next, and {@code ended} is read last. If it reads false, the end has not marked the
+   * socket yet, so it reads {@code pages} after the bind and unbinds the page itself; if true, the
+   * end may have read {@code pages} before the page joined or before it was bound, so the page is
+   * unbound here (an unbind of both is harmless). Runs on Jetty's thread, one open at a time.
+   */
+  private boolean bind(String page) {
+    pages.add(page);
+    beforeBind.accept(page);
+    registry.bind(page, this);
+    if (ended.get()) {
+      registry.unbind(page, this);
+      return false;
+    }
+    lastPage = page;
+    return true;
   }
 
   private void call(JsonNode id, JsonNode message) {
@@ -204,6 +239,14 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
         inFlight.decrementAndGet();
       }
     });
+  }
+
+  /**
+   * For tests: runs {@code hook} with the page being opened, on the thread opening it, once the
+   * page is one of {@link #pages} and before the registry binds it.
+   */
+  void beforeBind(Consumer<String> hook) {
+    beforeBind = Objects.requireNonNull(hook);
   }
 
   /** Calls running now (for tests). */

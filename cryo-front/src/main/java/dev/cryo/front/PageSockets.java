@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.commander.PushSink;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The front's open page sockets and the pages bound to each: where the commander's pushes are
@@ -28,27 +30,63 @@ final class PageSockets implements PushSink, SocketStats {
   private final AtomicLong delivered = new AtomicLong();
   private final AtomicLong undelivered = new AtomicLong();
   private final AtomicLong slowClosed = new AtomicLong();
+  private volatile Consumer<String> whileBinding = page -> { };
 
   void opened(PageSocket socket) {
     open.incrementAndGet();
     opened.incrementAndGet();
   }
 
+  /**
+   * Binds {@code page} to {@code socket}: the page's pushes are written to it from now on, until
+   * {@link #unbind} or {@link #closed}. Thread-safe, and atomic with the unbinds of the same page:
+   * the socket joins the page's set in the one update of the page's entry, so an unbind of the
+   * page's other socket that empties the set and drops it cannot drop this socket with it.
+   *
+   * <p>Whether the socket is closed is the caller's business: {@link PageSocket} adds the page to
+   * its {@link PageSocket#pages} before it binds it, and unbinds it again when it finds itself
+   * closed after (see its {@code bind}).
+   */
   void bind(String page, PageSocket socket) {
-    byPage.computeIfAbsent(page, p -> ConcurrentHashMap.newKeySet()).add(socket);
+    byPage.compute(page, (p, sockets) -> {
+      Set<PageSocket> bound = sockets != null ? sockets : ConcurrentHashMap.newKeySet();
+      whileBinding.accept(p);
+      bound.add(socket);
+      return bound;
+    });
   }
 
+  /**
+   * Unbinds {@code page} from {@code socket} if it is bound (else does nothing), and drops the
+   * page's set once no socket is left in it. Thread-safe; atomic with {@link #bind} of the page.
+   */
+  void unbind(String page, PageSocket socket) {
+    byPage.computeIfPresent(page, (p, sockets) -> {
+      sockets.remove(socket);
+      return sockets.isEmpty() ? null : sockets;
+    });
+  }
+
+  /**
+   * Counts {@code socket} closed and unbinds the pages it names now ({@link PageSocket#pages});
+   * a page it binds after is its own to unbind. Thread-safe.
+   */
   void closed(PageSocket socket, boolean slow) {
     open.decrementAndGet();
     if (slow) {
       slowClosed.incrementAndGet();
     }
     for (String page : socket.pages()) {
-      byPage.computeIfPresent(page, (p, sockets) -> {
-        sockets.remove(socket);
-        return sockets.isEmpty() ? null : sockets;
-      });
+      unbind(page, socket);
     }
+  }
+
+  /**
+   * For tests: runs {@code hook} with the page inside each {@link #bind}, once the page's set is
+   * found and before the socket joins it. Unbinds of that page wait for it.
+   */
+  void whileBinding(Consumer<String> hook) {
+    whileBinding = Objects.requireNonNull(hook);
   }
 
   /** Whether any page is bound to a socket now (a socket bound to no page gets no push). */
