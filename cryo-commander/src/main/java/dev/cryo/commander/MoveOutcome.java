@@ -8,6 +8,10 @@ import java.util.Objects;
  * request goes to {@code to}, or he was not moved ({@link #refusal()} says why, and he stays where
  * he was). Immutable.
  *
+ * <p>A move is {@linkplain #moved() done} exactly when the fold of the user's {@code user_frozen}
+ * released the move's hold ({@link Hold.Ending.Froze}); that fold wrote the move's one {@code move}
+ * event, so the outcome and the event log agree (see {@link Mover}, "The verdict").
+ *
  * @param user the user
  * @param from the worker he lived on (null when he lived on none)
  * @param to the worker his next request goes to; null when refused

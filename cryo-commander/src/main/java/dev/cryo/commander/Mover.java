@@ -31,6 +31,17 @@ import java.util.function.BooleanSupplier;
  * ({@code move}): a done one is written by the fold of its {@code user_frozen}, so it precedes the
  * adoption it leads to. Thread-safe; a move blocks its caller for at most the order timeout plus the
  * start of a worker.
+ *
+ * <h2>The verdict</h2>
+ * A move is done exactly when the fold that released its hold was the {@code user_frozen} that put
+ * him in the freezer ({@link Hold.Ending.Froze}): that fold wrote the done {@code move} event, and
+ * the outcome is {@link MoveOutcome#moved} with that fold's worker and the hold's destination,
+ * whatever the freeze order's reply said or whether it came. Any other ending (his worker's death,
+ * a drop, the mover's own release after a failed or unanswered order) makes it refused, with the
+ * reason the order's reply or failure gives, and only then is a refused {@code move} event written:
+ * each move has one event, and its outcome agrees with it. The maps are never read again once the
+ * order went out: when the fold releases the hold, his waiting requests may wake him on the
+ * destination before the reply reaches the mover, so where he lives then says nothing of the move.
  */
 final class Mover {
 
@@ -104,26 +115,56 @@ final class Mover {
       return MoveOutcome.refused(user, from, Refusal.HELD, "'" + user + "' is being frozen or"
           + " moved already; he was not moved again");
     }
+    MoveOutcome unlessFrozen;
+    try {
+      unlessFrozen = freeze(user, from, source.get(), hold.get());
+    } finally {
+      routing.release(hold.get()); // a no-op when a fold released it first: its ending stands
+    }
+    return verdict(hold.get(), unlessFrozen);
+  }
+
+  /**
+   * The verdict of a move whose hold is released: done when the fold of his {@code user_frozen}
+   * released it ({@link Hold.Ending.Froze}), else {@code unlessFrozen}. See the class's "The
+   * verdict".
+   */
+  private static MoveOutcome verdict(Hold hold, MoveOutcome unlessFrozen) {
+    if (hold.ending() instanceof Hold.Ending.Froze froze) {
+      return MoveOutcome.moved(hold.user(), froze.worker(), froze.destination());
+    }
+    return unlessFrozen;
+  }
+
+  /**
+   * Orders {@code source} to freeze {@code user}, held by {@code hold}: what the move is unless the
+   * fold of his {@code user_frozen} released the hold (then it is done, whatever this says).
+   */
+  private MoveOutcome freeze(String user, String from, WorkerHandle source, Hold hold) {
     try {
       if (!(routing.locate(user) instanceof OnWorker still && still.worker().equals(from))) {
         return MoveOutcome.refused(user, from, Refusal.NOT_HERE, "'" + user + "' left " + from
             + " meanwhile; he was not moved");
       }
-      byte[] reply = source.get().wire().call(Methods.FREEZE_USER,
+      byte[] reply = source.wire().call(Methods.FREEZE_USER,
           ProtocolCodec.write(UserOrder.of(user)), config.orderTimeout())
           .get(config.orderTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
-      source.get().heard();
+      source.heard();
       FreezeResult result = ProtocolCodec.read(reply, FreezeResult.class);
       return switch (result.outcome()) {
         case FreezeResult.FROZEN -> {
-          // The ordering rule: user_frozen was folded before this reply came.
-          if (routing.locate(user) instanceof Frozen) {
-            yield MoveOutcome.moved(user, from, to);
+          // The ordering rule: his user_frozen was folded before this reply came, and that fold
+          // ended the hold (the verdict then is "done"). Where the maps say he is now tells
+          // nothing: a request that waited on the hold may have woken him on the destination.
+          Hold.Ending ending = hold.ending();
+          if (ending == null) {
+            LOG.log(Level.ERROR, "worker " + from + " answered 'frozen' for '" + user + "' before"
+                + " its user_frozen announcement: the ordering rule is broken");
           }
-          LOG.log(Level.ERROR, "worker " + from + " answered 'frozen' for '" + user + "' before"
-              + " its user_frozen announcement: the ordering rule is broken");
           yield MoveOutcome.refused(user, from, Refusal.FREEZE_FAILED, "worker " + from
-              + " said '" + user + "' was frozen but never announced it; the maps keep him there");
+              + " said '" + user + "' was frozen but " + (ending == null ? "never announced it;"
+                  + " the maps keep him there" : "his move's hold had ended otherwise (" + ending
+                  + "); he was not moved"));
         }
         case FreezeResult.DROPPED -> MoveOutcome.refused(user, from, Refusal.NOT_RESIDENT, "'"
             + user + "' expired on " + from + " while his move began; he was dropped, not moved");
@@ -149,8 +190,6 @@ final class Mover {
     } catch (RuntimeException e) {
       return MoveOutcome.refused(user, from, Refusal.FREEZE_FAILED, "'" + user + "' was not"
           + " moved: " + e.getMessage());
-    } finally {
-      routing.release(hold.get()); // a no-op when the fold of user_frozen released it
     }
   }
 

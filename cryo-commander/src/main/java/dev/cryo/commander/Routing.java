@@ -280,7 +280,7 @@ public final class Routing {
       case USER_FROZEN -> frozen(worker, user, announcement);
       case USER_ADOPTED -> {
         if (placeOn(worker, user, announcement)) {
-          releaseHold(user);
+          releaseHold(user, new Hold.Ending.Folded(worker, "user_adopted"));
         }
       }
     }
@@ -437,7 +437,7 @@ public final class Routing {
     if (holds.get(hold.user()) == hold) {
       holds.remove(hold.user());
     }
-    hold.markReleased();
+    hold.markReleased(new Hold.Ending.ByHolder()); // no-op when a fold released it first
   }
 
   /**
@@ -539,9 +539,11 @@ public final class Routing {
           + " was not applied");
       return;
     }
+    Hold.Ending ending = new Hold.Ending.Folded(worker, "user_frozen"); // frozen already
     if (!(location instanceof Frozen)) {
       Hold hold = holds.get(user);
       relocate(user, new Frozen(hold == null ? null : hold.destination()));
+      ending = new Hold.Ending.Froze(worker, hold == null ? null : hold.destination());
       if (hold != null && hold.reason() == HoldReason.MOVING) {
         // The move's event is written here, in fold order: before any adoption it leads to.
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -554,7 +556,7 @@ public final class Routing {
         events.record("move", fields);
       }
     }
-    releaseHold(user);
+    releaseHold(user, ending);
   }
 
   private void forgetDestination(String worker) {
@@ -647,13 +649,13 @@ public final class Routing {
       unlinkConnection(connection);
     }
     userConnections.remove(user);
-    releaseHold(user);
+    releaseHold(user, new Hold.Ending.Forgotten());
   }
 
-  private void releaseHold(String user) {
+  private void releaseHold(String user, Hold.Ending ending) {
     Hold hold = holds.remove(user);
     if (hold != null) {
-      hold.markReleased();
+      hold.markReleased(ending);
     }
   }
 

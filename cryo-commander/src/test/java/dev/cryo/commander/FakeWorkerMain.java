@@ -44,6 +44,9 @@ import java.util.concurrent.CountDownLatch;
  * {@code cryo.fake.name=NAME} presents itself under another name than it was spawned with;
  * {@code cryo.fake.skew=N} claims N announcements more in its replies' watermark than it sent;
  * {@code cryo.fake.child=true} starts a {@code sleep} in its process group and prints its pid;
+ * {@code cryo.fake.freezeGate=DIR} makes a freeze order create {@code DIR/ordered}, wait while
+ * {@code DIR/before} exists, freeze and announce {@code user_frozen}, then wait while
+ * {@code DIR/after} exists before it answers (the announcement goes out, the reply is late);
  * {@code cryo.fake.deaf=NAME} makes the worker spawned as NAME, once presented, send an
  * announcement of a kind the commander skips every 100 ms while it serves its first ping on the
  * thread that reads its wire and never returns from it: from then on it reads nothing, yet its
@@ -199,10 +202,26 @@ public final class FakeWorkerMain implements WireHandler {
         if (freezeHangs) {
           Thread.sleep(Long.MAX_VALUE);
         }
-        yield ProtocolCodec.write(freeze(ProtocolCodec.read(payload, UserOrder.class).user()));
+        String gate = System.getProperty("cryo.fake.freezeGate");
+        if (gate != null) { // outside the worker's lock: its other calls go on meanwhile
+          Files.write(Path.of(gate, "ordered"), new byte[0]);
+          awaitGone(Path.of(gate, "before"));
+        }
+        FreezeResult result = freeze(ProtocolCodec.read(payload, UserOrder.class).user());
+        if (gate != null) {
+          awaitGone(Path.of(gate, "after"));
+        }
+        yield ProtocolCodec.write(result);
       }
       default -> throw new WireRefusal(Codes.BAD_REQUEST, "the fake serves no " + method);
     };
+  }
+
+  /** Waits, polling, while {@code file} exists: a gate a test opens from another process. */
+  private static void awaitGone(Path file) throws InterruptedException {
+    while (Files.exists(file)) {
+      Thread.sleep(10);
+    }
   }
 
   private synchronized HttpResult http(HttpCall call) throws IOException {
