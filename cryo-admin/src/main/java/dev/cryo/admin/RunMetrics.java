@@ -194,6 +194,9 @@ public final class RunMetrics implements RunListener, RequestListener {
         }
       }
       case "move" -> (fields.get("refused") == null ? movesDone : movesRefused).increment();
+      case "repair" -> Counter.builder("cryo.repairs")
+          .description("Repairs of the routing maps: a worker held what the maps did not give it")
+          .tag("kind", String.valueOf(fields.get("kind"))).register(registry).increment();
       case "worker_died" -> {
         workerDeaths.increment();
         if (fields.get("lost") instanceof Collection<?> lost) {

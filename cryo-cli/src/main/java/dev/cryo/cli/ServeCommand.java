@@ -115,6 +115,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "The most workers alive at once. Default: twice --workers, at least 4.")
   Integer maxWorkers;
 
+  @Option(names = "--placement-header",
+      description = "Every reply a worker served names it and the generation of the user's stay"
+          + " there (Cryo-Placement: worker=NAME; generation=G), for an auditor. Off by default.")
+  boolean placementHeader;
+
   @Option(names = "--max-users-per-worker", paramLabel = "N", defaultValue = "100000",
       description = "The most users placed on one worker. Default: ${DEFAULT-VALUE}.")
   int maxUsersPerWorker;
@@ -236,6 +241,7 @@ final class ServeCommand implements Callable<Integer> {
         .housekeeping(Housekeeping.DEFAULTS.withFrozenUserTtl(frozenUserTtl)
             .withFrozenGuestTtl(frozenGuestTtl))
         .onStopRequest(stops::requested)
+        .placementHeader(placementHeader)
         .build();
     Commander commander;
     try {

@@ -14,8 +14,11 @@ import java.util.Objects;
  * @param keys the user, connection or page ids the kind names, in the order they went
  * @param detail for {@link AnnouncementKind#LOGIN} the previous owner of the connection; for
  *     {@link AnnouncementKind#NEW_PAGE} the page's connection when the worker says it; null otherwise
+ * @param generation the generation the worker holds the user at
+ *     ({@link dev.cryo.wire.protocol.Grant}); 0 when it tells none
  */
-public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys, String detail) {
+public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
+    String detail, long generation) {
 
   /** Checks the parts and copies the keys. */
   public Announcement {
@@ -24,8 +27,14 @@ public record Announcement(long sequence, AnnouncementKind kind, String user, Li
     keys = List.copyOf(keys);
   }
 
-  /** An announcement naming one key. */
+  /** An announcement without a generation: a worker that tells none. */
+  public Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
+      String detail) {
+    this(sequence, kind, user, keys, detail, 0);
+  }
+
+  /** An announcement naming one key, without a generation. */
   public static Announcement of(long sequence, AnnouncementKind kind, String user, String key) {
-    return new Announcement(sequence, kind, user, List.of(key), null);
+    return new Announcement(sequence, kind, user, List.of(key), null, 0);
   }
 }

@@ -72,6 +72,8 @@ public final class Commander implements AutoCloseable {
   static final String WORKER_LOGS = "workers";
   /** The directory of the workers' sockets in the home. */
   static final String SOCKETS = "sockets";
+  /** The lease of the run's generations in the home ({@link Generations}). */
+  static final String GENERATIONS = "generations";
   /** The working freezer in the home. */
   static final String FREEZER = "freezer";
 
@@ -88,6 +90,8 @@ public final class Commander implements AutoCloseable {
       RunHome.Expected.file(ReloadRequests.RESULT),
       RunHome.Expected.file(Journal.FILE_NAME),
       RunHome.Expected.file(Journal.NEW_FILE_NAME),
+      RunHome.Expected.file(GENERATIONS),
+      RunHome.Expected.file(GENERATIONS + ".tmp"),
       RunHome.Expected.file(EventLog.FILE_NAME),
       RunHome.Expected.file(EventLog.PREVIOUS_FILE_NAME),
       RunHome.Expected.directory(FREEZER),
@@ -149,6 +153,7 @@ public final class Commander implements AutoCloseable {
     this.routing = new Routing(listeners);
     this.freezerRoot = freezer.root();
     this.supervisor = new Supervisor(config, routing, freezer, sockets, runHome, WORKER_LOGS);
+    routing.repairOrders(this::dropCopy);
     this.pushRelay = new PushRelay(routing);
     supervisor.pushRelay(pushRelay);
     this.placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
@@ -242,6 +247,7 @@ public final class Commander implements AutoCloseable {
         LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
         commander.startLine = taken.line();
       }
+      commander.routing.generations(Generations.open(runHome.shown(GENERATIONS)));
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
@@ -372,6 +378,25 @@ public final class Commander implements AutoCloseable {
   }
 
   /**
+   * A repair's order ({@link Routing.RepairOrders}): {@code worker} drops the copy of {@code user}
+   * it holds at {@code generation}, a copy the maps do not give it. Sent without waiting (it is
+   * asked under the maps' lock); fenced, so it touches nothing but that copy; a failure is logged,
+   * and the next disagreement asks again.
+   */
+  private void dropCopy(String worker, String user, long generation) {
+    supervisor.running(worker).filter(handle -> handle.wire() != null && handle.wire().isOpen())
+        .ifPresent(handle -> handle.wire().call(dev.cryo.wire.protocol.Methods.DROP_USER,
+            dev.cryo.wire.protocol.ProtocolCodec.write(
+                dev.cryo.wire.protocol.UserOrder.of(user, generation)), config.orderTimeout())
+            .whenComplete((reply, failure) -> {
+              if (failure != null) {
+                LOG.log(Level.WARNING, "the repair's drop of '" + user + "' at generation "
+                    + generation + " on worker " + worker + " was not done: " + failure);
+              }
+            }));
+  }
+
+  /**
    * Whether the run admits requests and socket handshakes: false once a drain began or the run
    * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
    */
@@ -429,6 +454,11 @@ public final class Commander implements AutoCloseable {
    */
   public Reply serve(Request request) {
     return dispatcher.serve(request);
+  }
+
+  /** The routing maps, for a test to read. */
+  Routing routing() {
+    return routing;
   }
 
   /** The request path, for a test's seam ({@link Dispatcher#beforeBind}). */

@@ -37,13 +37,16 @@ import java.util.function.Supplier;
  * @param onStopRequest called once, from the tick, when a stop request for this run appears
  * @param housekeeping the expiry of the frozen and the sweep of orphan folders
  * @param occupancy the occupancy check: a worker whose heap stays full replaced, a spare one closed
+ * @param placementHeader whether every reply a worker served carries {@code Cryo-Placement:
+ *     worker=NAME; generation=G} (the worker and the grant's generation that served it), for an
+ *     auditor checking that no placement served twice ({@code --placement-header}; off by default)
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
     Clock clock, Duration heartbeat, Duration presentation, Duration hold, Duration callTimeout,
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
-    Housekeeping housekeeping, Occupancy occupancy) {
+    Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -98,6 +101,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private Consumer<StopMode> onStopRequest = mode -> { };
     private Housekeeping housekeeping = Housekeeping.DEFAULTS;
     private Occupancy occupancy = Occupancy.DEFAULTS;
+    private boolean placementHeader;
 
     private Builder(Path home, String application) {
       this.home = Objects.requireNonNull(home, "home");
@@ -218,6 +222,12 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** Whether served replies carry {@code Cryo-Placement} (default false). */
+    public Builder placementHeader(boolean value) {
+      placementHeader = value;
+      return this;
+    }
+
     /** The configuration. */
     public CommanderConfig build() {
       int max = maxWorkers != null ? maxWorkers : Math.max(6, workers);
@@ -225,7 +235,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
           startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
-          occupancy);
+          occupancy, placementHeader);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.cryo.commander;
 
 import dev.cryo.commander.Location.Frozen;
+import dev.cryo.commander.Location.OnWorker;
 import dev.cryo.commander.Verdict.AwaitStart;
 import dev.cryo.commander.Verdict.Grow;
 import dev.cryo.commander.Verdict.Place;
@@ -10,6 +11,7 @@ import dev.cryo.wire.WireClosedException;
 import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.WireTimeoutException;
 import dev.cryo.wire.protocol.Codes;
+import dev.cryo.wire.protocol.Grant;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
@@ -42,6 +44,8 @@ import java.util.function.Consumer;
 final class Dispatcher {
 
   private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+  /** The header naming the worker and the generation that served a reply, when asked for. */
+  static final String PLACEMENT_HEADER = "Cryo-Placement";
   /** The pause before routing again after a refusal that needs the worker to progress first. */
   private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
@@ -92,8 +96,12 @@ final class Dispatcher {
     boolean moveTried = false;
     String problem = null;
     boolean justMoved = false;
+    String missing = null; // the user whose parcel the last round found missing
     for (int round = 0; ; round++) {
       if (round > 0 && !justMoved && System.nanoTime() - deadline > 0) {
+        if (missing != null) {
+          return missingState(missing, problem);
+        }
         return unavailable("the request could not be placed within " + config.hold() + ": "
             + problem);
       }
@@ -162,9 +170,11 @@ final class Dispatcher {
         }
       }
       boolean frozen = location instanceof Frozen;
-      HttpCall call = new HttpCall(user, connection, frozen, request.method(), request.path(),
+      Grant grant = grantOf(location, decision);
+      HttpCall call = new HttpCall(user, connection, grant, request.method(), request.path(),
           request.query(), headersOf(request), request.body(), move,
           socketsBound.getAsBoolean() ? null : Boolean.TRUE);
+      beforeSend.accept(user, worker.name());
       byte[] bytes = null;
       long began = System.nanoTime();
       boolean answered = false;
@@ -183,6 +193,7 @@ final class Dispatcher {
           }
           problem = "worker " + worker.name() + " refused it (" + failure.code() + ": "
               + failure.message() + ")";
+          missing = Codes.NO_PARCEL.equals(failure.code()) ? user : null;
           if (!Codes.USER_LEFT_FROZEN.equals(failure.code())) {
             pause(deadline);
           }
@@ -199,8 +210,10 @@ final class Dispatcher {
           return Reply.text(502, "the worker serving this request died during it: the request"
               + " reached it, and it may have acted on it before it died; check before you retry");
         }
-        if (cause instanceof WireRefusedException) {
-          return unavailable("worker " + worker.name() + " has too many calls pending");
+        if (cause instanceof WireRefusedException) { // nothing was sent: wait a little, again
+          problem = "worker " + worker.name() + " has too many calls pending";
+          pause(deadline);
+          continue;
         }
         if (cause instanceof WireTimeoutException) {
           return Reply.text(504, "the worker did not answer within " + config.callTimeout());
@@ -213,7 +226,12 @@ final class Dispatcher {
       worker.heard();
       HttpResult result = ProtocolCodec.read(bytes, HttpResult.class);
       checkOrdering(worker, connection, result);
-      return new Reply(result.status(), entries(result.headers()), result.body());
+      List<Map.Entry<String, String>> headers = entries(result.headers());
+      if (config.placementHeader()) {
+        headers.add(Map.entry(PLACEMENT_HEADER, "worker=" + worker.name() + "; generation="
+            + grant.generation()));
+      }
+      return new Reply(result.status(), headers, result.body());
     }
   }
 
@@ -256,7 +274,8 @@ final class Dispatcher {
     if (quitting.isEmpty()) {
       return; // done or dead: its report's fold or its death releases the hold
     }
-    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(new UserOrder(user, true)),
+    UserOrder order = new UserOrder(user, true, on.generation() == 0 ? null : on.generation());
+    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(order),
         config.orderTimeout()).whenComplete((reply, failure) -> {
           if (failure != null) {
             LOG.log(Level.DEBUG, "the early freeze of '" + user + "' on quitting worker "
@@ -286,10 +305,9 @@ final class Dispatcher {
           + " unreadable). Reason: unreadable_parcel.", Map.entry("Retry-After", "60"),
           Map.entry("Cryo-Reason", Codes.UNREADABLE_PARCEL)));
     }
-    if (Codes.NO_PARCEL.equals(code)) {
-      LOG.log(Level.ERROR, "worker " + worker.name() + " found no parcel for '" + user + "', whom"
-          + " the maps say is frozen: " + failure.message());
-      return Optional.of(Reply.text(500, "this user's state is missing from the freezer"));
+    if (Codes.NO_PARCEL.equals(code)) { // perhaps not written yet (a drain's): any worker, again
+      routing.unbindFrozen(user, worker.name());
+      return Optional.empty();
     }
     LOG.log(Level.ERROR, "worker " + worker.name() + " refused a request of '" + user + "' ("
         + code + "): " + failure.message());
@@ -297,12 +315,44 @@ final class Dispatcher {
   }
 
   /**
-   * A verdict, and the start of the new worker when it is {@link Grow}; {@link #WOKEN} when the
-   * user read as frozen is not frozen any more.
+   * The reply when a frozen user's parcel stayed missing for the whole hold: the maps are wrong
+   * about him, and keeping him frozen would refuse him for ever. He is forgotten, named as lost
+   * ({@link Routing#forgetMissing}), and told so: his next request starts afresh.
    */
-  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started) {
+  private Reply missingState(String user, String problem) {
+    routing.forgetMissing(user, problem);
+    return Reply.text(503, "Your saved state could not be found in the server's freezer (" + problem
+        + "). The server has forgotten it: your next request starts afresh, as a new visitor."
+        + " Tell the operator if this keeps happening (the run's events name you as lost)."
+        + " Reason: no_parcel.", Map.entry("Retry-After", "1"),
+        Map.entry("Cryo-Reason", Codes.NO_PARCEL));
+  }
+
+  /**
+   * The grant a call goes out with ({@link Grant}): for a user living on a worker, his stay's
+   * generation; for a frozen one, the wake bound for the worker chosen, from the parcel of the
+   * generation he was frozen at; for one the maps do not know (a connection never seen), a birth at
+   * a new generation. A call decided on a reading the maps have left behind meanwhile is refused
+   * by its worker and routed again: it never makes a second copy.
+   */
+  private Grant grantOf(Location location, Decision decision) {
+    return switch (location) {
+      case OnWorker on -> Grant.live(on.generation());
+      case Frozen frozen -> Grant.wake(decision.bound().wakeGeneration(),
+          decision.bound().generation());
+      case Location.Unknown unknown -> Grant.birth(routing.nextGeneration());
+    };
+  }
+
+  /**
+   * A verdict, the start of the new worker when it is {@link Grow}, and for a frozen user his
+   * location bound for the worker chosen; {@link #WOKEN} when the user read as frozen is not frozen
+   * any more.
+   */
+  private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started,
+      Frozen bound) {
     /** He was woken (by another request) after his location was read: locate him again. */
-    static final Decision WOKEN = new Decision(null, null);
+    static final Decision WOKEN = new Decision(null, null, null);
   }
 
   /**
@@ -310,6 +360,17 @@ final class Dispatcher {
    * him, outside every lock (a test holds the window between the read and the bind open with it).
    */
   private volatile Consumer<String> beforeBind = user -> { };
+
+  /**
+   * A test seam: runs with the user's name and his worker's as a request's call is about to be
+   * sent, its routing decided, outside every lock (a test moves him away in that window).
+   */
+  private volatile java.util.function.BiConsumer<String, String> beforeSend = (user, worker) -> { };
+
+  /** Sets the {@linkplain #beforeSend test seam}; for tests only. */
+  void beforeSend(java.util.function.BiConsumer<String, String> hook) {
+    beforeSend = Objects.requireNonNull(hook, "hook");
+  }
 
   /** Sets the {@linkplain #beforeBind test seam}; for tests only. */
   void beforeBind(Consumer<String> hook) {
@@ -319,7 +380,7 @@ final class Dispatcher {
   private Decision decide(String user, Location location) {
     if (!(location instanceof Frozen)) { // nothing to bind or grow: no lock on the common path
       return new Decision(placement.forRequest(user, location, supervisor.views(),
-          supervisor.starting()), null);
+          supervisor.starting()), null, null);
     }
     beforeBind.accept(user);
     synchronized (placementLock) {
@@ -330,12 +391,13 @@ final class Dispatcher {
         // is not frozen any more (a request woke him after his location was read), the call must
         // not go out marked frozen to placement's choice, where no parcel waits for it.
         return routing.bindFrozen(user, place.worker())
-            .map(worker -> new Decision(new Place(worker), null)).orElse(Decision.WOKEN);
+            .map(bound -> new Decision(new Place(bound.destination()), null, bound))
+            .orElse(Decision.WOKEN);
       }
       if (verdict instanceof Grow) { // started under the lock: the next decision counts it
-        return new Decision(verdict, supervisor.startWorker());
+        return new Decision(verdict, supervisor.startWorker(), null);
       }
-      return new Decision(verdict, null);
+      return new Decision(verdict, null, null);
     }
   }
 

@@ -146,8 +146,11 @@ final class Mover {
         return MoveOutcome.refused(user, from, Refusal.NOT_HERE, "'" + user + "' left " + from
             + " meanwhile; he was not moved");
       }
-      byte[] reply = source.wire().call(Methods.FREEZE_USER,
-          ProtocolCodec.write(UserOrder.of(user)), config.orderTimeout())
+      // Fenced: the order freezes his stay at the generation the maps give, nothing newer.
+      UserOrder order = still.generation() == 0 ? UserOrder.of(user)
+          : UserOrder.of(user, still.generation());
+      byte[] reply = source.wire().call(Methods.FREEZE_USER, ProtocolCodec.write(order),
+          config.orderTimeout())
           .get(config.orderTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
       source.heard();
       FreezeResult result = ProtocolCodec.read(reply, FreezeResult.class);

@@ -69,10 +69,49 @@ public final class Routing {
   private long lost;
   private long anomalies;
   private long folds;
+  private final Map<String, Long> repairs = new java.util.TreeMap<>();
+  /** By worker, the disagreements its last photo showed ("user@generation", "-user" if absent). */
+  private final Map<String, Set<String>> suspects = new HashMap<>();
+  private Generations generations = Generations.inMemory();
+  private RepairOrders repairOrders = RepairOrders.NONE;
+
+  /**
+   * What a repair of the maps asks of a worker: drop the copy of {@code user} it holds at
+   * {@code generation}, a copy the maps do not give it. Called under the maps' lock: it must only
+   * queue the order (the order is fenced, so a late one touches nothing else).
+   */
+  @FunctionalInterface
+  interface RepairOrders {
+    /** Orders nothing. */
+    RepairOrders NONE = (worker, user, generation) -> { };
+
+    /** Orders {@code worker} to drop its copy of {@code user} at {@code generation}. */
+    void dropCopy(String worker, String user, long generation);
+  }
 
   /** Empty maps whose events go to {@code events}. */
   public Routing(EventSink events) {
     this.events = Objects.requireNonNull(events, "events");
+  }
+
+  /** Hands out the generations from {@code counter} from now on (the run's, leased on disk). */
+  synchronized void generations(Generations counter) {
+    this.generations = Objects.requireNonNull(counter, "counter");
+  }
+
+  /** Sends the repairs' orders through {@code orders} from now on. */
+  synchronized void repairOrders(RepairOrders orders) {
+    this.repairOrders = Objects.requireNonNull(orders, "orders");
+  }
+
+  /** A new generation, for a birth: greater than every one handed out before. */
+  public synchronized long nextGeneration() {
+    return generations.next();
+  }
+
+  /** The repairs made so far, by kind (sorted). */
+  public synchronized Map<String, Long> repairs() {
+    return Map.copyOf(repairs);
   }
 
   /** Tells {@code listener} of every change of the maps from now on, under the maps' lock. */
@@ -108,6 +147,32 @@ public final class Routing {
   public synchronized Location locate(String user) {
     return users.getOrDefault(user, Location.UNKNOWN);
   }
+
+  /**
+   * Where {@code user} lives, for a login on {@code asker}: when nobody holds him (unknown to the
+   * maps), he is <em>claimed</em> for the asker at a new generation — placed on it in the maps
+   * before the answer leaves, so that a second login into him meanwhile hears that the asker holds
+   * him and hands its connection over, never makes a second copy. Records a {@code claim} event.
+   *
+   * @return his location, and whether this call claimed him
+   */
+  public synchronized Claim locateFor(String user, String asker) {
+    Location location = users.getOrDefault(user, Location.UNKNOWN);
+    if (!(location instanceof Location.Unknown) || holds.containsKey(user)) {
+      return new Claim(location, false);
+    }
+    OnWorker claimed = new OnWorker(asker, generations.next());
+    relocate(user, claimed);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("user", user);
+    fields.put("worker", asker);
+    fields.put("generation", claimed.generation());
+    events.record("claim", fields);
+    return new Claim(claimed, true);
+  }
+
+  /** A login's answer: where the identity lives, and whether the question claimed it. */
+  public record Claim(Location location, boolean claimed) {}
 
   /** The connection of {@code page}, when the maps know it. */
   public synchronized Optional<String> connectionOfPage(String page) {
@@ -300,6 +365,7 @@ public final class Routing {
     }
     lost += gone.size();
     workerUsers.remove(worker);
+    suspects.remove(worker);
     forgetDestination(worker);
     lastSequence.remove(worker);
     lastNewConnection.keySet().removeIf(key -> key.startsWith(worker + '\0'));
@@ -340,6 +406,105 @@ public final class Routing {
   }
 
   /**
+   * Reconciles the maps with a photo of {@code worker} ({@code held}: the users it holds, each
+   * with the generation of his stay there). A disagreement is acted on only when the worker's
+   * previous photo showed it too — a photo races with the announcements on their way, never two
+   * photos a heartbeat apart:
+   *
+   * <ul>
+   *   <li>a stay the maps do not give the worker (neither living there at that generation, nor
+   *       frozen with his wake granted to it at that generation) is a copy: dropped there by a
+   *       fenced order ({@code stray_copy});
+   *   <li>a user the maps say lives on the worker, which holds him at no generation, is not there:
+   *       the maps mark him frozen, with no worker bound, so his next request wakes his parcel
+   *       ({@code absent}).
+   * </ul>
+   *
+   * Users at generation 0 (a worker that tells none) are left alone.
+   */
+  public synchronized void reconcile(String worker, Map<String, Long> held) {
+    Set<String> now = new java.util.HashSet<>();
+    held.forEach((user, generation) -> {
+      if (generation == 0) {
+        return;
+      }
+      Location location = users.get(user);
+      boolean given = location instanceof OnWorker on && on.worker().equals(worker)
+          && on.generation() == generation
+          || location instanceof Frozen frozen && worker.equals(frozen.destination())
+          && frozen.wakeGeneration() == generation;
+      if (!given && !holds.containsKey(user)) {
+        now.add(user + "@" + generation);
+      }
+    });
+    for (String user : workerUsers.getOrDefault(worker, Set.of())) {
+      if (users.get(user) instanceof OnWorker on && on.generation() != 0 && !held.containsKey(user)
+          && !holds.containsKey(user)) {
+        now.add("-" + user);
+      }
+    }
+    Set<String> before = suspects.put(worker, now);
+    if (before == null) {
+      return;
+    }
+    for (String seen : now) {
+      if (!before.contains(seen)) {
+        continue;
+      }
+      if (seen.startsWith("-")) {
+        String user = seen.substring(1);
+        repairs.merge("absent", 1L, Long::sum);
+        relocate(user, new Frozen(null, 0, 0));
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("kind", "absent");
+        fields.put("worker", worker);
+        fields.put("user", user);
+        fields.put("generation", 0);
+        fields.put("message", "'" + user + "' lives on " + worker + " as the maps say, but two of"
+            + " its photos in a row show no stay of his: he is marked frozen, and his next request"
+            + " wakes his parcel");
+        LOG.log(Level.WARNING, "repair (absent): " + fields.get("message"));
+        events.record("repair", fields);
+      } else {
+        int at = seen.lastIndexOf('@');
+        String user = seen.substring(0, at);
+        long generation = Long.parseLong(seen.substring(at + 1));
+        repair("stray_copy", worker, user, generation, "worker " + worker + " holds '" + user
+            + "' at generation " + generation + " in two photos in a row, a stay the maps ("
+            + describe(users.getOrDefault(user, Location.UNKNOWN)) + ") do not give it: it is"
+            + " dropped there");
+      }
+    }
+  }
+
+  /**
+   * Forgets the frozen {@code user} whose parcel no worker found for a whole hold: a repair
+   * ({@code missing_parcel}) whose event names him as lost, so that his next request starts afresh
+   * instead of being refused for ever. Nothing is done when he is not frozen (any more).
+   *
+   * @param why what the last worker said, for the event
+   */
+  public synchronized void forgetMissing(String user, String why) {
+    if (!(users.get(user) instanceof Frozen)) {
+      return;
+    }
+    removeUser(user);
+    lost++;
+    repairs.merge("missing_parcel", 1L, Long::sum);
+    LOG.log(Level.ERROR, "repair (missing_parcel): '" + user + "' was frozen but no worker found"
+        + " his parcel within a hold (" + why + "); he is forgotten and named lost");
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("kind", "missing_parcel");
+    fields.put("worker", null);
+    fields.put("user", user);
+    fields.put("generation", 0);
+    fields.put("lost", List.of(user));
+    fields.put("message", "'" + user + "' was frozen but no worker found his parcel within a"
+        + " hold (" + why + "); he is forgotten: his next request starts afresh");
+    events.record("repair", fields);
+  }
+
+  /**
    * Records and counts an anomaly found outside a fold (a reply ahead of its announcements): logged,
    * and recorded as an {@code anomaly} event in fold order.
    */
@@ -374,20 +539,24 @@ public final class Routing {
   // ------------------------------------------------------------------------------- placement
 
   /**
-   * Binds the next request of the frozen {@code user} to {@code worker}, unless one is bound
-   * already: every request of a burst goes to the same worker, which wakes him once.
+   * Binds the next request of the frozen {@code user} to {@code worker} at a new generation, unless
+   * one is bound already: every request of a burst goes to the same worker with the same grant,
+   * and that worker wakes him once.
    *
-   * @return the worker his requests go to, or empty when he is not frozen (any more)
+   * @return his location, bound (its destination and wake generation set), or empty when he is
+   *     not frozen (any more)
    */
-  public synchronized Optional<String> bindFrozen(String user, String worker) {
+  public synchronized Optional<Frozen> bindFrozen(String user, String worker) {
     if (!(users.get(user) instanceof Frozen frozen)) {
       return Optional.empty();
     }
-    if (frozen.destination() != null) {
-      return Optional.of(frozen.destination());
+    if (frozen.destination() != null && frozen.wakeGeneration() != 0) {
+      return Optional.of(frozen);
     }
-    relocate(user, new Frozen(worker));
-    return Optional.of(worker);
+    Frozen bound = frozen.boundFor(frozen.destination() != null ? frozen.destination() : worker,
+        generations.next());
+    relocate(user, bound);
+    return Optional.of(bound);
   }
 
   /**
@@ -405,7 +574,7 @@ public final class Routing {
   /** Forgets the worker a frozen user's requests were bound to (its wake there failed). */
   public synchronized void unbindFrozen(String user, String worker) {
     if (users.get(user) instanceof Frozen frozen && worker.equals(frozen.destination())) {
-      relocate(user, new Frozen(null));
+      relocate(user, frozen.boundFor(null, 0)); // the wake's generation is never granted again
     }
   }
 
@@ -463,18 +632,64 @@ public final class Routing {
 
   // ------------------------------------------------------------------------------- internals
 
-  /** Makes {@code user} live on {@code worker}; false (an anomaly) when another worker has him. */
+  /**
+   * Makes {@code user} live on {@code worker} at the announcement's generation, when the maps give
+   * him to it: he is unknown (a birth), frozen and woken by a grant newer than his freeze (the wake
+   * bound for the worker, or one whose binding was given up while its call was on its way: a
+   * quitting worker's, which freezes him again), or lives there already. Otherwise the worker
+   * holds a copy the maps do not give it: it is
+   * {@linkplain #repair repaired} — dropped there by a fenced order, never left alive — and false
+   * is returned. A generation of 0 (a worker that tells none) is taken as the maps' own.
+   */
   private boolean placeOn(String worker, String user, Announcement announcement) {
     Location location = users.get(user);
-    if (location instanceof OnWorker on && !on.worker().equals(worker)) {
-      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + " as the maps"
-          + " say; the announcement was not applied");
-      return false;
+    long generation = announcement.generation();
+    switch (location) {
+      case OnWorker on when on.worker().equals(worker) -> {
+        if (generation > on.generation()) {
+          relocate(user, new OnWorker(worker, generation)); // his stay there, told by its worker
+        }
+        return true;
+      }
+      case OnWorker on -> {
+        repair("second_copy", worker, user, generation, "'" + user + "' lives on " + on.worker()
+            + " at generation " + on.generation() + " as the maps say; worker " + worker
+            + " announced a copy of him at generation " + generation + " (" + announcement.kind()
+            .code() + "): it is dropped there");
+        return false;
+      }
+      case Frozen frozen when generation != 0 && generation <= frozen.generation() -> {
+        repair("second_copy", worker, user, generation, "'" + user + "' is frozen at generation "
+            + frozen.generation() + "; worker " + worker + " announced a copy of him at generation "
+            + generation + " (" + announcement.kind().code() + "), a stay older than his freeze:"
+            + " it is dropped there");
+        return false;
+      }
+      case null, default -> {
+        relocate(user, new OnWorker(worker, generation));
+        return true;
+      }
     }
-    if (!(location instanceof OnWorker)) {
-      relocate(user, new OnWorker(worker));
+  }
+
+  /**
+   * A repair of the maps: a worker holds what the maps do not give it. Counted by {@code kind},
+   * recorded as a {@code repair} event in fold order, logged, and when {@code generation} is a
+   * stay's, the copy is dropped there by a fenced order.
+   */
+  private void repair(String kind, String worker, String user, long generation, String message) {
+    repairs.merge(kind, 1L, Long::sum);
+    LOG.log(Level.WARNING, "repair (" + kind + "): " + message);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("kind", kind);
+    fields.put("worker", worker);
+    fields.put("user", user);
+    fields.put("generation", generation);
+    fields.put("message", message);
+    events.record("repair", fields);
+    if (generation != 0) {
+      repairOrders.dropCopy(worker, user, generation);
     }
-    return true;
   }
 
   private void newPage(String worker, String user, String page, Announcement announcement) {
@@ -535,15 +750,18 @@ public final class Routing {
   private void frozen(String worker, String user, Announcement announcement) {
     Location location = users.get(user);
     if (location instanceof OnWorker on && !on.worker().equals(worker)) {
-      anomaly(worker, announcement, "'" + user + "' lives on " + on.worker() + "; the freeze"
-          + " was not applied");
+      repair("frozen_copy", worker, user, 0, "'" + user + "' lives on " + on.worker() + "; worker "
+          + worker + " froze a copy of him at generation " + announcement.generation() + " that"
+          + " the maps never gave it: the maps keep him where he lives");
       return;
     }
     Hold.Ending ending = new Hold.Ending.Folded(worker, "user_frozen"); // frozen already
     if (!(location instanceof Frozen)) {
       Hold hold = holds.get(user);
-      relocate(user, new Frozen(hold == null ? null : hold.destination()));
-      ending = new Hold.Ending.Froze(worker, hold == null ? null : hold.destination());
+      String destination = hold == null ? null : hold.destination();
+      relocate(user, new Frozen(destination, announcement.generation(),
+          destination == null ? 0 : generations.next()));
+      ending = new Hold.Ending.Froze(worker, destination);
       if (hold != null && hold.reason() == HoldReason.MOVING) {
         // The move's event is written here, in fold order: before any adoption it leads to.
         Map<String, Object> fields = new LinkedHashMap<>();
@@ -563,7 +781,7 @@ public final class Routing {
     if (boundFor.containsKey(worker)) {
       for (Map.Entry<String, Location> entry : List.copyOf(users.entrySet())) {
         if (entry.getValue() instanceof Frozen frozen && worker.equals(frozen.destination())) {
-          relocate(entry.getKey(), new Frozen(null));
+          relocate(entry.getKey(), frozen.boundFor(null, 0));
         }
       }
     }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -395,7 +396,11 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       }
       handle.pingAnswered();
       try {
-        handle.photo(ProtocolCodec.read(bytes, PhotoMessage.class));
+        PhotoMessage photo = ProtocolCodec.read(bytes, PhotoMessage.class);
+        handle.photo(photo);
+        Map<String, Long> held = new HashMap<>();
+        photo.users().forEach((user, entry) -> held.put(user, entry.generation()));
+        routing.reconcile(handle.name(), held);
       } catch (RuntimeException e) {
         LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
             + e.getMessage());

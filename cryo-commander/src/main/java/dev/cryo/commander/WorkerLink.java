@@ -102,11 +102,14 @@ final class WorkerLink implements WireHandler {
     }
     if (Methods.LOCATE.equals(method)) {
       Locate locate = read(payload, Locate.class);
-      Location location = routing.locate(locate.user());
-      dev.cryo.wire.protocol.Location answer = switch (location) {
-        case OnWorker on -> new dev.cryo.wire.protocol.Location(on.worker(), false);
-        case Frozen frozen -> new dev.cryo.wire.protocol.Location(null, true);
-        case Location.Unknown unknown -> new dev.cryo.wire.protocol.Location(null, false);
+      Routing.Claim claim = routing.locateFor(locate.user(), handle.name());
+      dev.cryo.wire.protocol.Location answer = switch (claim.location()) {
+        case OnWorker on -> new dev.cryo.wire.protocol.Location(on.worker(), false,
+            on.generation(), claim.claimed());
+        case Frozen frozen -> new dev.cryo.wire.protocol.Location(null, true,
+            frozen.generation(), false);
+        case Location.Unknown unknown -> new dev.cryo.wire.protocol.Location(null, false, 0,
+            false); // held (being dropped): nowhere, as before the claims
       };
       return ProtocolCodec.write(answer);
     }
@@ -173,7 +176,7 @@ final class WorkerLink implements WireHandler {
       return;
     }
     routing.fold(handle.name(), new Announcement(message.seq(), kind.get(), message.user(),
-        message.keys(), message.detail()));
+        message.keys(), message.detail(), message.generation()));
   }
 
   /** Completes with the wire's close reason once it ended. */

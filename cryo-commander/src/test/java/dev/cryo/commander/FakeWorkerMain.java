@@ -167,7 +167,7 @@ public final class FakeWorkerMain implements WireHandler {
     try {
       for (long n = 1; ended.getCount() > 0; n++) {
         wire.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(n,
-            "still_sending", "nobody", List.of(), null)));
+            "still_sending", "nobody", List.of(), null, 0)));
         Thread.sleep(100);
       }
     } catch (InterruptedException | RuntimeException e) {
@@ -236,7 +236,7 @@ public final class FakeWorkerMain implements WireHandler {
         announce("new_connection", user, List.of(call.connection()));
       }
     } else if (!counters.containsKey(user)) {
-      if (!call.frozen()) {
+      if (call.grant().kind() != dev.cryo.wire.protocol.Grant.Kind.WAKE) {
         throw new WireRefusal(Codes.USER_LEFT_FROZEN, "'" + user + "' is not here");
       }
       wake(user, call.connection());
@@ -298,7 +298,7 @@ public final class FakeWorkerMain implements WireHandler {
   private void announce(String kind, String user, List<String> keys) {
     sequence++;
     wire.event(Methods.ANNOUNCE, ProtocolCodec.write(new AnnouncementMessage(sequence, kind, user,
-        keys, null)));
+        keys, null, 0)));
   }
 
   private synchronized PhotoMessage photo() {

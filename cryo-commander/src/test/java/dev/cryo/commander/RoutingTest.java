@@ -131,8 +131,10 @@ class RoutingTest {
   void anAdoptionElsewherePlacesTheFrozenUserThere() {
     guestBorn("w1", "c1", "p1");
     tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
-    assertThat(routing.bindFrozen("guest_c1", "w2")).contains("w2");
-    assertThat(routing.bindFrozen("guest_c1", "w3")).contains("w2"); // a burst goes one way
+    Location.Frozen bound = routing.bindFrozen("guest_c1", "w2").orElseThrow();
+    assertThat(bound.destination()).isEqualTo("w2");
+    assertThat(bound.wakeGeneration()).isPositive();
+    assertThat(routing.bindFrozen("guest_c1", "w3")).contains(bound); // a burst goes one way
     assertThat(routing.occupancy("w2")).isEqualTo(1);
 
     tell("w2", NEW_USER, "guest_c1", "guest_c1");
@@ -146,7 +148,7 @@ class RoutingTest {
   }
 
   @Test
-  void aWorkerTellingOfAnotherWorkersUserIsAnAnomalyAndChangesNothing() {
+  void aWorkerTellingOfAnotherWorkersUserIsRepairedAndChangesNothing() {
     guestBorn("w1", "c1", "p1");
 
     tell("w2", NEW_USER, "guest_c1", "guest_c1");
@@ -155,8 +157,74 @@ class RoutingTest {
 
     assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1"));
     assertThat(routing.userOf("c1")).contains("guest_c1");
-    assertThat(routing.counts().anomalies()).isEqualTo(3);
-    assertThat(sink.of("anomaly")).hasSize(3);
+    assertThat(routing.repairs()).containsEntry("second_copy", 1L)
+        .containsEntry("frozen_copy", 1L);
+    assertThat(sink.of("repair")).hasSize(2);
+    assertThat(routing.counts().anomalies()).isEqualTo(1); // the drop of a user w2 never held
+  }
+
+  /**
+   * The review's finding 5: two logins into one new identity on two workers at once. The first
+   * question claims him for its worker; the second hears that worker holds him (and hands its
+   * connection over), never "nowhere".
+   */
+  @Test
+  void twoLoginsIntoOneNewIdentityHearOneClaim() {
+    Routing.Claim first = routing.locateFor("anna", "w1");
+    Routing.Claim second = routing.locateFor("anna", "w2");
+
+    assertThat(first.claimed()).isTrue();
+    assertThat(first.location()).isInstanceOfSatisfying(OnWorker.class, on -> {
+      assertThat(on.worker()).isEqualTo("w1");
+      assertThat(on.generation()).isPositive();
+    });
+    assertThat(second.claimed()).isFalse();
+    assertThat(second.location()).isEqualTo(first.location());
+    assertThat(sink.of("claim")).hasSize(1);
+  }
+
+  @Test
+  void aStayTwoPhotosShowAndTheMapsDoNotGiveIsDroppedAndAnAbsentOneMarkedFrozen() {
+    java.util.List<String> orders = new java.util.ArrayList<>();
+    routing.repairOrders((worker, user, generation) -> orders.add(worker + " " + user + " "
+        + generation));
+    routing.fold("w1", new Announcement(1, NEW_USER, "anna", List.of("anna"), null, 5));
+    routing.fold("w1", new Announcement(2, NEW_USER, "bob", List.of("bob"), null, 6));
+
+    // w2 holds a stay of anna's no grant gave it; w1 no longer holds bob.
+    routing.reconcile("w2", Map.of("anna", 3L));
+    routing.reconcile("w1", Map.of("anna", 5L));
+    assertThat(orders).as("one photo is not enough: it races with announcements").isEmpty();
+    routing.reconcile("w2", Map.of("anna", 3L));
+    routing.reconcile("w1", Map.of("anna", 5L));
+
+    assertThat(orders).containsExactly("w2 anna 3");
+    assertThat(routing.locate("anna")).isEqualTo(new OnWorker("w1", 5));
+    assertThat(routing.locate("bob")).isInstanceOf(Frozen.class);
+    assertThat(routing.repairs()).containsEntry("stray_copy", 1L).containsEntry("absent", 1L);
+  }
+
+  @Test
+  void aCopyAnnouncedAtAGenerationTheMapsDoNotGiveIsDroppedByAFencedOrder() {
+    java.util.List<String> orders = new java.util.ArrayList<>();
+    routing.repairOrders((worker, user, generation) -> orders.add(worker + " " + user + " "
+        + generation));
+    long born = routing.nextGeneration();
+    routing.fold("w1", new Announcement(1, NEW_USER, "anna", List.of("anna"), null, born));
+    routing.fold("w1", new Announcement(2, USER_FROZEN, "anna", List.of("anna"), null, born));
+    Location.Frozen bound = routing.bindFrozen("anna", "w2").orElseThrow();
+
+    // A copy of a stay no newer than his freeze, on w3: dropped there at its own generation.
+    routing.fold("w3", new Announcement(1, NEW_USER, "anna", List.of("anna"), null, born));
+    // The wake the maps granted lands.
+    routing.fold("w2", new Announcement(1, USER_ADOPTED, "anna", List.of("anna"), null,
+        bound.wakeGeneration()));
+
+    assertThat(orders).containsExactly("w3 anna " + born);
+    assertThat(routing.locate("anna")).isEqualTo(new OnWorker("w2", bound.wakeGeneration()));
+    assertThat(bound.generation()).isEqualTo(born);
+    assertThat(bound.wakeGeneration()).isGreaterThan(born);
+    assertThat(routing.repairs()).containsExactly(Map.entry("second_copy", 1L));
   }
 
   @Test
@@ -248,7 +316,8 @@ class RoutingTest {
 
     tell("w1", USER_FROZEN, "guest_c1", "guest_c1");
 
-    assertThat(seenByWaiter.get(20, TimeUnit.SECONDS)).isEqualTo(new Frozen("w2"));
+    assertThat(seenByWaiter.get(20, TimeUnit.SECONDS)).isInstanceOfSatisfying(Frozen.class,
+        frozen -> assertThat(frozen.destination()).isEqualTo("w2"));
     assertThat(hold.isReleased()).isTrue();
     assertThat(routing.holdOf("guest_c1")).isEmpty();
   }

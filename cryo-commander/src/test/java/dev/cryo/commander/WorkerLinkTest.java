@@ -43,7 +43,7 @@ class WorkerLinkTest {
   }
 
   private static byte[] announce(long seq, String kind, String user, String key) {
-    return ProtocolCodec.write(new AnnouncementMessage(seq, kind, user, List.of(key), null));
+    return ProtocolCodec.write(new AnnouncementMessage(seq, kind, user, List.of(key), null, 0));
   }
 
   @Test
@@ -109,10 +109,16 @@ class WorkerLinkTest {
     assertThat(sink.of("anomaly")).hasSize(1); // the unknown kind; the unreadable one is logged
     byte[] answer = link.onCall(Methods.LOCATE, ProtocolCodec.write(new Locate("anna")));
     assertThat(ProtocolCodec.read(answer, dev.cryo.wire.protocol.Location.class))
-        .isEqualTo(new dev.cryo.wire.protocol.Location("main_0001", false));
+        .isEqualTo(new dev.cryo.wire.protocol.Location("main_0001", false, 0, false));
+    // An identity nobody holds is claimed for the asker at a new generation, and held by it.
     byte[] nobody = link.onCall(Methods.LOCATE, ProtocolCodec.write(new Locate("bob")));
-    assertThat(ProtocolCodec.read(nobody, dev.cryo.wire.protocol.Location.class).known())
-        .isFalse();
+    dev.cryo.wire.protocol.Location claimed = ProtocolCodec.read(nobody,
+        dev.cryo.wire.protocol.Location.class);
+    assertThat(claimed.claimed()).isTrue();
+    assertThat(claimed.worker()).isEqualTo("main_0001");
+    assertThat(claimed.generation()).isPositive();
+    assertThat(routing.locate("bob")).isEqualTo(new OnWorker("main_0001",
+        claimed.generation()));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.cryo.demo;
 
+import dev.cryo.wire.protocol.Grant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -83,7 +84,8 @@ class DemoThroughAppHostTest {
     if (move != null) {
       arguments.put("move", move);
     }
-    return (HttpReply) worker.call(new Call(user, connection, null, CallKind.USER_EVENT, frozen,
+    return (HttpReply) worker.call(new Call(user, connection, null, CallKind.USER_EVENT,
+        frozen ? Grant.wake(0, 0) : Grant.ALONE,
         AppHost.HTTP, arguments, null));
   }
 

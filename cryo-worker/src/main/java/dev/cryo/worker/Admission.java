@@ -5,6 +5,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.Grant;
 import dev.cryo.worker.Tenant.Phase;
 import java.time.Clock;
 import java.time.Instant;
@@ -108,14 +109,22 @@ final class Admission {
    * Finds or makes the user's tenant and opens a slot; wakes him when told. A call that finds him
    * being woken opens its slot at once and waits for the wake: a departure ordered meanwhile waits
    * for the calls that pulled him, not only for the pull.
+   *
+   * <p>The fence ({@link Grant}): a tenant is made only by a birth or a wake grant, at the grant's
+   * generation; a tenant is served only at his own generation. A tenant leaving is waited for
+   * first, whatever the grant: the grant is judged against what he is once he is gone or back.
    */
   private RequestSlot enter(String user, Call call) {
+    Grant grant = call.grant();
     while (true) {
       refuseIfFinished(user);
       Tenant tenant = tenants.get(user);
       boolean wake = false;
       if (tenant == null) {
-        Tenant fresh = new Tenant(user);
+        if (!grant.creates()) {
+          throw stale(user, grant, null);
+        }
+        Tenant fresh = new Tenant(user, grant.generation());
         fresh.lock.lock();
         try {
           if (tenants.putIfAbsent(user, fresh) != null) {
@@ -141,8 +150,15 @@ final class Admission {
         if (!tenant.present) {
           continue;
         }
-        if (!wake && call.userFrozen() && tenant.phase == Phase.ACTIVE && tenant.departure == null
-            && !registry.userItems().contains(user)) {
+        boolean rowless = tenant.phase == Phase.ACTIVE && tenant.departure == null
+            && !registry.userItems().contains(user);
+        if (tenant.phase != Phase.LEAVING && tenant.generation != grant.generation()) {
+          if (!(rowless && grant.creates() && grant.generation() > tenant.generation)) {
+            throw stale(user, grant, tenant);
+          }
+          tenant.generation = grant.generation(); // his calls outlived his rows: a new stay
+        }
+        if (!wake && call.userFrozen() && rowless) {
           // Present without rows (his calls outlived them): the verdict is honoured all the same.
           startUnfreezing(tenant);
           wake = true;
@@ -156,7 +172,7 @@ final class Admission {
         tenant.lock.unlock();
       }
       if (wake) {
-        waking.startWake(tenant);
+        waking.startWake(tenant, grant.parcelGeneration());
       }
       try {
         transition.join(); // the wake or the departure, never another call's service
@@ -190,6 +206,17 @@ final class Admission {
         }
       }
     }
+  }
+
+  /** The refusal of a call whose grant does not fit the tenant the worker holds (or none). */
+  private WorkerException stale(String user, Grant grant, Tenant tenant) {
+    return new WorkerException(WorkerException.Reason.STALE_GRANT, user, (tenant == null
+        ? "'" + user + "' is not on worker " + name + ", and the call's grant (" + grant
+            + ") creates nobody"
+        : "worker " + name + " holds '" + user + "' at generation " + tenant.generation
+            + ", not at the call's grant (" + grant + ")")
+        + "; nothing was served or created: the call was decided on a stale reading of the maps,"
+        + " route it again from them");
   }
 
   /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */

@@ -17,8 +17,11 @@ import java.util.Objects;
  * @param detail what else the kind carries: for {@link AnnouncementKind#USER_FROZEN} the placement (the worker
  *     the user stays assigned to, or null for none); for {@link AnnouncementKind#LOGIN} the previous owner of the
  *     connection; for {@link AnnouncementKind#NEW_PAGE} the connection the page belongs to; null otherwise
+ * @param generation the generation the worker holds the user at as it announces
+ *     ({@link dev.cryo.wire.protocol.Grant}); 0 for a worker alone and for a user it does not hold
  */
-public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys, String detail) {
+public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
+    String detail, long generation) {
 
   /** Checks the parts and copies the keys. */
   public Announcement {

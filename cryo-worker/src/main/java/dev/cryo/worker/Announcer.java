@@ -38,13 +38,18 @@ final class Announcer {
   private long delivered;
   private boolean delivering;
 
-  Announcer(AnnouncementListener listener) {
+  /** The generation each user is held at, read as he is announced (under his tenant lock). */
+  private final java.util.function.ToLongFunction<String> generations;
+
+  Announcer(AnnouncementListener listener, java.util.function.ToLongFunction<String> generations) {
     this.listener = listener;
+    this.generations = generations;
   }
 
   /** Numbers and queues one announcement; call {@link #deliver()} once the caller's locks are released. */
   synchronized void publish(AnnouncementKind kind, String user, List<String> keys, String detail) {
-    queue.add(new Announcement(++published, kind, user, keys, detail));
+    queue.add(new Announcement(++published, kind, user, keys, detail,
+        generations.applyAsLong(user)));
   }
 
   /** Publishes one announcement per key-less kind naming one key. */

@@ -62,9 +62,11 @@ final class Drops {
    * Drops a user with his connections and pages, announced as {@code drop_pages},
    * {@code drop_connections} and {@code drop_user}. Silent when he is not here.
    *
+   * @param generation the stay the drop is for ({@code Grant}): a stay at another generation is
+   *     left alone, as if he were not here; -1 for any stay
    * @return whether he was here
    */
-  boolean dropUser(String user) {
+  boolean dropUser(String user, long generation) {
     long deadline = System.nanoTime() + worker.transitionWait().toNanos();
     while (true) {
       Tenant tenant = tenants.get(user);
@@ -74,6 +76,9 @@ final class Drops {
       List<String> closed = new ArrayList<>();
       Object outcome = attempt(tenant, "the drop of '" + user + "'", deadline,
           () -> pagesOfUser(user), () -> {
+            if (generation >= 0 && tenant.generation != generation) {
+              return false; // another stay of his: the order was decided on stale maps
+            }
             boolean dropped = dropAnnounced(user, closed);
             if (dropped && tenant.slots.isEmpty()) {
               worker.leave(tenant, "dropped");

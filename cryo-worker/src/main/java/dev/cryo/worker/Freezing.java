@@ -77,11 +77,13 @@ final class Freezing {
    * Orders a departure; the contract is {@link Worker#freezeUser}'s, with the cause. An expiry
    * ({@code expire}, or the user's {@link TransferFlag#EXPIRY} when the departure starts or empties
    * memory) drops him instead of freezing him. {@code force} (a quit's cut) starts a departure
-   * claimed for him at once, calls in flight or not, and a login tail waiting for them too.
+   * claimed for him at once, calls in flight or not, and a login tail waiting for them too. A
+   * {@code generation} of 0 or more fences the order: a stay of the user at another generation is
+   * {@link FreezeOutcome#NOT_HOSTED}, untouched; -1 orders any stay.
    */
   @SuppressWarnings("unchecked")
   CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
-      boolean force) {
+      boolean force, long generation) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
       return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
@@ -91,7 +93,7 @@ final class Freezing {
     Runnable start = null;
     tenant.lock.lock();
     try {
-      if (!tenant.present) {
+      if (!tenant.present || (generation >= 0 && tenant.generation != generation)) {
         return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
       }
       if (tenant.departure != null && tenant.departure.loginTail()) {
@@ -139,7 +141,7 @@ final class Freezing {
     }
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
-          .thenCompose(ignored -> depart(user, expire, cause, force));
+          .thenCompose(ignored -> depart(user, expire, cause, force, generation));
     }
     return (CompletableFuture<FreezeOutcome>) (CompletableFuture<?>) result; // one future per departure
   }
@@ -284,7 +286,8 @@ final class Freezing {
         WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
             + " before his freeze; nothing was written"));
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
-    Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion());
+    Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion(),
+        tenant.generation);
     Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
     List<PageRow> allPages = new ArrayList<>();
     for (String connectionId : connectionIds) {

@@ -76,10 +76,11 @@ final class Login {
     if (from == null) {
       throw worker.unknownConnection(connectionId);
     }
-    if (locate(connectionId, user).elsewhereThan(name)) {
+    IdentityLocator.Location location = locate(connectionId, user);
+    if (location.elsewhereThan(name)) {
       return loginTail(from, connectionId, user);
     }
-    relabel(from, connection, previous, user);
+    relabel(from, connection, previous, user, location);
     return CompletableFuture.completedFuture(LoginOutcome.RELABELLED);
   }
 
@@ -101,7 +102,8 @@ final class Login {
     return location;
   }
 
-  private void relabel(Tenant from, ConnectionRow connection, String previous, String user) {
+  private void relabel(Tenant from, ConnectionRow connection, String previous, String user,
+      IdentityLocator.Location location) {
     UserRow previousRow = registry.userItems().get(previous)
         .orElseThrow(() -> worker.unknownConnection(connection.connectionId()));
     if (Worker.held(previousRow) && !Worker.held(connection)) {
@@ -109,7 +111,7 @@ final class Login {
           + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
           + previous + "' alone; nothing was changed: release it, or hold the connection's first");
     }
-    Tenant to = activeTenant(user);
+    Tenant to = activeTenant(user, location);
     boolean guest = previousRow.isGuest();
     Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
     Tenant second = first == from ? to : from;
@@ -178,10 +180,25 @@ final class Login {
     }
   }
 
-  /** The tenant of {@code user}, made active (empty) when absent; waits for a transition in progress. */
-  private Tenant activeTenant(String user) {
+  /**
+   * The tenant of {@code user} at the generation {@code location} names, made active (empty) when
+   * absent and the location lets this worker create him; waits for a transition in progress. The
+   * fence: an identity located here is relabelled into only at its generation, never into an empty
+   * tenant made after his stay here ended (he was frozen since the answer): that is refused,
+   * retryable, and the login is asked again.
+   */
+  private Tenant activeTenant(String user, IdentityLocator.Location location) {
+    long generation = location.generation();
     while (true) {
-      Tenant tenant = tenants.computeIfAbsent(user, Tenant::new);
+      Tenant tenant = location.createsOn(name)
+          ? tenants.computeIfAbsent(user, u -> new Tenant(u, generation)) : tenants.get(user);
+      if (tenant == null || (tenant.generation != generation && tenant.present)) {
+        throw new WorkerException(WorkerException.Reason.STALE_GRANT, user, "'" + user + "' was"
+            + " located on worker " + name + " at generation " + generation + ", but "
+            + (tenant == null ? "he is not here any more" : "he is here at generation "
+                + tenant.generation) + "; the connection was not logged in and nothing was"
+            + " changed: retry the login");
+      }
       CompletableFuture<Void> transition;
       tenant.lock.lock();
       try {
@@ -272,6 +289,7 @@ final class Login {
     List<PageRow> pages = worker.pagesOf(connection);
     Map<String, Object> parcel = Parcels.connection(connection, pages, carried,
         worker.stateVersion());
+    parcel.put(Parcels.HANDED_OVER, true);
     try {
       into.writeConnectionParcel(user, connectionId, parcel, name, "login", group);
     } catch (IOException | RuntimeException e) {

@@ -36,6 +36,16 @@ final class Parcels {
   static final String PAGES = "pages";
   static final String ID = "id";
   static final String CARRIED_USER_STORE = "carried_user_store";
+  /**
+   * The generation of the stay that wrote the parcel ({@link dev.cryo.wire.protocol.Grant}); absent
+   * means 0 (a worker alone, or a version before generations).
+   */
+  static final String GENERATION = "generation";
+  /**
+   * Marks a connection parcel a login tail handed over to its identity: the only connection parcel
+   * a worker adopts by itself; any other waits for its user's wake.
+   */
+  static final String HANDED_OVER = "handed_over";
   /** The state version of the application that wrote the parcel; absent means 1. */
   static final String STATE_VERSION = "state_version";
 
@@ -57,11 +67,24 @@ final class Parcels {
    *
    * @throws LockOrder.RowBusy when a store's row is locked by another thread
    */
-  static Map<String, Object> user(UserRow user, List<String> connectionIds, int stateVersion) {
+  static Map<String, Object> user(UserRow user, List<String> connectionIds, int stateVersion,
+      long generation) {
     Map<String, Object> parcel = row(user, USER_KIND);
     parcel.put(CONNECTIONS, List.copyOf(connectionIds));
     parcel.put(STATE_VERSION, stateVersion);
+    parcel.put(GENERATION, generation);
     return parcel;
+  }
+
+  /** The generation a parcel was written at: its {@link #GENERATION}, 0 when absent or not whole. */
+  static long generationOf(Map<?, ?> parcel) {
+    return parcel.get(GENERATION) instanceof Number number
+        && (number instanceof Integer || number instanceof Long) ? number.longValue() : 0;
+  }
+
+  /** Whether a connection parcel was handed over by a login tail ({@link #HANDED_OVER}). */
+  static boolean handedOver(Map<?, ?> parcel) {
+    return Boolean.TRUE.equals(parcel.get(HANDED_OVER));
   }
 
   /**

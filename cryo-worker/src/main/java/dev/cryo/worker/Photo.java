@@ -52,10 +52,12 @@ public record Photo(long pid, String name, String group, WorkerState state, long
    * @param lastRpc his last real call ({@code last_rpc_ts}), or null
    * @param lastUser his last human event ({@code last_user_ts}), or null
    * @param transferFlag the flag a transfer plan set on him, or null
+   * @param generation the generation his stay here was granted
+   *     ({@link dev.cryo.wire.protocol.Grant})
    */
   public record UserPhoto(UserState state, Map<String, Integer> connections, long servedCalls,
       int pendingCalls, Instant lastRefresh, Instant lastRpc, Instant lastUser,
-      TransferFlag transferFlag) {
+      TransferFlag transferFlag, long generation) {
 
     /** Copies the connections. */
     public UserPhoto {

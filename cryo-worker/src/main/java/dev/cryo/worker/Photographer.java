@@ -91,7 +91,7 @@ final class Photographer {
         users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
             tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
             row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
-            tenant == null ? null : tenant.flag));
+            tenant == null ? null : tenant.flag, tenant == null ? 0 : tenant.generation));
       } finally {
         if (tenant != null) {
           tenant.lock.unlock();

@@ -36,6 +36,12 @@ final class Tenant {
 
   final String user;
   final ReentrantLock lock;
+  /**
+   * The generation this stay of his was granted ({@link dev.cryo.wire.protocol.Grant}): the only
+   * one his calls and orders are served at. Set when the tenant is made, raised only by a wake
+   * granted to a tenant present without rows.
+   */
+  long generation;
   Phase phase = Phase.ACTIVE;
   /** False once the tenant left the worker's map: whoever holds a reference must look again. */
   boolean present = true;
@@ -57,8 +63,9 @@ final class Tenant {
   /** Connection parcels being looked for, by connection id: one disk trip per connection. */
   final Map<String, CompletableFuture<Void>> probes = new HashMap<>();
 
-  Tenant(String user) {
+  Tenant(String user, long generation) {
     this.user = user;
+    this.generation = generation;
     this.lock = new LockOrder.TenantLock(user);
   }
 

@@ -53,11 +53,14 @@ final class Waking {
     this.departures = departures;
   }
 
-  /** Wakes a tenant marked UNFREEZING, whose placeholder row exists; completes its transition. */
-  void startWake(Tenant tenant) {
+  /**
+   * Wakes a tenant marked UNFREEZING, whose placeholder row exists, from a user parcel written at
+   * {@code parcelGeneration} or later; completes its transition.
+   */
+  void startWake(Tenant tenant, long parcelGeneration) {
     String user = tenant.user;
     trips.run(() -> freezer, user, "wake", into -> { // a user wakes from where he is
-      wake(tenant);
+      wake(tenant, parcelGeneration);
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure == null) {
@@ -84,8 +87,14 @@ final class Waking {
     });
   }
 
-  /** The disk trip of a wake, semaphore held: read, drop, rebuild, announce. */
-  private void wake(Tenant tenant) throws IOException {
+  /**
+   * The disk trip of a wake, semaphore held: read, rebuild, announce. The parcels stay where they
+   * are, residue of his earlier stay once he is awake: should the commander lose the record of this
+   * wake in a crash, its maps say he is frozen and the parcels it names are there to wake him
+   * again (his next freeze writes over them; his drop or the sweep removes them). Only the
+   * connection parcels a login tail handed over are consumed: they are no stay's.
+   */
+  private void wake(Tenant tenant, long parcelGeneration) throws IOException {
     String user = tenant.user;
     Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
     if (userParcel == null) {
@@ -95,6 +104,14 @@ final class Waking {
           + " semaphore was given back: the maps are wrong about him — find where his parcel went"
           + " (another freezer root, a drop), or route his calls without the verdict to start him"
           + " afresh");
+    }
+    long written = Parcels.generationOf(userParcel);
+    if (written < parcelGeneration) {
+      throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, "the call brought the"
+          + " verdict that '" + user + "' was frozen at generation " + parcelGeneration + ", but"
+          + " the freezer at " + freezer.root() + " holds only a parcel of his generation "
+          + written + ": residue of an older stay, never him; nothing was read into memory,"
+          + " created or announced, and the parcel was left as it was");
     }
     Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
     for (String connectionId : Parcels.connectionIds(userParcel)) {
@@ -109,10 +126,6 @@ final class Waking {
     } catch (Parcels.Unreadable e) {
       throw unreadable(user, e);
     }
-    for (String connectionId : connectionParcels.keySet()) {
-      freezer.dropConnectionParcel(user, connectionId);
-    }
-    freezer.dropUserParcel(user);
     freezer.dropUnreadableNote(user); // an earlier version's refusal, now read
     tenant.lock.lock();
     try {
@@ -129,8 +142,7 @@ final class Waking {
       } catch (RuntimeException e) {
         registry.dropUser(user); // placeholder and what was rebuilt; nothing was announced
         registry.newUser(user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
-        rewrite(user, userParcel, connectionParcels);
-        throw e;
+        throw e; // every parcel is where it was
       }
       for (Object[] birth : births) {
         announcer.publish((AnnouncementKind) birth[0], user, List.of((String) birth[1]),
@@ -142,6 +154,11 @@ final class Waking {
       tenant.lock.unlock();
     }
     announcer.deliver();
+    for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
+      if (Parcels.handedOver(connection.getValue())) { // consumed: it was no stay's
+        freezer.dropConnectionParcel(user, connection.getKey());
+      }
+    }
   }
 
   /**
@@ -263,6 +280,9 @@ final class Waking {
     Optional<Object> read = freezer.readConnectionParcel(user, connectionId);
     if (read.isEmpty()) {
       return; // adopted meanwhile by somebody else, or never there
+    }
+    if (!Parcels.handedOver((Map<?, ?>) read.get())) {
+      return; // residue of a stay of his, read only by his wake
     }
     Map<?, ?> parcel;
     try {

@@ -106,7 +106,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
   private static byte[] message(Announcement announcement) {
     return ProtocolCodec.write(new AnnouncementMessage(announcement.sequence(),
         announcement.kind().code(), announcement.user(), announcement.keys(),
-        announcement.detail()));
+        announcement.detail(), announcement.generation()));
   }
 
   @Override
@@ -118,7 +118,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
         case Methods.FREEZE_USER -> ProtocolCodec.write(
             freeze(ProtocolCodec.read(payload, UserOrder.class)));
         case Methods.DROP_USER -> ProtocolCodec.write(
-            new Dropped(worker.dropUser(ProtocolCodec.read(payload, UserOrder.class).user())));
+            new Dropped(dropUser(ProtocolCodec.read(payload, UserOrder.class))));
         case Methods.DROP_CONNECTION -> ProtocolCodec.write(
             new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
         case Methods.QUIT -> ProtocolCodec.write(
@@ -163,7 +163,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
       arguments.put("move", moved);
     }
     Call call = new Call(request.user(), request.connection(), null, CallKind.USER_EVENT,
-        request.frozen(), AppHost.HTTP, arguments, Map.of());
+        request.grant(), AppHost.HTTP, arguments, Map.of());
     Object reply = worker.call(call);
     HttpReply http = (HttpReply) reply;
     String owner = worker.registry().connectionItems().get(request.connection())
@@ -179,7 +179,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
           + QUIT_BEGIN_WAIT.toMillis() + " ms; he is frozen as an order of his own");
     }
     try {
-      FreezeOutcome outcome = worker.freezeUser(user).get(ORDER_WAIT.toMillis(),
+      FreezeOutcome outcome = worker.freezeUser(user, order.generation()).get(ORDER_WAIT.toMillis(),
           TimeUnit.MILLISECONDS);
       return switch (outcome) {
         case FROZEN -> new FreezeResult(FreezeResult.FROZEN, user + " is in the freezer");
@@ -192,6 +192,11 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
       return new FreezeResult(FreezeResult.FAILED, "the freeze of " + user + " did not end within "
           + ORDER_WAIT.toSeconds() + " s; he stays where he is until it does");
     }
+  }
+
+  private boolean dropUser(UserOrder order) {
+    return order.generation() == null ? worker.dropUser(order.user())
+        : worker.dropUser(order.user(), order.generation());
   }
 
   private boolean dropConnection(ConnectionOrder order) {
@@ -226,7 +231,8 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     photo.users().forEach((user, entry) -> users.put(user, new PhotoMessage.UserEntry(
         entry.state().code(), entry.connections(), entry.pendingCalls(), millis(entry.lastRpc()),
         millis(entry.lastUser()),
-        entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase())));
+        entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase(),
+        entry.generation())));
     return new PhotoMessage(photo.pid(), photo.name(), photo.group(), photo.state().code(),
         photo.watermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
         photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
@@ -252,6 +258,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
       case WAKE_FAILED -> Codes.WAKE_FAILED;
       case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;
       case USER_MISMATCH -> Codes.USER_MISMATCH;
+      case STALE_GRANT -> Codes.STALE_GRANT;
       default -> Codes.INTERNAL;
     };
     return new WireRefusal(code, e.getMessage());

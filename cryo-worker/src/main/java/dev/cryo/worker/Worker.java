@@ -143,7 +143,10 @@ public final class Worker implements AutoCloseable {
     this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
     this.application = builder.application;
     this.stateVersion = builder.application.stateVersion();
-    this.announcer = new Announcer(builder.listener);
+    this.announcer = new Announcer(builder.listener, user -> {
+      Tenant tenant = tenants.get(user);
+      return tenant == null ? 0 : tenant.generation;
+    });
     if (builder.disk == null) {
       AtomicInteger count = new AtomicInteger();
       this.ownedDisk = Executors.newFixedThreadPool(2, runnable -> {
@@ -392,13 +395,23 @@ public final class Worker implements AutoCloseable {
    *     as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false);
+    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false, -1);
+  }
+
+  /**
+   * As {@link #freezeUser(String)}, fenced: only his stay at {@code generation} is frozen; a stay
+   * at another generation (the order was decided on stale maps) is {@link FreezeOutcome#NOT_HOSTED}
+   * and untouched. A null generation orders any stay.
+   */
+  public CompletableFuture<FreezeOutcome> freezeUser(String user, Long generation) {
+    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false,
+        generation == null ? -1 : generation);
   }
 
   /** Orders a departure of {@code user}; see {@link Freezing#depart}. */
   CompletableFuture<FreezeOutcome> depart(String user, boolean expire, String cause,
       boolean force) {
-    return freezing.depart(user, expire, cause, force);
+    return freezing.depart(user, expire, cause, force, -1);
   }
 
   /** The pages of a connection that are still registered, in id order. */
@@ -438,7 +451,15 @@ public final class Worker implements AutoCloseable {
    *     {@link WorkerException.Reason#LOCK_ORDER} from inside a store action
    */
   public boolean dropUser(String user) {
-    return drops.dropUser(user);
+    return drops.dropUser(user, -1);
+  }
+
+  /**
+   * As {@link #dropUser(String)}, fenced: only his stay at {@code generation} is dropped; a stay at
+   * another generation is left alone and the answer is false, as if he were not here.
+   */
+  public boolean dropUser(String user, long generation) {
+    return drops.dropUser(user, generation);
   }
 
   /**

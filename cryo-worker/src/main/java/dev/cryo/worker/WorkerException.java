@@ -48,6 +48,13 @@ public final class WorkerException extends RuntimeException {
      * answer); the login changed nothing. Retryable.
      */
     LOCATE_FAILED,
+    /**
+     * The call's or order's grant names another generation of the user than the one this worker
+     * holds him at, or asks it to serve a user it does not hold
+     * ({@link dev.cryo.wire.protocol.Grant}); nothing was served, created or changed. Retryable:
+     * it was decided on a stale reading of the maps.
+     */
+    STALE_GRANT,
     /** The connection belongs to another user than the call says. */
     USER_MISMATCH,
     /** The calling thread holds a row lock that the operation would have to take out of order. */
@@ -138,6 +145,7 @@ public final class WorkerException extends RuntimeException {
   public boolean isRetryable() {
     return reason == Reason.SEMAPHORE_TIMEOUT || reason == Reason.WAKE_FAILED
         || reason == Reason.USER_LEFT || reason == Reason.LOCATE_FAILED
-        || reason == Reason.ROW_BUSY || reason == Reason.IN_TRANSITION;
+        || reason == Reason.ROW_BUSY || reason == Reason.IN_TRANSITION
+        || reason == Reason.STALE_GRANT;
   }
 }

@@ -137,6 +137,7 @@ public final class WorkerMain {
   private static IdentityLocator.Location locate(Wire wire, String user) {
     Location location = ProtocolCodec.read(wire.call(Methods.LOCATE,
         ProtocolCodec.write(new Locate(user)), LOCATE_WAIT).join(), Location.class);
-    return new IdentityLocator.Location(location.worker(), location.frozen());
+    return new IdentityLocator.Location(location.worker(), location.frozen(),
+        location.generation(), location.claimed());
   }
 }

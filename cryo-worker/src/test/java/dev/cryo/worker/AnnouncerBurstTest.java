@@ -33,7 +33,7 @@ class AnnouncerBurstTest {
   @Test
   void whatIsPublishedTogetherIsDeliveredAsOneBurstInOrder() {
     Recording listener = new Recording();
-    Announcer announcer = new Announcer(listener);
+    Announcer announcer = new Announcer(listener, user -> 0L);
     announcer.publish(AnnouncementKind.NEW_USER, "u", "u");
     announcer.publish(AnnouncementKind.NEW_CONNECTION, "u", "c");
     announcer.publish(AnnouncementKind.NEW_PAGE, "u", List.of("p"), "c");
@@ -48,7 +48,7 @@ class AnnouncerBurstTest {
   @Test
   void aLongQueueGoesInBurstsOfAtMostTheBound() {
     Recording listener = new Recording();
-    Announcer announcer = new Announcer(listener);
+    Announcer announcer = new Announcer(listener, user -> 0L);
     int count = Announcer.MAX_BURST + 6;
     for (int i = 0; i < count; i++) {
       announcer.publish(AnnouncementKind.DROP_PAGE, "u", "p" + i);
@@ -69,7 +69,7 @@ class AnnouncerBurstTest {
       if (announcement.sequence() == 2) {
         throw new IllegalStateException("refused on purpose");
       }
-    });
+    }, user -> 0L);
     announcer.publish(AnnouncementKind.NEW_USER, "u", "u");
     announcer.publish(AnnouncementKind.NEW_CONNECTION, "u", "c");
     announcer.publish(AnnouncementKind.USER_ADOPTED, "u", "u");

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.wire.protocol.Grant;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -66,7 +67,7 @@ class AppHostTest {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
-    return new Call(user, connection, null, CallKind.USER_EVENT, false, AppHost.HTTP, arguments,
+    return new Call(user, connection, null, CallKind.USER_EVENT, Grant.ALONE, AppHost.HTTP, arguments,
         null);
   }
 
@@ -109,7 +110,7 @@ class AppHostTest {
   static Call socketless(Call call) {
     Map<String, Object> arguments = new HashMap<>(call.arguments());
     arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
-    return new Call(call.user(), call.connectionId(), call.pageId(), call.kind(), call.userFrozen(),
+    return new Call(call.user(), call.connectionId(), call.pageId(), call.kind(), call.grant(),
         call.operation(), arguments, null);
   }
 

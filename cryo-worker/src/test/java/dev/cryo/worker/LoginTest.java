@@ -276,6 +276,39 @@ class LoginTest {
         .isEqualTo("guest_c1");
   }
 
+  /**
+   * The review's finding 5: the identity was located here (at generation 5), then frozen before
+   * the relabel. Before the fence the login made him anew here, empty, beside his parcel in the
+   * freezer: a second copy. Now the login is refused, retryable, and nothing changes.
+   */
+  @Test
+  void anIdentityLocatedHereButGoneSinceIsNeverMadeAnew() {
+    guest();
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w1", 5, false));
+    harness.heard("w1").clear();
+
+    assertThatThrownBy(() -> worker.login("c1", "anna"))
+        .isInstanceOfSatisfying(WorkerException.class, e -> {
+          assertThat(e.reason()).isEqualTo(WorkerException.Reason.STALE_GRANT);
+          assertThat(e.isRetryable()).isTrue();
+        })
+        .hasMessageContaining("not here any more").hasMessageContaining("nothing was changed");
+    assertThat(worker.registry().userItems().contains("anna")).isFalse();
+    assertAliveAsItWas();
+  }
+
+  /** A claimed identity is made here at the claim's generation, and announced at it. */
+  @Test
+  void aClaimedIdentityIsMadeHereAtItsGeneration() {
+    guest();
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w1", 9, true));
+
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.RELABELLED);
+    assertThat(worker.photo().users().get("anna").generation()).isEqualTo(9);
+    assertThat(harness.heard("w1")).filteredOn(a -> a.user().equals("anna"))
+        .allSatisfy(a -> assertThat(a.generation()).isEqualTo(9));
+  }
+
   private void assertAliveAsItWas() {
     assertThat(harness.heard("w1")).isEmpty();
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())

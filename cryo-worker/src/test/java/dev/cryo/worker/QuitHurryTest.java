@@ -93,7 +93,7 @@ class QuitHurryTest {
     CompletableFuture<FreezeResult> hurried = new CompletableFuture<>();
     Thread hurry = Thread.ofPlatform().daemon().start(() -> {
       try {
-        hurried.complete(freeze(new UserOrder("anna", true)));
+        hurried.complete(freeze(new UserOrder("anna", true, null)));
       } catch (Throwable e) {
         hurried.completeExceptionally(e);
       }

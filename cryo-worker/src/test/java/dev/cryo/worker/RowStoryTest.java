@@ -152,10 +152,10 @@ class RowStoryTest {
     assertThat(child.parentPageId()).isEqualTo("p1");
     assertThat(child.rootPageId()).isEqualTo("p1");
     assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.ACTIVE);
-    // The folder went with its parcels (kept as an empty spare for the next freeze, which no
-    // listing of folders shows).
-    assertThat(harness.freezer.folder("anna")).doesNotExist();
-    assertThat(harness.freezer.folderKeys()).isEmpty();
+    // The parcels stay where they were, residue of the stay he left once he is awake: a commander
+    // that lost the record of this wake in a crash says he is frozen, and they wake him again.
+    assertThat(harness.freezer.readUserParcel("anna")).isPresent();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isPresent();
   }
 
   @Test
@@ -264,8 +264,15 @@ class RowStoryTest {
     other.freezeUser("anna").join();
     worker.call(increment("anna", "c9", "p9", "page")); // anna born fresh here: no verdict
     harness.heard("w1").clear();
+    // A parcel of a stay is residue to a worker on its own: only his wake reads it.
+    int stayReads = harness.codec.connectionReads.get();
+    assertThat(worker.call(increment("anna", "c2", "p2", "page"))).isEqualTo(1L);
+    assertThat(harness.codec.connectionReads.get()).isEqualTo(stayReads + 1);
+    assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c2"))).isTrue();
+    harness.heard("w1").clear();
+    handOver("anna", "c1"); // as a login tail writes it
 
-    // Found: c1's parcel is adopted by the worker on its own, with its page's store.
+    // Found: c1's parcel, handed over, is adopted by the worker on its own, with its page's store.
     assertThat(worker.call(increment("anna", "c1", "p1", "page"))).isEqualTo(2L);
     assertThat(harness.told("w1")).startsWith("new_connection:c1", "new_page:p1");
     assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c1"))).isFalse();
@@ -278,5 +285,19 @@ class RowStoryTest {
     assertThat(harness.codec.connectionReads.get()).isEqualTo(reads);
     // The user parcel, without the verdict, stays as residue.
     assertThat(Files.exists(harness.freezer.folder("anna").resolve("user.parcel"))).isTrue();
+  }
+
+  /** Marks the connection parcel of {@code user} as a login tail's hand-over. */
+  private void handOver(String user, String connection) throws Exception {
+    harness.freezer.tryTakeSemaphore(user, "test");
+    try {
+      Map<String, Object> parcel = new java.util.LinkedHashMap<>();
+      ((Map<?, ?>) harness.freezer.readConnectionParcel(user, connection).orElseThrow())
+          .forEach((key, value) -> parcel.put((String) key, value));
+      parcel.put(Parcels.HANDED_OVER, true);
+      harness.freezer.writeConnectionParcel(user, connection, parcel, "test", "login", "g");
+    } finally {
+      harness.freezer.releaseSemaphore(user, "test");
+    }
   }
 }

@@ -137,6 +137,7 @@ class StateVersionWakeTest {
     HttpReply reply = serve(again, http("anna", "c1", "POST", "/count", null).withUserFrozen());
     assertThat(json(reply).get("total").asLong()).isEqualTo(2);
     assertThat(harness.freezer.unreadableNoteHeader("anna")).isEmpty();
-    assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
+    // The parcel stays, residue of his stay now that he is awake: read only by a wake.
+    assertThat(harness.freezer.readUserParcel("anna")).isPresent();
   }
 }

@@ -1,5 +1,6 @@
 package dev.cryo.bench.worker;
 
+import dev.cryo.wire.protocol.Grant;
 import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.Scratch;
@@ -93,7 +94,7 @@ public final class QuitBench {
     try (Worker worker = Worker.builder("bench", new Freezer(root.resolve("freezer")))
         .group("bench").application(AppHost.load("dev.cryo.demo.DemoApplication", null))
         .listener(a -> wireBytes.addAndGet(ProtocolCodec.write(new AnnouncementMessage(
-            a.sequence(), a.kind().code(), a.user(), a.keys(), a.detail())).length))
+            a.sequence(), a.kind().code(), a.user(), a.keys(), a.detail(), a.generation())).length))
         .quitDeparturesAtOnce(atOnce).build()) {
       try (ExecutorService makers = Executors.newFixedThreadPool(MAKERS)) {
         List<Future<?>> made = new java.util.ArrayList<>();
@@ -144,7 +145,7 @@ public final class QuitBench {
         "headers", List.of(List.of("Content-Type", "application/json")),
         "body", body.getBytes(StandardCharsets.UTF_8));
     HttpReply reply = (HttpReply) worker.call(new Call(null, connection, null, CallKind.USER_EVENT,
-        false, AppHost.HTTP, arguments, Map.of()));
+        Grant.ALONE, AppHost.HTTP, arguments, Map.of()));
     if (reply.status() != 200 && reply.status() != 303) {
       throw new IllegalStateException("answered " + reply.status() + ": "
           + new String(reply.body(), StandardCharsets.UTF_8));

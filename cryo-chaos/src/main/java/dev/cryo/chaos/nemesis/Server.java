@@ -89,7 +89,7 @@ public final class Server implements AutoCloseable {
     Path log = out.resolve("serve-" + serves + ".log");
     List<String> command = new ArrayList<>(cryo);
     command.addAll(List.of("serve", "--home", home.toString(), "--port", Integer.toString(port),
-        "--admin-port", Integer.toString(adminPort)));
+        "--admin-port", Integer.toString(adminPort), "--placement-header"));
     command.addAll(serveOptions);
     process = new ProcessBuilder(command)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))

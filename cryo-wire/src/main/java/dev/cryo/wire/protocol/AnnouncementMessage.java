@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param keys the user, connection or page ids the kind names
  * @param detail for {@code login} the connection's previous owner; for {@code new_page} the
  *     connection the page belongs to; null otherwise
+ * @param generation the generation the worker holds the user at ({@link Grant}); 0 for a worker
+ *     alone, and for a user it no longer holds
  */
 public record AnnouncementMessage(long seq, String kind, String user, List<String> keys,
-    String detail) {
+    String detail, long generation) {
 
   /** Checks the required parts and copies the keys. */
   public AnnouncementMessage {

@@ -29,6 +29,12 @@ public final class Codes {
   public static final String ROW_BUSY = "row_busy";
   /** The user was between two states (a freeze, a wake, a login tail) past the bound: retryable. */
   public static final String IN_TRANSITION = "in_transition";
+  /**
+   * The call's grant names a generation of the user that is not the one the worker holds him at,
+   * or asks it to serve a user it does not hold ({@link Grant}): decided on a stale reading of the
+   * maps, it did nothing; retryable, routed again from the maps.
+   */
+  public static final String STALE_GRANT = "stale_grant";
   /** The connection belongs to another user than the call says. */
   public static final String USER_MISMATCH = "user_mismatch";
   /** The message did not read (missing or malformed fields). */
@@ -41,7 +47,7 @@ public final class Codes {
     return USER_LEFT_FROZEN.equals(code) || USER_LEFT_MOVING.equals(code)
         || WAKE_FAILED.equals(code) || SEMAPHORE_TIMEOUT.equals(code)
         || WORKER_FINISHED.equals(code) || LOCATE_FAILED.equals(code) || ROW_BUSY.equals(code)
-        || IN_TRANSITION.equals(code);
+        || IN_TRANSITION.equals(code) || STALE_GRANT.equals(code);
   }
 
   private Codes() {}

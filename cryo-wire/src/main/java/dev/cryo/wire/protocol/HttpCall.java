@@ -1,6 +1,7 @@
 package dev.cryo.wire.protocol;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,11 @@ import java.util.Objects;
  * @param user the identity the commander resolved, or null for anonymous (the connection's owner,
  *     or its guest for a new connection)
  * @param connection the connection the request comes from (its cookie, checked by the front)
- * @param frozen the commander's verdict that the user is in the freezer
+ * @param admit how the commander's grant lets the worker serve the user ({@link Grant}):
+ *     {@code live}, {@code birth} or {@code wake}
+ * @param generation the grant's generation: the worker serves the user only at it
+ * @param parcelGeneration for a wake, the generation the user was frozen at (the oldest parcel the
+ *     wake may read); 0 otherwise
  * @param method the HTTP method
  * @param path the path, decoded by the front
  * @param query the raw query string, "" for none
@@ -20,13 +25,14 @@ import java.util.Objects;
  *     call: a push of the call whose target the worker holds reaches no socket, and the worker
  *     answers it without relaying it; null or false: every push is relayed (docs/socket.md, "Push")
  */
-public record HttpCall(String user, String connection, boolean frozen, String method,
-    String path, String query, List<List<String>> headers, byte[] body, MoveInfo move,
-    Boolean socketless) {
+public record HttpCall(String user, String connection, String admit, long generation,
+    long parcelGeneration, String method, String path, String query, List<List<String>> headers,
+    byte[] body, MoveInfo move, Boolean socketless) {
 
-  /** Checks the required parts and normalises the optional ones. */
+  /** Checks the required parts and the grant, and normalises the optional ones. */
   public HttpCall {
     Objects.requireNonNull(connection, "connection");
+    grantOf(admit, generation, parcelGeneration); // refuses a grant that does not read
     Objects.requireNonNull(method, "method");
     Objects.requireNonNull(path, "path");
     query = query == null ? "" : query;
@@ -34,9 +40,35 @@ public record HttpCall(String user, String connection, boolean frozen, String me
     body = body == null ? new byte[0] : body;
   }
 
-  /** A call whose pushes are all relayed ({@code socketless} null). */
-  public HttpCall(String user, String connection, boolean frozen, String method, String path,
+  /** A call under {@code grant}. */
+  public HttpCall(String user, String connection, Grant grant, String method, String path,
+      String query, List<List<String>> headers, byte[] body, MoveInfo move, Boolean socketless) {
+    this(user, connection, grant.kind().name().toLowerCase(Locale.ROOT), grant.generation(),
+        grant.parcelGeneration(), method, path, query, headers, body, move, socketless);
+  }
+
+  /** A call under {@code grant} whose pushes are all relayed ({@code socketless} null). */
+  public HttpCall(String user, String connection, Grant grant, String method, String path,
       String query, List<List<String>> headers, byte[] body, MoveInfo move) {
-    this(user, connection, frozen, method, path, query, headers, body, move, null);
+    this(user, connection, grant, method, path, query, headers, body, move, null);
+  }
+
+  /** The commander's grant the call carries. */
+  public Grant grant() {
+    return grantOf(admit, generation, parcelGeneration);
+  }
+
+  private static Grant grantOf(String admit, long generation, long parcelGeneration) {
+    Grant.Kind kind = admit == null ? null : switch (admit) {
+      case "live" -> Grant.Kind.LIVE;
+      case "birth" -> Grant.Kind.BIRTH;
+      case "wake" -> Grant.Kind.WAKE;
+      default -> null;
+    };
+    if (kind == null) {
+      throw new IllegalArgumentException("a call's 'admit' is live, birth or wake, not "
+          + (admit == null ? "missing" : "'" + admit + "'"));
+    }
+    return new Grant(kind, generation, parcelGeneration);
   }
 }

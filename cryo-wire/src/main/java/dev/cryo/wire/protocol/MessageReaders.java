@@ -21,7 +21,7 @@ import java.util.List;
  * <p><b>Deliberately stricter than data binding.</b> Each field takes only its own JSON type (and
  * null where data binding takes null). Data binding also coerces scalars of other types, which
  * gives one value many spellings on the wire: a peer's {@code "watermark": 1.9} would read as 1,
- * {@code "frozen": 2} as true, {@code "user": true} as the user "true". No writer of cryo writes
+ * {@code "ofQuit": 2} as true, {@code "user": true} as the user "true". No writer of cryo writes
  * them (both sides write through {@link MessageWriters}), so each is refused here:
  *
  * <ol>
@@ -94,8 +94,11 @@ final class MessageReaders {
     Class<?> type = HttpCall.class;
     String user = null;
     String connection = null;
-    boolean frozen = false;
-    boolean frozenSeen = false;
+    String admit = null;
+    long generation = 0;
+    boolean generationSeen = false;
+    long parcelGeneration = 0;
+    boolean parcelSeen = false;
     String method = null;
     String path = null;
     String query = null;
@@ -108,9 +111,14 @@ final class MessageReaders {
       switch (field) {
         case "user" -> user = FieldValues.string(json, type, field);
         case "connection" -> connection = FieldValues.string(json, type, field);
-        case "frozen" -> {
-          frozen = FieldValues.bool(json, type, field);
-          frozenSeen = true;
+        case "admit" -> admit = FieldValues.string(json, type, field);
+        case "generation" -> {
+          generation = FieldValues.longInteger(json, type, field);
+          generationSeen = true;
+        }
+        case "parcelGeneration" -> {
+          parcelGeneration = FieldValues.longInteger(json, type, field);
+          parcelSeen = true;
         }
         case "method" -> method = FieldValues.string(json, type, field);
         case "path" -> path = FieldValues.string(json, type, field);
@@ -122,10 +130,11 @@ final class MessageReaders {
         default -> json.skipChildren();
       }
     }
-    if (!frozenSeen) {
-      throw FieldValues.missing(type, "frozen");
+    if (!generationSeen || !parcelSeen) {
+      throw FieldValues.missing(type, generationSeen ? "parcelGeneration" : "generation");
     }
-    return new HttpCall(user, connection, frozen, method, path, query, headers, body, move,
+    return new HttpCall(user, connection, admit, generation, parcelGeneration, method, path, query,
+        headers, body, move,
         socketless);
   }
 
@@ -194,9 +203,15 @@ final class MessageReaders {
     String user = null;
     List<String> keys = null;
     String detail = null;
+    long generation = 0;
+    boolean generationSeen = false;
     for (String field = json.nextFieldName(); field != null; field = json.nextFieldName()) {
       json.nextToken();
       switch (field) {
+        case "generation" -> {
+          generation = FieldValues.longInteger(json, type, field);
+          generationSeen = true;
+        }
         case "seq" -> {
           seq = FieldValues.longInteger(json, type, field);
           seqSeen = true;
@@ -208,25 +223,28 @@ final class MessageReaders {
         default -> json.skipChildren();
       }
     }
-    if (!seqSeen) {
-      throw FieldValues.missing(type, "seq");
+    if (!seqSeen || !generationSeen) {
+      throw FieldValues.missing(type, seqSeen ? "generation" : "seq");
     }
-    return new AnnouncementMessage(seq, kind, user, keys, detail);
+    return new AnnouncementMessage(seq, kind, user, keys, detail, generation);
   }
 
   private static UserOrder userOrder(JsonParser json) throws IOException {
     Class<?> type = UserOrder.class;
     String user = null;
     Boolean ofQuit = null;
+    Long generation = null;
     for (String field = json.nextFieldName(); field != null; field = json.nextFieldName()) {
       json.nextToken();
       switch (field) {
         case "user" -> user = FieldValues.string(json, type, field);
         case "ofQuit" -> ofQuit = FieldValues.nullableBool(json, type, field);
+        case "generation" -> generation = json.currentToken() == JsonToken.VALUE_NULL ? null
+            : FieldValues.longInteger(json, type, field);
         default -> json.skipChildren();
       }
     }
-    return new UserOrder(user, ofQuit);
+    return new UserOrder(user, ofQuit, generation);
   }
 
   private static FreezeResult freezeResult(JsonParser json) throws IOException {

@@ -20,7 +20,10 @@ final class MessageWriters {
 
   private static final SerializedString USER = new SerializedString("user");
   private static final SerializedString CONNECTION = new SerializedString("connection");
-  private static final SerializedString FROZEN = new SerializedString("frozen");
+  private static final SerializedString ADMIT = new SerializedString("admit");
+  private static final SerializedString GENERATION = new SerializedString("generation");
+  private static final SerializedString PARCEL_GENERATION =
+      new SerializedString("parcelGeneration");
   private static final SerializedString METHOD = new SerializedString("method");
   private static final SerializedString PATH = new SerializedString("path");
   private static final SerializedString QUERY = new SerializedString("query");
@@ -87,8 +90,11 @@ final class MessageWriters {
     json.writeStartObject();
     string(json, USER, call.user());
     string(json, CONNECTION, call.connection());
-    json.writeFieldName(FROZEN);
-    json.writeBoolean(call.frozen());
+    string(json, ADMIT, call.admit());
+    json.writeFieldName(GENERATION);
+    json.writeNumber(call.generation());
+    json.writeFieldName(PARCEL_GENERATION);
+    json.writeNumber(call.parcelGeneration());
     string(json, METHOD, call.method());
     string(json, PATH, call.path());
     string(json, QUERY, call.query());
@@ -139,6 +145,8 @@ final class MessageWriters {
     json.writeFieldName(KEYS);
     strings(json, announcement.keys());
     string(json, DETAIL, announcement.detail());
+    json.writeFieldName(GENERATION);
+    json.writeNumber(announcement.generation());
     json.writeEndObject();
   }
 
@@ -147,6 +155,12 @@ final class MessageWriters {
     string(json, USER, order.user());
     json.writeFieldName(OF_QUIT);
     json.writeBoolean(order.ofQuit()); // never null: the constructor makes an absent one false
+    json.writeFieldName(GENERATION);
+    if (order.generation() == null) {
+      json.writeNull();
+    } else {
+      json.writeNumber(order.generation());
+    }
     json.writeEndObject();
   }
 

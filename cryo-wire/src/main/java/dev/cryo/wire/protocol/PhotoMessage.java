@@ -49,9 +49,11 @@ public record PhotoMessage(long pid, String name, String group, String state, lo
    * @param lastRpcMillis his last real call (epoch milliseconds), or 0
    * @param lastUserMillis his last human event (epoch milliseconds), or 0
    * @param transferFlag the flag a transfer plan set on him, or null
+   * @param generation the generation his stay on the worker was granted ({@link Grant}); 0 when
+   *     the worker is alone or older
    */
   public record UserEntry(String state, Map<String, Integer> connections, int pendingCalls,
-      long lastRpcMillis, long lastUserMillis, String transferFlag) {
+      long lastRpcMillis, long lastUserMillis, String transferFlag, long generation) {
 
     /** Copies the connections. */
     public UserEntry {

@@ -23,7 +23,7 @@ class DeliberateDifferencesTest {
         .isEqualTo(5);
     assertThat(bound("{\"status\":200,\"watermark\":1.9}", HttpResult.class).watermark())
         .isEqualTo(1);
-    assertThat(bound("{\"seq\":1e2,\"kind\":\"k\"}", AnnouncementMessage.class).seq())
+    assertThat(bound("{\"seq\":1e2,\"kind\":\"k\",\"generation\":0}", AnnouncementMessage.class).seq())
         .isEqualTo(100);
     assertThat(bound("{\"pages\":\"2\",\"written\":1}", PushResult.class).pages()).isEqualTo(2);
 
@@ -33,7 +33,7 @@ class DeliberateDifferencesTest {
     refused("{\"status\":200,\"watermark\":1.9}", HttpResult.class,
         "its field 'watermark' is a number with a fraction or an exponent, not an integer");
     refused("{\"status\":200,\"watermark\":5.0}", HttpResult.class, "'watermark' is a number");
-    refused("{\"seq\":1e2,\"kind\":\"k\"}", AnnouncementMessage.class, "'seq' is a number");
+    refused("{\"seq\":1e2,\"kind\":\"k\",\"generation\":0}", AnnouncementMessage.class, "'seq' is a number");
     refused("{\"pages\":\"2\",\"written\":1}", PushResult.class, "'pages' is a string");
   }
 
@@ -41,26 +41,21 @@ class DeliberateDifferencesTest {
   void aBooleanFieldTakesNoStringAndNoNumber() {
     assertThat(bound("{\"user\":\"u\",\"ofQuit\":\"TRUE\"}", UserOrder.class).ofQuit()).isTrue();
     assertThat(bound("{\"user\":\"u\",\"ofQuit\":2}", UserOrder.class).ofQuit()).isTrue();
-    assertThat(bound(call("\"frozen\":\"true\""), HttpCall.class).frozen()).isTrue();
-    assertThat(bound(call("\"frozen\":1"), HttpCall.class).frozen()).isTrue();
-    assertThat(bound(call("\"frozen\":false,\"socketless\":\"\""), HttpCall.class).socketless())
+    assertThat(bound(call("\"socketless\":\"\""), HttpCall.class).socketless())
         .isNull();
-    assertThat(bound(call("\"frozen\":false,\"socketless\":\"null\""), HttpCall.class)
+    assertThat(bound(call("\"socketless\":\"null\""), HttpCall.class)
         .socketless()).isNull();
-    assertThat(bound(call("\"frozen\":false,\"socketless\":0"), HttpCall.class).socketless())
+    assertThat(bound(call("\"socketless\":0"), HttpCall.class).socketless())
         .isFalse();
 
     refused("{\"user\":\"u\",\"ofQuit\":\"TRUE\"}", UserOrder.class,
         "its field 'ofQuit' is a string, not true, false or null");
     refused("{\"user\":\"u\",\"ofQuit\":2}", UserOrder.class, "'ofQuit' is an integer");
-    refused(call("\"frozen\":\"true\""), HttpCall.class,
-        "its field 'frozen' is a string, not true or false");
-    refused(call("\"frozen\":1"), HttpCall.class, "'frozen' is an integer");
-    refused(call("\"frozen\":false,\"socketless\":\"\""), HttpCall.class,
+    refused(call("\"socketless\":\"\""), HttpCall.class,
         "'socketless' is a string");
-    refused(call("\"frozen\":false,\"socketless\":\"null\""), HttpCall.class,
+    refused(call("\"socketless\":\"null\""), HttpCall.class,
         "'socketless' is a string");
-    refused(call("\"frozen\":false,\"socketless\":0"), HttpCall.class,
+    refused(call("\"socketless\":0"), HttpCall.class,
         "'socketless' is an integer");
   }
 
@@ -69,22 +64,22 @@ class DeliberateDifferencesTest {
     assertThat(bound("{\"user\":5.5e3}", UserOrder.class).user()).isEqualTo("5.5e3");
     assertThat(bound("{\"user\":true}", UserOrder.class).user()).isEqualTo("true");
     assertThat(bound("{\"outcome\":0}", FreezeResult.class).outcome()).isEqualTo("0");
-    assertThat(bound("{\"seq\":1,\"kind\":\"k\",\"keys\":[\"a\",1]}", AnnouncementMessage.class)
+    assertThat(bound("{\"seq\":1,\"kind\":\"k\",\"generation\":0,\"keys\":[\"a\",1]}", AnnouncementMessage.class)
         .keys()).containsExactly("a", "1");
     assertThat(bound("{\"status\":200,\"watermark\":1,\"headers\":[[\"a\",false]]}",
         HttpResult.class).headers()).containsExactly(java.util.List.of("a", "false"));
-    assertThat(bound(call("\"frozen\":false,\"move\":{\"from\":7}"), HttpCall.class).move()
+    assertThat(bound(call("\"move\":{\"from\":7}"), HttpCall.class).move()
         .from()).isEqualTo("7");
 
     refused("{\"user\":5.5e3}", UserOrder.class, "its field 'user' is a number with a fraction"
         + " or an exponent, not a string or null");
     refused("{\"user\":true}", UserOrder.class, "'user' is a boolean");
     refused("{\"outcome\":0}", FreezeResult.class, "'outcome' is an integer");
-    refused("{\"seq\":1,\"kind\":\"k\",\"keys\":[\"a\",1]}", AnnouncementMessage.class,
+    refused("{\"seq\":1,\"kind\":\"k\",\"generation\":0,\"keys\":[\"a\",1]}", AnnouncementMessage.class,
         "its field 'keys' holds an integer where a string or null goes");
     refused("{\"status\":200,\"watermark\":1,\"headers\":[[\"a\",false]]}", HttpResult.class,
         "its field 'headers' holds a boolean where a string or null goes");
-    refused(call("\"frozen\":false,\"move\":{\"from\":7}"), HttpCall.class,
+    refused(call("\"move\":{\"from\":7}"), HttpCall.class,
         "its field 'move.from' is an integer");
   }
 
@@ -94,20 +89,21 @@ class DeliberateDifferencesTest {
         .body()).containsExactly(1, 2, -1);
     assertThat(bound("{\"target\":\"page\",\"key\":\"k\",\"data\":[\"1\",2.5]}",
         PushMessage.class).data()).containsExactly(1, 2);
-    assertThat(bound(call("\"frozen\":false,\"body\":[]"), HttpCall.class).body()).isEmpty();
+    assertThat(bound(call("\"body\":[]"), HttpCall.class).body()).isEmpty();
 
     refused("{\"status\":200,\"watermark\":1,\"body\":[1,2,255]}", HttpResult.class,
         "its field 'body' is an array, not a base64 string or null");
     refused("{\"target\":\"page\",\"key\":\"k\",\"data\":[\"1\",2.5]}", PushMessage.class,
         "'data' is an array");
-    refused(call("\"frozen\":false,\"body\":[]"), HttpCall.class, "'body' is an array");
+    refused(call("\"body\":[]"), HttpCall.class, "'body' is an array");
     // The same values in base64 read alike.
     assertThat(ProtocolCodec.read(bytes("{\"status\":200,\"watermark\":1,\"body\":\"AQL/\"}"),
         HttpResult.class).body()).containsExactly(1, 2, -1);
   }
 
   private static String call(String more) {
-    return "{\"connection\":\"c\",\"method\":\"GET\",\"path\":\"/\"," + more + "}";
+    return "{\"connection\":\"c\",\"admit\":\"live\",\"generation\":1,"
+        + "\"parcelGeneration\":0,\"method\":\"GET\",\"path\":\"/\"," + more + "}";
   }
 
   private static <T> T bound(String json, Class<T> type) {

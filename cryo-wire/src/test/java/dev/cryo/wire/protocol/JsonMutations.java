@@ -18,8 +18,9 @@ import java.util.Random;
 final class JsonMutations {
 
   private static final ObjectMapper TREES = new ObjectMapper();
-  private static final List<String> NAMES = List.of("user", "connection", "frozen", "method",
-      "path", "query", "headers", "body", "move", "socketless", "from", "to", "refused", "status",
+  private static final List<String> NAMES = List.of("user", "connection", "admit", "generation",
+      "parcelGeneration", "method", "path", "query", "headers", "body", "move", "socketless", "from",
+      "to", "refused", "status",
       "watermark", "seq", "kind", "keys", "detail", "ofQuit", "outcome", "message", "target", "key",
       "data", "pages", "written", "later", "x", "", "\u00e9t\u00e9", "us\\u0065r");
   private static final List<String> SCALARS = List.of("null", "true", "false", "0", "1", "-1",
@@ -27,7 +28,7 @@ final class JsonMutations {
       "9223372036854775807", "9223372036854775808", "-9223372036854775809",
       "123456789012345678901234567890", "\"\"", "\" \"", "\"5\"", "\" 12 \"", "\"+5\"", "\"1e2\"",
       "\"true\"", "\"True\"", "\"false\"", "\"null\"", "\"yes\"", "\"AQID\"", "\"AQ==\"", "\"AQ\"",
-      "\"!!\"", "\"page\"", "\"frozen\"", "\"\\u0000\\ud800\"", "\"\u00e9\uD83D\uDE00\"");
+      "\"!!\"", "\"page\"", "\"live\"", "\"wake\"", "\"\\u0000\\ud800\"", "\"\u00e9\uD83D\uDE00\"");
   private static final List<String> TRAILERS = List.of(" x", "{}", " {}", "[]", "null", " 1",
       ",", "}", "]", "\"s\"", " \n\t ", "\u0000", " //", "{\"a\":1}");
 

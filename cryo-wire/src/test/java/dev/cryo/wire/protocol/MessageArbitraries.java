@@ -64,10 +64,15 @@ final class MessageArbitraries {
     Arbitrary<String[]> strings = Combinators.combine(nullableText(), text(), text(), text(),
         nullableText()).as((user, connection, method, path, query)
             -> new String[] {user, connection, method, path, query});
-    return Combinators.combine(strings, Arbitraries.of(true, false), stringLists(),
+    Arbitrary<Grant> grants = Combinators.combine(Arbitraries.of(Grant.Kind.values()),
+        Arbitraries.longs().between(0, Long.MAX_VALUE),
+        Arbitraries.longs().between(0, Long.MAX_VALUE))
+        .as((kind, generation, parcel) -> new Grant(kind, generation,
+            kind == Grant.Kind.WAKE ? parcel : 0));
+    return Combinators.combine(strings, grants, stringLists(),
         bytes().injectNull(0.1), moveInfos().injectNull(0.5),
         Arbitraries.of(Boolean.TRUE, Boolean.FALSE).injectNull(0.4))
-        .as((s, frozen, headers, body, move, socketless) -> new HttpCall(s[0], s[1], frozen,
+        .as((s, grant, headers, body, move, socketless) -> new HttpCall(s[0], s[1], grant,
             s[2], s[3], s[4], headers, body, move, socketless));
   }
 
@@ -80,13 +85,13 @@ final class MessageArbitraries {
     Arbitrary<String> kinds = Arbitraries.oneOf(Arbitraries.of(AnnouncementKind.values())
         .map(AnnouncementKind::code), text());
     return Combinators.combine(Arbitraries.longs(), kinds, nullableText(),
-        text().list().ofMaxSize(6).injectNull(0.1), nullableText())
+        text().list().ofMaxSize(6).injectNull(0.1), nullableText(), Arbitraries.longs())
         .as(AnnouncementMessage::new);
   }
 
   static Arbitrary<UserOrder> userOrders() {
     return Combinators.combine(text(), Arbitraries.of(Boolean.TRUE, Boolean.FALSE)
-        .injectNull(0.3)).as(UserOrder::new);
+        .injectNull(0.3), Arbitraries.longs().injectNull(0.3)).as(UserOrder::new);
   }
 
   static Arbitrary<FreezeResult> freezeResults() {

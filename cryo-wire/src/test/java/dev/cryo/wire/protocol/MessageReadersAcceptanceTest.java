@@ -29,15 +29,19 @@ class MessageReadersAcceptanceTest extends MessageProviders {
   enum Kind { STRING, BOOLEAN, INTEGER, BYTES, STRINGS, STRING_LISTS, MOVE }
 
   private static final Map<Class<?>, Map<String, Kind>> SCHEMA = Map.of(
-      HttpCall.class, Map.of("user", Kind.STRING, "connection", Kind.STRING, "frozen",
-          Kind.BOOLEAN, "method", Kind.STRING, "path", Kind.STRING, "query", Kind.STRING,
-          "headers", Kind.STRING_LISTS, "body", Kind.BYTES, "move", Kind.MOVE, "socketless",
-          Kind.BOOLEAN),
+      HttpCall.class, Map.ofEntries(Map.entry("user", Kind.STRING),
+          Map.entry("connection", Kind.STRING), Map.entry("admit", Kind.STRING),
+          Map.entry("generation", Kind.INTEGER), Map.entry("parcelGeneration", Kind.INTEGER),
+          Map.entry("method", Kind.STRING), Map.entry("path", Kind.STRING),
+          Map.entry("query", Kind.STRING), Map.entry("headers", Kind.STRING_LISTS),
+          Map.entry("body", Kind.BYTES), Map.entry("move", Kind.MOVE),
+          Map.entry("socketless", Kind.BOOLEAN)),
       HttpResult.class, Map.of("status", Kind.INTEGER, "headers", Kind.STRING_LISTS, "body",
           Kind.BYTES, "user", Kind.STRING, "watermark", Kind.INTEGER),
       AnnouncementMessage.class, Map.of("seq", Kind.INTEGER, "kind", Kind.STRING, "user",
-          Kind.STRING, "keys", Kind.STRINGS, "detail", Kind.STRING),
-      UserOrder.class, Map.of("user", Kind.STRING, "ofQuit", Kind.BOOLEAN),
+          Kind.STRING, "keys", Kind.STRINGS, "detail", Kind.STRING, "generation", Kind.INTEGER),
+      UserOrder.class, Map.of("user", Kind.STRING, "ofQuit", Kind.BOOLEAN, "generation",
+          Kind.INTEGER),
       FreezeResult.class, Map.of("outcome", Kind.STRING, "message", Kind.STRING),
       PushMessage.class, Map.of("target", Kind.STRING, "key", Kind.STRING, "data", Kind.BYTES),
       PushResult.class, Map.of("pages", Kind.INTEGER, "written", Kind.INTEGER));

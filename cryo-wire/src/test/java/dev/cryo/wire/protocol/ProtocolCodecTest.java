@@ -13,14 +13,14 @@ class ProtocolCodecTest {
   @Test
   void anHttpCallRoundTripsWithItsBodyBytes() {
     byte[] body = {0, 1, 2, (byte) 0xff};
-    HttpCall call = new HttpCall(null, "c1", true, "POST", "/api/counter", "a=1",
+    HttpCall call = new HttpCall(null, "c1", Grant.wake(9, 4), "POST", "/api/counter", "a=1",
         List.of(List.of("content-type", "application/json")), body,
         new MoveInfo("w1", "w2", null));
 
     HttpCall back = ProtocolCodec.read(ProtocolCodec.write(call), HttpCall.class);
 
     assertThat(back.user()).isNull();
-    assertThat(back.frozen()).isTrue();
+    assertThat(back.grant()).isEqualTo(Grant.wake(9, 4));
     assertThat(back.body()).containsExactly(body);
     assertThat(back.headers()).isEqualTo(call.headers());
     assertThat(back.move()).isEqualTo(call.move());
@@ -30,7 +30,7 @@ class ProtocolCodecTest {
   void aPhotoRoundTrips() {
     PhotoMessage photo = new PhotoMessage(7, "w1", "main", PhotoMessage.RUNNING, 42, 1000, -1, 10,
         100, 1, 1, 2, 0, 5, 0, Map.of("anna", new PhotoMessage.UserEntry("active",
-            Map.of("c1", 2), 0, 900, 0, null)));
+            Map.of("c1", 2), 0, 900, 0, null, 3)));
 
     assertThat(ProtocolCodec.read(ProtocolCodec.write(photo), PhotoMessage.class))
         .isEqualTo(photo);
@@ -41,7 +41,7 @@ class ProtocolCodecTest {
     byte[] json = "{\"user\":\"anna\",\"later\":{\"x\":1}}".getBytes(StandardCharsets.UTF_8);
 
     assertThat(ProtocolCodec.read(json, UserOrder.class)).isEqualTo(UserOrder.of("anna"));
-    assertThat(ProtocolCodec.read(ProtocolCodec.write(new UserOrder("anna", true)),
+    assertThat(ProtocolCodec.read(ProtocolCodec.write(new UserOrder("anna", true, 5L)),
         UserOrder.class).ofQuit()).isTrue();
   }
 
