@@ -16,6 +16,18 @@
  *       "Frozen" is known only from a {@code user_frozen} announcement (a quit's freezes are
  *       announced one by one before its reply, which carries counts only), never inferred. A reply whose watermark is past the last announcement
  *       folded from its worker is recorded as an anomaly.
+ *   <li><b>The fence.</b> Every placement of a user — a birth, a wake, a login into an identity
+ *       nobody holds (claimed for the asking worker by the locate answer itself), the target of a
+ *       move — is given a generation by {@link dev.cryo.commander.Generations}, one counter for
+ *       the run leased on disk, and every call and order to a worker carries it as a
+ *       {@link dev.cryo.wire.protocol.Grant}. A worker refuses a grant that does not fit what it
+ *       holds ({@code stale_grant}), and the request is routed again within its hold: a decision
+ *       made on maps that moved on meanwhile never makes a second copy.
+ *   <li><b>Repairs, not anomalies, for copies.</b> A worker telling of a stay the maps do not give
+ *       it — in a fold, or in two heartbeat photos in a row — has that copy dropped by a fenced
+ *       order; a user the maps place on a worker that holds him in neither photo is marked
+ *       frozen; a frozen user whose parcel no worker found within a hold is forgotten, named lost.
+ *       Each is a {@code repair} event and counts in {@code cryo_repairs_total{kind}}.
  *   <li>A user being frozen, moved or dropped is held: his requests wait, 5 s in all (the hold
  *       budget, shared by every wait and retry of one request), then are answered 503 with
  *       {@code Retry-After}.
@@ -67,6 +79,12 @@
  *       {@code new_*} folds, freezes {@code user_frozen}, adoptions {@code user_adopted}.
  *   <li>{@code anomaly} — what a fold or a reply could not apply: {@code worker}, {@code seq}
  *       (or null), {@code message}.
+ *   <li>{@code repair} — a copy or a placement the maps did not agree with, mended: {@code kind}
+ *       ({@code second_copy}, {@code frozen_copy}, {@code stray_copy}, {@code absent},
+ *       {@code missing_parcel}), {@code worker} (or null), {@code user}, {@code generation} (the
+ *       stay dropped, 0 for none), {@code message}; {@code lost} (list) when a user was forgotten.
+ *   <li>{@code claim} — an identity nobody held given to the worker whose login asked where it
+ *       lives: {@code user}, {@code worker}, {@code generation}.
  *   <li>{@code move} — a move done or refused: {@code user}, {@code from}, {@code to} (null when
  *       refused), {@code refused} (a {@link dev.cryo.commander.MoveOutcome.Refusal} code, or null),
  *       {@code message}. A done move's line comes after the {@code user_frozen} fold it caused and

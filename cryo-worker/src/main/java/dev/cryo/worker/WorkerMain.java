@@ -137,6 +137,10 @@ public final class WorkerMain {
   private static IdentityLocator.Location locate(Wire wire, String user) {
     Location location = ProtocolCodec.read(wire.call(Methods.LOCATE,
         ProtocolCodec.write(new Locate(user)), LOCATE_WAIT).join(), Location.class);
+    if (!location.known()) { // never "nowhere" from a commander: it claims, or the user is held
+      throw new IllegalStateException("the commander neither placed '" + user + "' nor claimed"
+          + " him for this worker (he is held by an operation in progress)");
+    }
     return new IdentityLocator.Location(location.worker(), location.frozen(),
         location.generation(), location.claimed());
   }

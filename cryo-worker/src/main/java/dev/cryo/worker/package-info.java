@@ -20,8 +20,17 @@
  *       worker's {@link dev.cryo.worker.Schedule}, never by blocking a thread of the disk work.
  *   <li>A departure is whole or nothing: a refused write leaves the user alive and active where he
  *       was, with nothing announced. A failed wake leaves no row and no semaphore.
- *   <li>The user's own parcel is woken only with the commander's verdict "this user is frozen";
- *       without it, it is residue and is never touched.
+ *   <li>The fence ({@link dev.cryo.wire.protocol.Grant}): every call and order names the
+ *       generation of the user's stay it is for. A tenant is made only by a birth or a wake grant,
+ *       at its generation, and served or ordered only at that generation; anything else is refused
+ *       {@code STALE_GRANT} and changes nothing. {@link dev.cryo.worker.Admission} judges a call's
+ *       grant and {@link dev.cryo.worker.Login} a locate answer's, each under the user's tenant
+ *       lock; {@code Tenant.generation} is written only there, and read by the announcer, the
+ *       photographer and the fenced orders.
+ *   <li>The user's own parcel is woken only by a wake grant, and only when it was written at the
+ *       grant's parcel generation or later; otherwise it is residue and is never touched. A wake
+ *       leaves the parcels where they are (the next freeze writes over them); only a login tail's
+ *       hand-over parcels are adopted by the worker on its own, and consumed.
  *   <li>One lock order: a user's tenant lock, then row locks (page, connection, user), then the
  *       registry's structure lock, then the announcer's. Nothing holding a row lock takes a
  *       tenant lock: a lifecycle operation asked from inside a store action is refused with

@@ -32,6 +32,8 @@ final class PageSocket implements WebSocket.Listener {
   private final AtomicLong ids = new AtomicLong();
   private final StringBuilder partial = new StringBuilder();
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  /** The pages whose channel the front opened on this socket (answered 200). */
+  private final java.util.Set<String> bound = ConcurrentHashMap.newKeySet();
   private volatile WebSocket socket;
 
   private PageSocket(Recorder recorder, String vuser) {
@@ -67,7 +69,20 @@ final class PageSocket implements WebSocket.Listener {
   /** Binds {@code page}'s channel on this socket; true when the front answered 200. */
   boolean bind(String page, Duration timeout) throws IOException, InterruptedException {
     ObjectNode message = History.JSON.createObjectNode().put("type", "open").put("page", page);
-    return request(message, timeout).path("status").asInt() == 200;
+    boolean opened = request(message, timeout).path("status").asInt() == 200;
+    if (opened) {
+      bound.add(page);
+    }
+    return opened;
+  }
+
+  /**
+   * Whether {@code page}'s channel is open on this socket, binding it first when it is not (a page
+   * opened over HTTP while another thread was opening this socket); a browser opens a page's
+   * channel before it calls on it.
+   */
+  boolean ensureBound(String page, Duration timeout) throws IOException, InterruptedException {
+    return bound.contains(page) || bind(page, timeout);
   }
 
   /** A call of {@code page} over the socket, answered as an HTTP request would be. */

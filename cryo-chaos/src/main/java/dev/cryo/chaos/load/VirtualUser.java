@@ -143,6 +143,9 @@ final class VirtualUser {
       String query, JsonNode body, String arg, Request overHttp) throws InterruptedException {
     PageSocket current = usesSocket && !httpOnly ? socket() : null;
     String id = page == null ? null : page.id;
+    if (current != null && id != null && !bound(current, id)) {
+      current = null; // its channel did not open: over HTTP, as a browser falls back
+    }
     if (current == null || id == null) {
       Recorder.Invocation invocation =
           recorder.invoke(name, process, f, "http", user, id, arg);
@@ -160,7 +163,17 @@ final class VirtualUser {
     }
   }
 
-  private Reply http(Recorder.Invocation invocation, Request request)
+  /** Whether {@code page}'s channel is open on {@code current}, opened now if need be. */
+  private boolean bound(PageSocket current, String page) throws InterruptedException {
+    try {
+      return current.ensureBound(page, timeout);
+    } catch (IOException e) {
+      current.close();
+      return false;
+    }
+  }
+
+    private Reply http(Recorder.Invocation invocation, Request request)
       throws InterruptedException {
     String sent = cookie;
     try {
