@@ -453,18 +453,10 @@ public final class Routing {
       }
       if (seen.startsWith("-")) {
         String user = seen.substring(1);
-        repairs.merge("absent", 1L, Long::sum);
         relocate(user, new Frozen(null, 0, 0));
-        Map<String, Object> fields = new LinkedHashMap<>();
-        fields.put("kind", "absent");
-        fields.put("worker", worker);
-        fields.put("user", user);
-        fields.put("generation", 0);
-        fields.put("message", "'" + user + "' lives on " + worker + " as the maps say, but two of"
-            + " its photos in a row show no stay of his: he is marked frozen, and his next request"
-            + " wakes his parcel");
-        LOG.log(Level.WARNING, "repair (absent): " + fields.get("message"));
-        events.record("repair", fields);
+        recordRepair("absent", worker, user, 0, null, "'" + user + "' lives on " + worker
+            + " as the maps say, but two of its photos in a row show no stay of his: he is marked"
+            + " frozen, and his next request wakes his parcel");
       } else {
         int at = seen.lastIndexOf('@');
         String user = seen.substring(0, at);
@@ -490,18 +482,9 @@ public final class Routing {
     }
     removeUser(user);
     lost++;
-    repairs.merge("missing_parcel", 1L, Long::sum);
-    LOG.log(Level.ERROR, "repair (missing_parcel): '" + user + "' was frozen but no worker found"
-        + " his parcel within a hold (" + why + "); he is forgotten and named lost");
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("kind", "missing_parcel");
-    fields.put("worker", null);
-    fields.put("user", user);
-    fields.put("generation", 0);
-    fields.put("lost", List.of(user));
-    fields.put("message", "'" + user + "' was frozen but no worker found his parcel within a"
-        + " hold (" + why + "); he is forgotten: his next request starts afresh");
-    events.record("repair", fields);
+    recordRepair("missing_parcel", null, user, 0, List.of(user), "'" + user + "' was frozen but"
+        + " no worker found his parcel within a hold (" + why + "); he is forgotten: his next"
+        + " request starts afresh");
   }
 
   /**
@@ -678,18 +661,27 @@ public final class Routing {
    * stay's, the copy is dropped there by a fenced order.
    */
   private void repair(String kind, String worker, String user, long generation, String message) {
+    recordRepair(kind, worker, user, generation, null, message);
+    if (generation != 0) {
+      repairOrders.dropCopy(worker, user, generation);
+    }
+  }
+
+  /** Counts a repair and records its event ({@code lost}: the users it forgot, or null). */
+  private void recordRepair(String kind, String worker, String user, long generation,
+      List<String> lostUsers, String message) {
     repairs.merge(kind, 1L, Long::sum);
-    LOG.log(Level.WARNING, "repair (" + kind + "): " + message);
+    LOG.log(lostUsers == null ? Level.WARNING : Level.ERROR, "repair (" + kind + "): " + message);
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("kind", kind);
     fields.put("worker", worker);
     fields.put("user", user);
     fields.put("generation", generation);
+    if (lostUsers != null) {
+      fields.put("lost", lostUsers);
+    }
     fields.put("message", message);
     events.record("repair", fields);
-    if (generation != 0) {
-      repairOrders.dropCopy(worker, user, generation);
-    }
   }
 
   private void newPage(String worker, String user, String page, Announcement announcement) {

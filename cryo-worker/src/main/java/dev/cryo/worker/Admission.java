@@ -157,6 +157,8 @@ final class Admission {
             throw stale(user, grant, tenant);
           }
           tenant.generation = grant.generation(); // his calls outlived his rows: a new stay
+        } else if (rowless && !grant.creates()) {
+          throw stale(user, grant, null); // dropped under calls in flight: not live here
         }
         if (!wake && call.userFrozen() && rowless) {
           // Present without rows (his calls outlived them): the verdict is honoured all the same.
