@@ -91,7 +91,6 @@ public final class Commander implements AutoCloseable {
       RunHome.Expected.file(Journal.FILE_NAME),
       RunHome.Expected.file(Journal.NEW_FILE_NAME),
       RunHome.Expected.file(GENERATIONS),
-      RunHome.Expected.file(GENERATIONS + ".tmp"),
       RunHome.Expected.file(EventLog.FILE_NAME),
       RunHome.Expected.file(EventLog.PREVIOUS_FILE_NAME),
       RunHome.Expected.directory(FREEZER),
@@ -247,7 +246,7 @@ public final class Commander implements AutoCloseable {
         LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
         commander.startLine = taken.line();
       }
-      commander.routing.generations(Generations.open(runHome.shown(GENERATIONS)));
+      commander.routing.generations(Generations.open(runHome, GENERATIONS));
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
