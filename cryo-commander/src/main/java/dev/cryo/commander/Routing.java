@@ -329,11 +329,16 @@ public final class Routing {
         // A freeze drops the rows of a user's pages, not the pages: their browsers' sockets stay
         // open in the front, so a frozen user's pages stay mapped (pushes reach them) until he
         // wakes (his pages are announced anew) or is dropped.
-        if (!(users.get(user) instanceof Frozen)) {
+        // A drop by a worker the maps do not give him to is a copy's (being repaired): its rows
+        // are not his, and the maps keep his pages and connections.
+        if (!users.containsKey(user) || holdsHere(worker, user, announcement)) {
           announcement.keys().forEach(this::unlinkPage);
         }
       }
       case DROP_CONNECTION, DROP_CONNECTIONS -> {
+        if (users.containsKey(user) && !holdsHere(worker, user, announcement)) {
+          break; // a copy's, as above
+        }
         for (String connection : announcement.keys()) {
           if (user.equals(connectionUser.get(connection))) { // else relabelled meanwhile: kept
             unlinkConnection(connection);
@@ -731,12 +736,22 @@ public final class Routing {
     if (location == null) {
       return;
     }
-    if (location instanceof OnWorker on && on.worker().equals(worker)) {
+    if (holdsHere(worker, user, announcement)) {
       removeUser(user);
       return;
     }
     anomaly(worker, announcement, "'" + user + "' is " + describe(location) + "; the drop was not"
         + " applied");
+  }
+
+  /**
+   * Whether the maps give {@code user} to {@code worker} at the announcement's stay: he lives there,
+   * at its generation (0 on either side: a worker that tells none).
+   */
+  private boolean holdsHere(String worker, String user, Announcement announcement) {
+    return users.get(user) instanceof OnWorker on && on.worker().equals(worker)
+        && (announcement.generation() == 0 || on.generation() == 0
+            || on.generation() == announcement.generation());
   }
 
   private void frozen(String worker, String user, Announcement announcement) {

@@ -153,10 +153,13 @@ class RoutingTest {
 
     tell("w2", NEW_USER, "guest_c1", "guest_c1");
     tell("w2", USER_FROZEN, "guest_c1", "guest_c1");
+    tell("w2", DROP_PAGE, "guest_c1", "p1"); // the copy's drop, as a repair makes it
+    tell("w2", DROP_CONNECTION, "guest_c1", "c1");
     tell("w2", DROP_USER, "guest_c1", "guest_c1");
 
     assertThat(routing.locate("guest_c1")).isEqualTo(new OnWorker("w1"));
-    assertThat(routing.userOf("c1")).contains("guest_c1");
+    assertThat(routing.userOf("c1")).as("the copy's drop takes nothing of his").contains("guest_c1");
+    assertThat(routing.connectionOfPage("p1")).contains("c1");
     assertThat(routing.repairs()).containsEntry("second_copy", 1L)
         .containsEntry("frozen_copy", 1L);
     assertThat(sink.of("repair")).hasSize(2);
