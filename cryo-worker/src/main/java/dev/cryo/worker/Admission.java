@@ -131,7 +131,7 @@ final class Admission {
             continue;
           }
           if (departures.quitting()) {
-            fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
+            fresh.transferIfUnflagged(); // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
             startUnfreezing(fresh);
@@ -147,26 +147,23 @@ final class Admission {
       RequestSlot slot = null;
       tenant.lock.lock();
       try {
-        if (!tenant.present) {
+        if (!tenant.present()) {
           continue;
         }
-        boolean rowless = tenant.phase == Phase.ACTIVE && tenant.departure == null
-            && !registry.userItems().contains(user);
-        if (tenant.phase != Phase.LEAVING && tenant.generation != grant.generation()) {
-          if (!(rowless && grant.creates() && grant.generation() > tenant.generation)) {
-            throw stale(user, grant, tenant);
-          }
-          tenant.generation = grant.generation(); // his calls outlived his rows: a new stay
-        } else if (rowless && !grant.creates()) {
-          throw stale(user, grant, null); // dropped under calls in flight: not live here
+        boolean hasRows = registry.userItems().contains(user);
+        boolean rowless = tenant.rowless(hasRows);
+        switch (tenant.fence(grant, hasRows)) {
+          case OTHER_GENERATION -> throw stale(user, grant, tenant);
+          case NOT_LIVE -> throw stale(user, grant, null); // dropped under calls in flight
+          case PASSED -> { }
         }
         if (!wake && call.userFrozen() && rowless) {
           // Present without rows (his calls outlived them): the verdict is honoured all the same.
           startUnfreezing(tenant);
           wake = true;
         }
-        phase = tenant.phase;
-        transition = tenant.transition;
+        phase = tenant.phase();
+        transition = tenant.transition();
         if (phase != Phase.LEAVING) {
           slot = open(tenant, call);
         }
@@ -196,10 +193,10 @@ final class Admission {
       if (!call.userFrozen()) {
         tenant.lock.lock();
         try {
-          if (!tenant.present) {
-            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
-                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
-                + (tenant.leftTo == WorkerException.Where.FROZEN
+          if (!tenant.present()) {
+            throw WorkerException.userLeft(user, tenant.leftTo(), "'" + user + "' left worker "
+                + name + " (" + tenant.leftBecause() + ") while the call waited; nothing was served: "
+                + (tenant.leftTo() == WorkerException.Where.FROZEN
                     ? "route the call again, with the verdict frozen"
                     : "route the call again from the maps as the announcements left them"));
           }
@@ -215,7 +212,7 @@ final class Admission {
     return new WorkerException(WorkerException.Reason.STALE_GRANT, user, (tenant == null
         ? "'" + user + "' is not on worker " + name + ", and the call's grant (" + grant
             + ") creates nobody"
-        : "worker " + name + " holds '" + user + "' at generation " + tenant.generation
+        : "worker " + name + " holds '" + user + "' at generation " + tenant.generation()
             + ", not at the call's grant (" + grant + ")")
         + "; nothing was served or created: the call was decided on a stale reading of the maps,"
         + " route it again from them");
@@ -223,14 +220,13 @@ final class Admission {
 
   /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
   private void startUnfreezing(Tenant tenant) {
-    tenant.phase = Phase.UNFREEZING;
-    tenant.transition = new CompletableFuture<>();
+    tenant.startWaking();
     registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
   private RequestSlot open(Tenant tenant, Call call) {
     RequestSlot slot = new RequestSlot(worker, tenant, call);
-    tenant.slots.add(slot);
+    tenant.open(slot);
     return slot;
   }
 
@@ -245,19 +241,15 @@ final class Admission {
         if (slot.tenant != tenant) {
           continue; // moved by a login meanwhile
         }
-        if (!tenant.slots.remove(slot)) {
+        Tenant.Closed closed = tenant.close(slot);
+        if (closed == Tenant.Closed.NOT_OPEN) {
           return; // closed already, or cut by a quit
         }
-        tenant.servedCalls++;
         servedCalls.incrementAndGet();
-        if (tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE) {
-          if (tenant.departure != null) {
-            tenant.phase = Phase.LEAVING;
-            tenant.transition = new CompletableFuture<>();
-            start = tenant.departure.start();
-          } else if (!registry.userItems().contains(tenant.user)) {
-            worker.leave(tenant, "no rows left");
-          }
+        if (closed == Tenant.Closed.DEPARTING) {
+          start = tenant.startClaimed();
+        } else if (closed == Tenant.Closed.IDLE && !registry.userItems().contains(tenant.user)) {
+          worker.leave(tenant, "no rows left");
         }
       } finally {
         tenant.lock.unlock();
@@ -342,8 +334,8 @@ final class Admission {
     }
     tenant.lock.lock();
     try {
-      if (tenant.phase == Phase.LEAVING) { // a call cut by a quit, under its user's departure
-        boolean tail = tenant.departure != null && tenant.departure.loginTail();
+      if (tenant.phase() == Phase.LEAVING) { // a call cut by a quit, under its user's departure
+        boolean tail = tenant.inLoginTail();
         throw WorkerException.userLeft(user, tail ? WorkerException.Where.MOVING
             : WorkerException.Where.FROZEN, "'" + user + "' is leaving worker " + name + " (his"
             + " call was cut by a quit); page '" + pageId + "' was not created: nothing a cut"

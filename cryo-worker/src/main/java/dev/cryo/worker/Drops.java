@@ -76,11 +76,11 @@ final class Drops {
       List<String> closed = new ArrayList<>();
       Object outcome = attempt(tenant, "the drop of '" + user + "'", deadline,
           () -> pagesOfUser(user), () -> {
-            if (generation >= 0 && tenant.generation != generation) {
+            if (generation >= 0 && tenant.generation() != generation) {
               return false; // another stay of his: the order was decided on stale maps
             }
             boolean dropped = dropAnnounced(user, closed);
-            if (dropped && tenant.slots.isEmpty()) {
+            if (dropped && tenant.pending() == 0) {
               worker.leave(tenant, "dropped");
             }
             return dropped;
@@ -157,7 +157,7 @@ final class Drops {
             announcer.publish(AnnouncementKind.DROP_CONNECTION, user, connectionId);
             if (userGoes) {
               announcer.publish(AnnouncementKind.DROP_USER, user, user);
-              if (tenant.slots.isEmpty()) {
+              if (tenant.pending() == 0) {
                 worker.leave(tenant, "dropped");
               }
             }
@@ -213,7 +213,7 @@ final class Drops {
             }
             if (userGoes) {
               announcer.publish(AnnouncementKind.DROP_USER, user, user);
-              if (tenant.slots.isEmpty()) {
+              if (tenant.pending() == 0) {
                 worker.leave(tenant, "dropped");
               }
             }
@@ -245,11 +245,11 @@ final class Drops {
     ReentrantLock busy = null;
     tenant.lock.lock();
     try {
-      if (!tenant.present) {
+      if (!tenant.present()) {
         return AGAIN;
       }
-      if (tenant.phase != Phase.ACTIVE) {
-        transition = tenant.transition; // a freeze, a wake or a login tail: wait, then look again
+      if (tenant.phase() != Phase.ACTIVE) {
+        transition = tenant.transition(); // a freeze, a wake or a login tail: wait, then look again
       } else {
         List<ReentrantLock> pageLocks = worker.pageLocks(pages.get());
         busy = LockOrder.tryLockAll(pageLocks);
@@ -288,7 +288,7 @@ final class Drops {
     }
     tenant.lock.lock();
     try {
-      if (!tenant.present && tenant.leftTo == WorkerException.Where.FROZEN) {
+      if (!tenant.present() && tenant.leftTo() == WorkerException.Where.FROZEN) {
         throw WorkerException.userLeft(tenant.user, WorkerException.Where.FROZEN, "'"
             + tenant.user + "' was frozen on worker " + name + " before " + order + " could run;"
             + " nothing was dropped, and what it named is in the freezer with him: drop it"

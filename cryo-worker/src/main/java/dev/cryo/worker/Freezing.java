@@ -6,7 +6,6 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
-import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -88,57 +87,22 @@ final class Freezing {
     if (tenant == null) {
       return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
     }
-    CompletableFuture<Void> waitWake = null;
-    CompletableFuture<Object> result;
-    Runnable start = null;
+    Tenant.Claim claim;
     tenant.lock.lock();
     try {
-      if (!tenant.present || (generation >= 0 && tenant.generation != generation)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      }
-      if (tenant.departure != null && tenant.departure.loginTail()) {
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls the tail waited for
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
-        result = null;
-      } else if (tenant.departure != null) {
-        result = tenant.departure.result();
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      } else if (tenant.phase == Phase.UNFREEZING) {
-        waitWake = tenant.transition;
-        result = null;
-      } else if (!registry.userItems().contains(user)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      } else {
-        CompletableFuture<Object> departure = new CompletableFuture<>();
-        result = departure;
-        tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, cause, departure), false);
-        if (tenant.slots.isEmpty() || force) {
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      }
+      claim = tenant.claimDeparture(generation, force, registry.userItems().contains(user),
+          result -> () -> runDeparture(tenant, expire, cause, result));
     } finally {
       tenant.lock.unlock();
     }
-    if (start != null) {
-      start.run();
+    if (claim == null) {
+      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
     }
+    if (claim.start() != null) {
+      claim.start().run();
+    }
+    CompletableFuture<Void> waitWake = claim.waitFirst();
+    CompletableFuture<Object> result = claim.result();
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
           .thenCompose(ignored -> depart(user, expire, cause, force, generation));
@@ -152,14 +116,13 @@ final class Freezing {
     boolean cut;
     tenant.lock.lock();
     try {
-      cut = tenant.cut;
-      tenant.cut = false;
+      cut = tenant.takeCut();
       rowless = !registry.userItems().contains(tenant.user);
       if (rowless) { // dropped under the calls the departure waited for: nothing left to move
         worker.leave(tenant, "dropped");
-        tenant.transition.complete(null);
+        tenant.departed();
       }
-      expire |= tenant.flag == TransferFlag.EXPIRY; // an expiry order wins over a claimed freeze
+      expire |= tenant.expiryOrdered(); // an expiry order wins over a claimed freeze
     } finally {
       tenant.lock.unlock();
     }
@@ -191,15 +154,7 @@ final class Freezing {
                 + " he stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
             tenant.lock.lock();
             try {
-              tenant.phase = Phase.ACTIVE;
-              tenant.departure = null;
-              if (tenant.flag == TransferFlag.EXPIRY) {
-                tenant.departureFailed = false; // an expiry order is not consumed: it runs next
-              } else {
-                tenant.flag = null; // consumed by a counted failure
-                tenant.departureFailed = true;
-              }
-              tenant.transition.complete(null);
+              tenant.freezeFailed();
             } finally {
               tenant.lock.unlock();
             }
@@ -234,7 +189,7 @@ final class Freezing {
         }
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "expired");
-        tenant.transition.complete(null);
+        tenant.departed();
       }
     } finally {
       tenant.lock.unlock();
@@ -259,10 +214,7 @@ final class Freezing {
           failure);
       tenant.lock.lock();
       try {
-        tenant.phase = Phase.ACTIVE;
-        tenant.departure = null;
-        tenant.departureFailed = true; // counted and logged; the flag stays, riding the photo
-        tenant.transition.complete(null);
+        tenant.expiryFailed(); // counted and logged; the flag stays, riding the photo
       } finally {
         tenant.lock.unlock();
       }
@@ -287,7 +239,7 @@ final class Freezing {
             + " before his freeze; nothing was written"));
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
     Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion(),
-        tenant.generation);
+        tenant.generation());
     Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
     List<PageRow> allPages = new ArrayList<>();
     for (String connectionId : connectionIds) {
@@ -323,7 +275,7 @@ final class Freezing {
       ReentrantLock busy = LockOrder.tryLockAll(pageLocks);
       if (busy != null) {
         busyPage = allPages.get(pageLocks.indexOf(busy));
-      } else if (tenant.flag == TransferFlag.EXPIRY) { // ordered while the parcels were written
+      } else if (tenant.expiryOrdered()) { // ordered while the parcels were written
         try {
           drops.dropAnnounced(user, closed);
         } finally {
@@ -332,7 +284,7 @@ final class Freezing {
         expired = true;
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "expired");
-        tenant.transition.complete(null);
+        tenant.departed();
       } else {
         try {
           registry.dropUser(user);
@@ -345,7 +297,7 @@ final class Freezing {
         }
         departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);
-        tenant.transition.complete(null);
+        tenant.departed();
       }
     } finally {
       tenant.lock.unlock();

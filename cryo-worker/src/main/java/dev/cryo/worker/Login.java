@@ -151,7 +151,7 @@ final class Login {
   /** The relabel itself; the caller holds both users' locks and the rows'. */
   private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
       String previous, String user, boolean guest) {
-    if (!to.present || to.phase != Phase.ACTIVE) {
+    if (!to.present() || to.phase() != Phase.ACTIVE) {
       throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
           + "' is leaving or being woken on worker " + name + "; connection '"
           + connection.connectionId() + "' was not logged in: retry");
@@ -159,14 +159,9 @@ final class Login {
     boolean targetSeen = registry.userItems().contains(user);
     boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
     registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-    for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
-      from.slots.remove(slot);
-      to.slots.add(slot);
-      slot.tenant = to;
-      slot.user = user;
-    }
+    from.moveSlots(connection.connectionId(), to, user);
     if (guest) {
-      from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+      from.dropFlag(); // the guest's flag is dropped; a real previous owner keeps his
     }
     announcer.publish(AnnouncementKind.LOGIN, user, List.of(connection.connectionId()), previous);
     if (!targetSeen && !transfer) {
@@ -175,7 +170,7 @@ final class Login {
     if (!transfer && !registry.userItems().contains(previous)) {
       announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
     }
-    if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+    if (!registry.userItems().contains(previous) && from.pending() == 0) {
       worker.leave(from, "logged in as '" + user + "'");
     }
   }
@@ -192,26 +187,25 @@ final class Login {
     while (true) {
       Tenant tenant = location.createsOn(name)
           ? tenants.computeIfAbsent(user, u -> new Tenant(u, generation)) : tenants.get(user);
-      if (tenant == null || (tenant.generation != generation && tenant.present)) {
-        throw new WorkerException(WorkerException.Reason.STALE_GRANT, user, "'" + user + "' was"
-            + " located on worker " + name + " at generation " + generation + ", but "
-            + (tenant == null ? "he is not here any more" : "he is here at generation "
-                + tenant.generation) + "; the connection was not logged in and nothing was"
-            + " changed: retry the login");
+      if (tenant == null) {
+        throw staleLocation(user, generation, null);
       }
       CompletableFuture<Void> transition;
       tenant.lock.lock();
       try {
-        if (!tenant.present) {
+        if (!tenant.locatedAt(generation)) {
+          throw staleLocation(user, generation, tenant.generation());
+        }
+        if (!tenant.present()) {
           continue;
         }
-        if (tenant.phase == Phase.ACTIVE) {
-          if (departures.quitting() && tenant.flag == null) {
-            tenant.flag = TransferFlag.TRANSFER;
+        if (tenant.phase() == Phase.ACTIVE) {
+          if (departures.quitting()) {
+            tenant.transferIfUnflagged();
           }
           return tenant;
         }
-        transition = tenant.transition;
+        transition = tenant.transition();
       } finally {
         tenant.lock.unlock();
       }
@@ -224,18 +218,12 @@ final class Login {
     Runnable start = null;
     from.lock.lock();
     try {
-      if (!from.present || from.departure != null || from.phase != Phase.ACTIVE) {
+      if (!from.claimLoginTail(result, () -> runLoginTail(from, connectionId, user, result))) {
         return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
             from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
                 + connectionId + "' was not handed over: retry once he is gone or back"));
       }
-      from.departure = new Tenant.Departure(result,
-          () -> runLoginTail(from, connectionId, user, result), true);
-      if (from.slots.isEmpty()) {
-        from.phase = Phase.LEAVING;
-        from.transition = new CompletableFuture<>();
-        start = from.departure.start();
-      }
+      start = from.startIfIdle();
     } finally {
       from.lock.unlock();
     }
@@ -259,11 +247,7 @@ final class Login {
             + "' failed on worker " + name + "; the connection stays alive here as it was", cause);
         from.lock.lock();
         try {
-          if (from.present) {
-            from.phase = Phase.ACTIVE;
-            from.departure = null;
-          }
-          from.transition.complete(null);
+          from.tailFailed();
         } finally {
           from.lock.unlock();
         }
@@ -321,14 +305,11 @@ final class Login {
           announcer.publish(AnnouncementKind.DROP_PAGES, previous, pageIds, null);
         }
         announcer.publish(AnnouncementKind.DROP_CONNECTION, previous, connectionId);
-        from.departure = null;
         if (ownerGoes) {
           announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
           worker.leave(from, "logged in elsewhere as '" + user + "'");
-        } else {
-          from.phase = Phase.ACTIVE;
         }
-        from.transition.complete(null);
+        from.handedOver(!ownerGoes);
       }
     } finally {
       from.lock.unlock();
@@ -338,5 +319,13 @@ final class Login {
       throw new LockOrder.RowBusy("a page row of connection '" + connectionId + "'");
     }
     announcer.deliver();
+  }
+
+
+  private WorkerException staleLocation(String user, long generation, Long held) {
+    return new WorkerException(WorkerException.Reason.STALE_GRANT, user, "'" + user + "' was"
+        + " located on worker " + name + " at generation " + generation + ", but "
+        + (held == null ? "he is not here any more" : "he is here at generation " + held)
+        + "; the connection was not logged in and nothing was changed: retry the login");
   }
 }

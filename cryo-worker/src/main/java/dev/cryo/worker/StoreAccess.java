@@ -62,7 +62,7 @@ final class StoreAccess {
     };
     if (row == null) {
       Tenant tenant = slot.tenant;
-      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
+      WorkerException.Where where = !tenant.present() && tenant.leftTo() != null ? tenant.leftTo()
           : WorkerException.Where.MOVING;
       throw WorkerException.userLeft(slot.user(), where, "the " + level
           + " row of the call from connection '" + slot.connectionId() + "'"

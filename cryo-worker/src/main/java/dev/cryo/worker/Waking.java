@@ -3,7 +3,6 @@ package dev.cryo.worker;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
-import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -66,7 +65,7 @@ final class Waking {
       if (failure == null) {
         // After the delivery and the release: a woken caller has heard the adoption, and the
         // semaphore is free again.
-        tenant.transition.complete(null);
+        tenant.wakeSettled();
         departures.kickIfFlagged(tenant);
       } else {
         Throwable cause = Worker.unwrap(failure);
@@ -78,7 +77,7 @@ final class Waking {
             registry.dropUser(user); // the placeholder, never announced
           }
           worker.leave(tenant, "its wake failed");
-          tenant.transition.completeExceptionally(cause);
+          tenant.wakeFailed(cause);
         } finally {
           tenant.lock.unlock();
         }
@@ -149,7 +148,7 @@ final class Waking {
             birth.length > 2 ? (String) birth[2] : null);
       }
       announcer.publish(AnnouncementKind.USER_ADOPTED, user, user);
-      tenant.phase = Phase.ACTIVE;
+      tenant.woken();
     } finally {
       tenant.lock.unlock();
     }
@@ -234,10 +233,10 @@ final class Waking {
     boolean mine = false;
     tenant.lock.lock();
     try {
-      probe = tenant.probes.get(connectionId);
+      CompletableFuture<Void> fresh = new CompletableFuture<>();
+      probe = tenant.probe(connectionId, fresh);
       if (probe == null) {
-        probe = new CompletableFuture<>();
-        tenant.probes.put(connectionId, probe);
+        probe = fresh;
         mine = true;
       }
     } finally {
@@ -251,7 +250,7 @@ final class Waking {
       }).whenComplete((ignored, failure) -> {
         tenant.lock.lock();
         try {
-          tenant.probes.remove(connectionId);
+          tenant.probed(connectionId);
         } finally {
           tenant.lock.unlock();
         }

@@ -145,7 +145,7 @@ public final class Worker implements AutoCloseable {
     this.stateVersion = builder.application.stateVersion();
     this.announcer = new Announcer(builder.listener, user -> {
       Tenant tenant = tenants.get(user);
-      return tenant == null ? 0 : tenant.generation;
+      return tenant == null ? 0 : tenant.generation(); // volatile: no tenant lock here
     });
     if (builder.disk == null) {
       AtomicInteger count = new AtomicInteger();
@@ -426,12 +426,7 @@ public final class Worker implements AutoCloseable {
 
   /** Takes a tenant out of the map for good, saying where he went; the caller holds its lock. */
   void leave(Tenant tenant, String because, WorkerException.Where where) {
-    tenant.present = false;
-    tenant.leftBecause = because;
-    tenant.leftTo = where;
-    tenant.departure = null;
-    tenant.flag = null;
-    tenant.slots.clear();
+    tenant.left(because, where);
     tenants.remove(tenant.user, tenant);
   }
 

@@ -23,10 +23,15 @@
  *   <li>The fence ({@link dev.cryo.wire.protocol.Grant}): every call and order names the
  *       generation of the user's stay it is for. A tenant is made only by a birth or a wake grant,
  *       at its generation, and served or ordered only at that generation; anything else is refused
- *       {@code STALE_GRANT} and changes nothing. {@link dev.cryo.worker.Admission} judges a call's
- *       grant and {@link dev.cryo.worker.Login} a locate answer's, each under the user's tenant
- *       lock; {@code Tenant.generation} is written only there, and read by the announcer, the
- *       photographer and the fenced orders.
+ *       {@code STALE_GRANT} and changes nothing. The check is the stay's own ({@code Tenant.fence}
+ *       for a call's grant, {@code Tenant.locatedAt} for a login's locate answer).
+ *   <li>One owner per user's stay: {@code Tenant} holds the phase, generation, calls in flight,
+ *       departure and flag of the user's stay on this worker, and every transition of it (admit,
+ *       close a call, wake, depart, fail a departure, hand over at a login, relabel calls, flag,
+ *       leave) is one of its methods, called under its lock. The other classes
+ *       ({@code Admission}, {@code Waking}, {@code Freezing}, {@code Departures}, {@code Drops},
+ *       {@code Login}) do the registry, disk and announcement work around a transition and ask
+ *       the stay for it; they read its state and never write it.
  *   <li>The user's own parcel is woken only by a wake grant, and only when it was written at the
  *       grant's parcel generation or later; otherwise it is residue and is never touched. A wake
  *       leaves the parcels where they are (the next freeze writes over them); only a login tail's
