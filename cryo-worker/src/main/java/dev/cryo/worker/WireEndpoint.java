@@ -140,7 +140,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
   @Override
   public void onClosed(String reason) {
     LOG.log(Level.INFO, "the wire of worker " + (worker == null ? "?" : worker.name())
-        + " ended (" + reason + "): its calls are cut and it exits without writing anything");
+        + " ended (" + reason + "): it freezes its users and exits");
     onWireLost.run();
   }
 
