@@ -18,6 +18,7 @@ import dev.cryo.register.Store;
 import dev.cryo.register.StoreException;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -301,9 +302,7 @@ public final class AppHost implements Application {
   private static void rethrowWorkerRefusal(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof WorkerException refusal && (refusal.isRetryable()
-          || refusal.reason() == WorkerException.Reason.WORKER_FINISHED
-          || refusal.reason() == WorkerException.Reason.USER_MISMATCH
-          || refusal.reason() == WorkerException.Reason.UNKNOWN_CONNECTION)) {
+          || refusal.reason() == RefusalReason.UNKNOWN_CONNECTION)) {
         throw refusal;
       }
     }
@@ -508,7 +507,7 @@ public final class AppHost implements Application {
           case PAGE -> context.withPageStore(pageId, action);
         };
       } catch (WorkerException e) {
-        if (e.reason() == WorkerException.Reason.UNKNOWN_PAGE) {
+        if (e.reason() == RefusalReason.UNKNOWN_PAGE) {
           throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, e.getMessage(), e);
         }
         throw e;

@@ -5,7 +5,6 @@ import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
 import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.protocol.AnnouncementMessage;
-import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.ConnectionOrder;
 import dev.cryo.wire.protocol.Dropped;
 import dev.cryo.wire.protocol.FreezeResult;
@@ -18,6 +17,7 @@ import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
 import dev.cryo.wire.protocol.QuitOrder;
 import dev.cryo.wire.protocol.QuitResult;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -123,10 +123,10 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
             new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
         case Methods.QUIT -> ProtocolCodec.write(
             quit(ProtocolCodec.read(payload, QuitOrder.class)));
-        default -> throw new WireRefusal(Codes.BAD_REQUEST, "no such call on a worker: " + method);
+        default -> throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), "no such call on a worker: " + method);
       };
     } catch (ProtocolException e) {
-      throw new WireRefusal(Codes.BAD_REQUEST, e.getMessage());
+      throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), e.getMessage());
     } catch (WorkerException e) {
       throw refusal(e);
     }
@@ -244,23 +244,11 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     return instant == null ? 0 : instant.toEpochMilli();
   }
 
-  /** The wire's refusal for a worker's refusal: its code tells the commander what to do. */
+  /**
+   * The wire's refusal for a worker's refusal: its code, {@link RefusalReason#code()}, tells the
+   * commander what to do.
+   */
   static WireRefusal refusal(WorkerException e) {
-    String code = switch (e.reason()) {
-      case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
-          : Codes.USER_LEFT_MOVING;
-      case NO_PARCEL -> Codes.NO_PARCEL;
-      case UNREADABLE_PARCEL -> Codes.UNREADABLE_PARCEL;
-      case LOCATE_FAILED -> Codes.LOCATE_FAILED;
-      case ROW_BUSY -> Codes.ROW_BUSY;
-      case IN_TRANSITION -> Codes.IN_TRANSITION;
-      case WORKER_FINISHED -> Codes.WORKER_FINISHED;
-      case WAKE_FAILED -> Codes.WAKE_FAILED;
-      case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;
-      case USER_MISMATCH -> Codes.USER_MISMATCH;
-      case STALE_GRANT -> Codes.STALE_GRANT;
-      default -> Codes.INTERNAL;
-    };
-    return new WireRefusal(code, e.getMessage());
+    return new WireRefusal(e.reason().code(), e.getMessage());
   }
 }

@@ -1,12 +1,10 @@
 package dev.cryo.worker;
 
-import dev.cryo.wire.protocol.Grant;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.register.Store;
+import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,6 +21,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** An application of cryo-app served through {@link AppHost} by real workers on a real freezer. */
 class AppHostTest {
@@ -322,7 +322,7 @@ class AppHostTest {
   void anHttpCallOfAnotherShapeIsRefusedClearly() {
     assertThatThrownBy(() -> w1.call(Call.userEvent("anna", "c1", null, "increment")))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.APPLICATION_FAILED))
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.APPLICATION_FAILED))
         .hasMessageContaining("serves operation 'http' only");
     Map<String, Object> broken = new HashMap<>(http("anna", "c1", "GET", "/", null).arguments());
     broken.put("headers", List.of("not a pair"));

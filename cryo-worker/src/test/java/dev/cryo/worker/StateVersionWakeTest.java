@@ -11,6 +11,7 @@ import dev.cryo.app.Routes;
 import dev.cryo.app.StateKey;
 import dev.cryo.app.StoredState;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -121,7 +122,7 @@ class StateVersionWakeTest {
     assertThatThrownBy(() -> serve(older, http("anna", "c1", "POST", "/count", null)
         .withUserFrozen()))
         .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
-            .isEqualTo(WorkerException.Reason.UNREADABLE_PARCEL))
+            .isEqualTo(RefusalReason.UNREADABLE_PARCEL))
         .hasMessageContaining("state version 2")
         .hasMessageContaining("kept in the freezer");
 
