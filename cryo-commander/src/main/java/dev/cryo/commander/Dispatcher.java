@@ -228,12 +228,31 @@ final class Dispatcher {
       HttpResult result = ProtocolCodec.read(bytes, HttpResult.class);
       checkOrdering(worker, connection, result);
       List<Map.Entry<String, String>> headers = entries(result.headers());
+      if (frozen && unreadable(headers)) { // answered by the worker's host: still frozen, kept
+        routing.unbindFrozen(user, worker.name()); // any worker may try, a newer version too
+        LOG.log(Level.WARNING, "worker " + worker.name() + " cannot read the parcels of '" + user
+            + "'; he stays frozen, his parcels kept");
+      }
       if (config.placementHeader()) {
         headers.add(Map.entry(PLACEMENT_HEADER, "worker=" + worker.name() + "; generation="
             + grant.generation()));
       }
       return new Reply(result.status(), headers, result.body());
     }
+  }
+
+  /**
+   * Whether a served reply is the worker host's answer to state it cannot read: its
+   * {@code Cryo-Reason} names {@link RefusalReason#UNREADABLE_PARCEL}.
+   */
+  private static boolean unreadable(List<Map.Entry<String, String>> headers) {
+    for (Map.Entry<String, String> header : headers) {
+      if (header.getKey().equalsIgnoreCase("Cryo-Reason")
+          && RefusalReason.of(header.getValue()) == RefusalReason.UNREADABLE_PARCEL) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.app.Response;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
@@ -11,7 +12,6 @@ import dev.cryo.wire.protocol.FreezeResult;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
-import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -144,31 +143,24 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     onWireLost.run();
   }
 
+  /**
+   * Serves an HTTP call through the worker's application host: the wire's call goes to it as it
+   * is, and becomes the application's request there, once.
+   */
   private HttpResult http(HttpCall request) {
-    Map<String, Object> arguments = new HashMap<>();
-    arguments.put("method", request.method());
-    arguments.put("path", request.path());
-    arguments.put("query", request.query());
-    arguments.put("headers", request.headers());
-    arguments.put("body", request.body());
-    if (Boolean.TRUE.equals(request.socketless())) {
-      arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
+    if (!(worker.application() instanceof AppHost host)) {
+      throw new WorkerException(RefusalReason.INTERNAL, request.user(), "worker " + worker.name()
+          + " serves no application host, so it cannot serve HTTP calls; nothing was served:"
+          + " start it with an application");
     }
-    MoveInfo move = request.move();
-    if (move != null) {
-      Map<String, Object> moved = new LinkedHashMap<>();
-      moved.put("from", move.from());
-      moved.put("to", move.to());
-      moved.put("refused", move.refused());
-      arguments.put("move", moved);
+    Response reply = host.serve(worker, request);
+    List<List<String>> headers = new ArrayList<>(reply.headers().size());
+    for (Map.Entry<String, String> header : reply.headers()) {
+      headers.add(List.of(header.getKey(), header.getValue()));
     }
-    Call call = new Call(request.user(), request.connection(), null, CallKind.USER_EVENT,
-        request.grant(), AppHost.HTTP, arguments, Map.of());
-    Object reply = worker.call(call);
-    HttpReply http = (HttpReply) reply;
     String owner = worker.registry().connectionItems().get(request.connection())
         .map(connection -> connection.user()).orElse(null);
-    return new HttpResult(http.status(), http.headers(), http.body(), owner,
+    return new HttpResult(reply.status(), headers, reply.body(), owner,
         worker.announcementWatermark());
   }
 
