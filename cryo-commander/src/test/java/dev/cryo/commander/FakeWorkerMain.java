@@ -51,7 +51,9 @@ import java.util.concurrent.CountDownLatch;
  * announcement of a kind the commander skips every 100 ms while it serves its first ping on the
  * thread that reads its wire and never returns from it: from then on it reads nothing, yet its
  * frames keep coming; {@code cryo.fake.refuse=CODE} refuses every {@code http} call with the refusal
- * code CODE.
+ * code CODE; {@code cryo.fake.unreadable=true} answers every call that would wake a user as the
+ * worker's application host answers state it cannot read (a 503 naming
+ * {@code Cryo-Reason: unreadable_parcel}), waking nobody.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -242,6 +244,14 @@ public final class FakeWorkerMain implements WireHandler {
         announce("new_connection", user, List.of(call.connection()));
       }
     } else if (!counters.containsKey(user)) {
+      if (call.grant().kind() == dev.cryo.wire.protocol.Grant.Kind.WAKE
+          && Boolean.getBoolean("cryo.fake.unreadable")) {
+        return new HttpResult(503, List.of(List.of("Content-Type", "application/json"),
+            List.of("Retry-After", "60"),
+            List.of("Cryo-Reason", RefusalReason.UNREADABLE_PARCEL.code())),
+            "{\"error\":\"unreadable_parcel\"}".getBytes(StandardCharsets.UTF_8), null,
+            sequence);
+      }
       if (call.grant().kind() != dev.cryo.wire.protocol.Grant.Kind.WAKE) {
         throw new WireRefusal(RefusalReason.USER_LEFT_FROZEN.code(), "'" + user + "' is not here");
       }
