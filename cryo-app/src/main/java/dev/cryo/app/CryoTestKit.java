@@ -45,6 +45,11 @@ import java.util.function.Supplier;
  * (a 500 it did not choose) throws an {@link AssertionError} carrying the failure, as does a failed
  * hook; {@link #failOnApplicationError(boolean)} turns that off.
  *
+ * <p>When {@link CryoApplication#onWake} and {@link CryoApplication#onFreeze} run, and the replies
+ * the kit makes instead of the application — a failed {@code onWake}'s 500, the 503 of state the
+ * running version cannot read — are the runtime's: the kit and the worker's application host
+ * follow one {@link HostPolicy}.
+ *
  * <p>Thread-safe, but calls run one at a time across the whole kit.
  */
 public final class CryoTestKit {

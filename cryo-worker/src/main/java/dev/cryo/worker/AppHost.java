@@ -232,13 +232,20 @@ public final class AppHost implements Application {
    *
    * @return the reply: the application's, or {@link HostPolicy}'s (a failed {@code onWake}, state
    *     this version cannot read)
-   * @throws WorkerException a refusal of the worker met while serving (see the class comment);
-   *     nothing of the call was served
+   * @throws WorkerException {@link RefusalReason#BAD_REQUEST} when the call does not make a request
+   *     (a header that is no pair, a move without its ends), or a refusal of the worker met while
+   *     serving (see the class comment); nothing of the call was served
    */
   public Response serve(Worker worker, HttpCall call) {
-    Request request = Request.of(call.method(), call.path(), call.query(),
-        headersOf(call.headers()), call.body());
-    Move move = moveOf(call.move());
+    Request request;
+    Move move;
+    try {
+      request = Request.of(call.method(), call.path(), call.query(), headersOf(call.headers()),
+          call.body());
+      move = moveOf(call.move());
+    } catch (IllegalArgumentException e) {
+      throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
+    }
     dev.cryo.worker.Call admission = new dev.cryo.worker.Call(call.user(), call.connection(), null,
         CallKind.USER_EVENT, call.grant(), "", Map.of(), Map.of());
     try (RequestSlot slot = worker.openRequest(admission)) {

@@ -333,9 +333,12 @@ class AppHostTest {
         .isInstanceOfSatisfying(WorkerException.class,
             e -> assertThat(e.reason()).isEqualTo(RefusalReason.APPLICATION_FAILED))
         .hasMessageContaining("serves HTTP calls through serve(worker, httpCall)");
-    HttpCall broken = new HttpCall("anna", "c1", Grant.ALONE, "GET", "/", "",
+    HttpCall broken = new HttpCall("bob", "c9", Grant.ALONE, "GET", "/", "",
         List.of(List.of("not a pair")), null, null);
     assertThatThrownBy(() -> serve(w1, broken))
+        .isInstanceOfSatisfying(WorkerException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.BAD_REQUEST))
         .hasMessageContaining("header is a [name, value] pair");
+    assertThat(w1.registry().userItems().contains("bob")).as("nothing was served").isFalse();
   }
 }
