@@ -13,7 +13,8 @@ import java.util.WeakHashMap;
  * <ul>
  *   <li><b>Wake once per stay.</b> A stay is one life of a user in one host — from his birth, his
  *       wake or his adoption until he leaves — and the host names it by an object of its own (the
- *       runtime: the user's row; the kit: its user), compared by identity and held weakly.
+ *       runtime: the user's row; the kit: its user) that does not override {@code equals}: it is
+ *       compared by identity, and held weakly.
  *       {@link #welcome} runs {@link CryoApplication#onWake} before the first call of a stay, and
  *       never again in that stay.
  *   <li><b>A failed {@code onWake} answers the call with a 500</b> ({@link #wakeFailed()}); the call
@@ -62,7 +63,7 @@ public final class HostPolicy {
   /**
    * Before a call of the stay {@code stay}: runs {@link CryoApplication#onWake} once per stay.
    *
-   * @param stay the host's object for this stay of the user (identity, held weakly)
+   * @param stay the host's object for this stay of the user (compared by identity, held weakly)
    * @param host the user's state, for the hook
    * @return null when the call may be served; else what answers it instead — a 500
    *     ({@link #wakeFailed()}) and the hook's failure, logged — the stay left unwelcomed
