@@ -6,6 +6,7 @@ import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.time.Clock;
 import java.time.Instant;
@@ -95,7 +96,7 @@ final class Admission {
     if (connection.isPresent()) {
       String owner = connection.get().user();
       if (call.user() != null && !call.user().equals(owner)) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, call.user(), "connection '"
+        throw new WorkerException(RefusalReason.USER_MISMATCH, call.user(), "connection '"
             + call.connectionId() + "' belongs to '" + owner + "' on worker " + name + ", not to '"
             + call.user() + "'; nothing was served: route the call as '" + owner
             + "', or log the connection in first");
@@ -178,11 +179,11 @@ final class Admission {
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         if (cause instanceof WorkerException refusal
-            && (refusal.reason() == WorkerException.Reason.NO_PARCEL
-                || refusal.reason() == WorkerException.Reason.UNREADABLE_PARCEL)) {
+            && (refusal.reason() == RefusalReason.NO_PARCEL
+                || refusal.reason() == RefusalReason.UNREADABLE_PARCEL)) {
           throw new WorkerException(refusal.reason(), user, refusal.getMessage(), refusal);
         }
-        throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
+        throw new WorkerException(RefusalReason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
       }
@@ -209,7 +210,7 @@ final class Admission {
 
   /** The refusal of a call whose grant does not fit the tenant the worker holds (or none). */
   private WorkerException stale(String user, Grant grant, Tenant tenant) {
-    return new WorkerException(WorkerException.Reason.STALE_GRANT, user, (tenant == null
+    return new WorkerException(RefusalReason.STALE_GRANT, user, (tenant == null
         ? "'" + user + "' is not on worker " + name + ", and the call's grant (" + grant
             + ") creates nobody"
         : "worker " + name + " holds '" + user + "' at generation " + tenant.generation()
@@ -280,7 +281,7 @@ final class Admission {
     Optional<PageRow> page = registry.pageItems().get(call.pageId());
     if (page.isPresent()) {
       if (!page.get().connectionId().equals(call.connectionId())) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "page '"
+        throw new WorkerException(RefusalReason.USER_MISMATCH, user, "page '"
             + call.pageId() + "' hangs from connection '" + page.get().connectionId() + "', not '"
             + call.connectionId() + "'; nothing was served: route the call with its own connection");
       }
@@ -293,7 +294,7 @@ final class Admission {
   private void newConnection(String user, String connectionId) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' is not on"
           + " worker " + name + "; connection '" + connectionId + "' was not created: route the"
           + " call again");
     }
@@ -309,7 +310,7 @@ final class Admission {
           return; // born by a sister call meanwhile
         }
         if (e.reason() == RegisterException.Reason.DUPLICATE_KEY) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "connection '"
+          throw new WorkerException(RefusalReason.USER_MISMATCH, user, "connection '"
               + connectionId + "' was born meanwhile for another user on worker " + name
               + "; nothing was served: route the call as its owner", e);
         }
@@ -329,7 +330,7 @@ final class Admission {
   void newPage(String user, String connectionId, String pageId, Map<String, ?> fields) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' is not on"
           + " worker " + name + "; page '" + pageId + "' was not created: open a call for him first");
     }
     tenant.lock.lock();
@@ -351,7 +352,7 @@ final class Admission {
           return; // born by a sister call meanwhile
         }
         if (e.reason() == RegisterException.Reason.USER_MISMATCH) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, e.getMessage(), e);
+          throw new WorkerException(RefusalReason.USER_MISMATCH, user, e.getMessage(), e);
         }
         throw e;
       }
@@ -398,7 +399,7 @@ final class Admission {
 
   private void refuseIfFinished(String user) {
     if (departures.finished()) {
-      throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
+      throw new WorkerException(RefusalReason.WORKER_FINISHED, user, "worker " + name
           + " has quit; nothing was served: route the call to another worker");
     }
   }

@@ -6,6 +6,7 @@ import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +28,15 @@ import java.util.function.Supplier;
  * <p>A drop respects the phase of the user's stay. While he is being frozen, woken or handed over
  * by a login tail, the drop waits for that transition — outside every lock, up to the worker's
  * transition wait — and then applies to what it left: to him when he is still here; refused with
- * {@link WorkerException.Reason#USER_LEFT} ({@link WorkerException.Where#FROZEN}) when he went
+ * {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} ({@link WorkerException.Where#FROZEN}) when he went
  * into the freezer meanwhile, so that nothing announced as dropped ever comes back at his next
  * wake and no freeze loses its rows under it; with
- * {@link WorkerException.Reason#IN_TRANSITION} (retryable) when the transition outlasts the wait.
+ * {@link RefusalReason#IN_TRANSITION} (retryable) when the transition outlasts the wait.
  *
  * <p>Thread-safe, with the worker's locking ({@link LockOrder}): each drop changes the registry
  * and publishes under the user's tenant lock, having tried (never waited for) the page locks the
  * registry's detach seam takes; a busy page is waited for outside every lock, within the quit's
- * grace ({@link WorkerException.Reason#ROW_BUSY} past it). The drop delivers its announcements
+ * grace ({@link RefusalReason#ROW_BUSY} past it). The drop delivers its announcements
  * before it returns.
  */
 final class Drops {
@@ -124,7 +125,7 @@ final class Drops {
    * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
    * when it was his last ({@code drop_user}).
    *
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
+   * @throws WorkerException {@link RefusalReason#UNKNOWN_CONNECTION} when it is not here
    */
   void dropConnection(String connectionId) {
     long deadline = System.nanoTime() + worker.transitionWait().toNanos();
@@ -235,9 +236,9 @@ final class Drops {
    * waits — outside every lock, until {@code deadline} ({@link System#nanoTime()}) — for what was
    * in the way, and returns {@link #AGAIN}.
    *
-   * @throws WorkerException {@link WorkerException.Reason#USER_LEFT} when he was frozen while the
-   *     drop waited, {@link WorkerException.Reason#IN_TRANSITION} or
-   *     {@link WorkerException.Reason#ROW_BUSY} past the deadline; nothing was changed
+   * @throws WorkerException {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} when he was frozen while the
+   *     drop waited, {@link RefusalReason#IN_TRANSITION} or
+   *     {@link RefusalReason#ROW_BUSY} past the deadline; nothing was changed
    */
   private Object attempt(Tenant tenant, String order, long deadline,
       Supplier<List<PageRow>> pages, Supplier<Object> step) {
@@ -267,7 +268,7 @@ final class Drops {
     if (transition != null) {
       awaitTransition(tenant, transition, order, deadline);
     } else if (!LockOrder.awaitFree(busy, deadline)) {
-      throw new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user, order + " on worker "
+      throw new WorkerException(RefusalReason.ROW_BUSY, tenant.user, order + " on worker "
           + name + " waited for a page a call's store action holds until its bound; nothing was"
           + " dropped: retry once that call is done");
     }
@@ -300,7 +301,7 @@ final class Drops {
   }
 
   private WorkerException inTransition(Tenant tenant, String order) {
-    return new WorkerException(WorkerException.Reason.IN_TRANSITION, tenant.user, order
+    return new WorkerException(RefusalReason.IN_TRANSITION, tenant.user, order
         + " waited " + worker.transitionWait() + " for '" + tenant.user + "' to finish being"
         + " frozen, woken or handed over on worker " + name + "; nothing was dropped: retry");
   }
@@ -319,7 +320,7 @@ final class Drops {
   }
 
   WorkerException unknownConnection(String connectionId) {
-    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
+    return new WorkerException(RefusalReason.UNKNOWN_CONNECTION, null, "connection '"
         + connectionId + "' is not on worker " + name + "; nothing was changed");
   }
 }

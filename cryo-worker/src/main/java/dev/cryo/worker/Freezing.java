@@ -6,6 +6,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -204,7 +205,7 @@ final class Freezing {
     } else if (clock.instant().isBefore(deadline)) {
       schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline, cut));
     } else {
-      WorkerException failure = new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user,
+      WorkerException failure = new WorkerException(RefusalReason.ROW_BUSY, tenant.user,
           "page '" + busy.pageId() + "' of '" + tenant.user + "' stayed locked by a call's store"
               + " action for " + worker.rowWait() + "; his expiry was given up and nothing was"
               + " dropped: he stays alive here, flagged, until the call returns and a plan asks"
@@ -234,8 +235,7 @@ final class Freezing {
   private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
       throws IOException {
     String user = tenant.user;
-    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
-        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' left worker " + name
             + " before his freeze; nothing was written"));
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
     Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion(),
@@ -261,7 +261,7 @@ final class Freezing {
       }
     } catch (IOException | RuntimeException e) {
       Throwable undone = undo(into, user, connectionParcels.keySet(), e);
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+      throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "the freezer refused"
           + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
           + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
           + " the semaphore was given back: free space or fix the freezer, then freeze again",
@@ -315,7 +315,7 @@ final class Freezing {
     if (busyPage != null) { // nothing was dropped: take the parcels back, then try again later
       Throwable undoFailure = undo(into, user, connectionParcels.keySet(), null);
       if (undoFailure != null) {
-        throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "page '"
+        throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "page '"
             + busyPage.pageId() + "' of '" + user + "' was busy when his freeze emptied memory,"
             + " and the parcels already written could not be taken back (" + undoFailure
             + "); he stays alive and active on worker " + name + ", nothing was announced:"

@@ -6,6 +6,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -90,12 +91,12 @@ final class Login {
     try {
       location = locator.locate(user);
     } catch (Exception e) {
-      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "nobody could say where"
+      throw new WorkerException(RefusalReason.LOCATE_FAILED, user, "nobody could say where"
           + " '" + user + "' lives (" + e + "); connection '" + connectionId + "' was not logged in"
           + " and nothing was changed: retry the login", e);
     }
     if (location == null) {
-      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "the identity locator"
+      throw new WorkerException(RefusalReason.LOCATE_FAILED, user, "the identity locator"
           + " answered nothing for '" + user + "'; connection '" + connectionId + "' was not logged"
           + " in and nothing was changed: fix the locator, then retry");
     }
@@ -107,7 +108,7 @@ final class Login {
     UserRow previousRow = registry.userItems().get(previous)
         .orElseThrow(() -> worker.unknownConnection(connection.connectionId()));
     if (Worker.held(previousRow) && !Worker.held(connection)) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, previous, "the login of"
+      throw new WorkerException(RefusalReason.LOCK_ORDER, previous, "the login of"
           + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
           + previous + "' alone; nothing was changed: release it, or hold the connection's first");
     }
@@ -139,7 +140,7 @@ final class Login {
         break;
       }
       if (!LockOrder.awaitFree(busy, deadline)) {
-        throw new WorkerException(WorkerException.Reason.ROW_BUSY, previous, "the login of"
+        throw new WorkerException(RefusalReason.ROW_BUSY, previous, "the login of"
             + " connection '" + connection.connectionId() + "' into '" + user + "' waited "
             + worker.rowWait() + " for a call's store action on its rows; nothing was changed:"
             + " retry the login once that call is done");
@@ -152,7 +153,7 @@ final class Login {
   private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
       String previous, String user, boolean guest) {
     if (!to.present() || to.phase() != Phase.ACTIVE) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user
           + "' is leaving or being woken on worker " + name + "; connection '"
           + connection.connectionId() + "' was not logged in: retry");
     }
@@ -219,7 +220,7 @@ final class Login {
     from.lock.lock();
     try {
       if (!from.claimLoginTail(result, () -> runLoginTail(from, connectionId, user, result))) {
-        return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
+        return CompletableFuture.failedFuture(new WorkerException(RefusalReason.USER_LEFT_MOVING,
             from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
                 + connectionId + "' was not handed over: retry once he is gone or back"));
       }
@@ -282,7 +283,7 @@ final class Login {
       } catch (IOException | RuntimeException dropFailure) {
         e.addSuppressed(dropFailure);
       }
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+      throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "the freezer refused"
           + " the parcel of connection '" + connectionId + "' under '" + user + "' ("
           + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
           + " nothing was announced: retry the login once the freezer is fixed", e);
@@ -323,7 +324,7 @@ final class Login {
 
 
   private WorkerException staleLocation(String user, long generation, Long held) {
-    return new WorkerException(WorkerException.Reason.STALE_GRANT, user, "'" + user + "' was"
+    return new WorkerException(RefusalReason.STALE_GRANT, user, "'" + user + "' was"
         + " located on worker " + name + " at generation " + generation + ", but "
         + (held == null ? "he is not here any more" : "he is here at generation " + held)
         + "; the connection was not logged in and nothing was changed: retry the login");

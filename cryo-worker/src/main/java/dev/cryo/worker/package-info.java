@@ -3,12 +3,19 @@
  * into the freezer and wakes them from it.
  *
  * <p>A {@link dev.cryo.worker.Worker} holds a register registry (cryo-register) of the users placed
- * on it and a freezer (cryo-freezer) shared with the other workers of its run. It serves
- * {@link dev.cryo.worker.Call}s through an {@link dev.cryo.worker.Application}, tells every change
- * of its population as {@link dev.cryo.worker.Announcement}s, and describes itself in a
+ * on it and a freezer (cryo-freezer) shared with the other workers of its run. It tells every
+ * change of its population as {@link dev.cryo.worker.Announcement}s and describes itself in a
  * {@link dev.cryo.worker.Photo}. The commander, the wire between processes and the HTTP front drive
- * it through this API. {@link dev.cryo.worker.AppHost} serves an application written against
- * cryo-app ({@code dev.cryo.app}) as the worker's {@link dev.cryo.worker.Application}.
+ * it through this API.
+ *
+ * <p>An application is written against cryo-app ({@code dev.cryo.app}) and nothing else:
+ * {@link dev.cryo.worker.AppHost} serves it, and {@link dev.cryo.worker.AppHost#serve} is the one
+ * way an HTTP call reaches it — the wire's {@link dev.cryo.wire.protocol.HttpCall} becomes the
+ * application's {@link dev.cryo.app.Request} there, once, and the host follows the
+ * {@link dev.cryo.app.HostPolicy} the test kit follows too. The worker's own
+ * {@link dev.cryo.worker.Call} / {@link dev.cryo.worker.Application} seam (untyped operations, with
+ * its {@code ExampleApplication}) remains only for the worker's own tests and benchmarks, until the
+ * admission of a call is rebuilt around the owner of a user's stay; no application uses it.
  *
  * <h2>Rules of the package</h2>
  *
@@ -44,7 +51,9 @@
  *   <li>A reply never overtakes the announcements its call caused: the worker waits, holding no
  *       user lock, until they were delivered; the photo and the replies carry the watermark.
  *   <li>Every refusal is a {@link dev.cryo.worker.WorkerException} with a machine-readable reason
- *       and a message saying what happened, what was kept and what to do.
+ *       in the protocol's one vocabulary ({@link dev.cryo.wire.protocol.RefusalReason}: what the
+ *       wire carries to the commander) and a message saying what happened, what was kept and what
+ *       to do.
  *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging
  *       backend and depends on nothing beyond cryo's own modules.
  * </ul>
