@@ -45,7 +45,9 @@ import java.util.concurrent.TimeoutException;
  * {@code events.jsonl} (the event log, see the package description), {@code journal} (its maps,
  * for a start after a crash), {@code freezer/} (the working freezer: at start, the reboot data
  * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
- * {@code workers/NAME.log} (each worker's output) and
+ * {@code generations} (the lease of the run's generations, {@link Generations}),
+ * {@code writers.lock} (held shared by every worker for its life: a start waits for it,
+ * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output) and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address), and, between two calls of {@code cryo
  * reload}, {@code reload.json} and {@code reload-result.json} ({@link ReloadRequests}).
