@@ -839,10 +839,17 @@ public final class Freezer {
     try {
       inFolder(key, directory -> {
         Trip trip = key == null ? null : trips.get(key);
-        if (trip != null && directory == trip.hold.directory()
-            && trip.parcels.place(directory, Path.of(name), bytes)) {
-          trip.wrote = true; // written whole into a spare, renamed over the name
-          return null;
+        if (trip != null && directory == trip.hold.directory()) {
+          Path entry = Path.of(name);
+          // Through a spare; with none at hand, the parcel there (a woken user's, left in place
+          // for the next freeze) becomes one first: written over in place, a truncated file
+          // would be flushed at its close, and torn by a crash mid-write.
+          if (trip.parcels.place(directory, entry, bytes)
+              || (trip.parcels.size() == 0 && trip.parcels.keep(directory, entry)
+                  && trip.parcels.place(directory, entry, bytes))) {
+            trip.wrote = true; // written whole into a spare, renamed over the name
+            return null;
+          }
         }
         writeIn(directory, name, file, bytes, trip);
         return null;

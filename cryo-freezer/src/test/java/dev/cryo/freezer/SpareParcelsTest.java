@@ -86,6 +86,36 @@ class SpareParcelsTest {
     assertThat(Forcing.folderKeys(freezer.root())).containsExactly(Freezer.key("bob"));
   }
 
+  /**
+   * A wake leaves the parcels in place for the next freeze; that freeze, with no spare at hand,
+   * makes each parcel its own spare and writes it whole through it: the very same files, no spare
+   * left over, the new state read back.
+   */
+  @Test
+  void aFreezeOverParcelsAWakeLeftInPlaceWritesThemWholeThroughTheSameFiles() throws Exception {
+    Freezer freezer = new Freezer(temp.resolve("freezer"));
+    freeze(freezer, "alice", 1);
+    Path user = freezer.folder("alice").resolve(Freezer.USER_PARCEL);
+    Path connection = freezer.connectionParcel("alice", "c0");
+    Object userFile = key(user);
+    Object connectionFile = key(connection);
+    assertThat(freezer.tryTakeSemaphore("alice", "w")).isTrue(); // a wake: read, nothing dropped
+    assertThat(freezer.readUserParcel("alice")).contains(STORE);
+    freezer.releaseSemaphore("alice", "w");
+
+    Map<String, Object> later = Map.of("cart", List.of("tea"), "n", 4);
+    assertThat(freezer.tryTakeSemaphore("alice", "w")).isTrue();
+    freezer.writeUserParcel("alice", later, "w", "freeze", "g");
+    freezer.writeConnectionParcel("alice", "c0", later, "w", "freeze", "g");
+    freezer.releaseSemaphore("alice", "w");
+
+    assertThat(new Freezer(freezer.root()).readUserParcel("alice")).contains(later);
+    assertThat(new Freezer(freezer.root()).readConnectionParcel("alice", "c0")).contains(later);
+    assertThat(key(user)).isEqualTo(userFile);
+    assertThat(key(connection)).isEqualTo(connectionFile);
+    assertThat(spares(freezer.folder("alice"))).isEmpty();
+  }
+
   @Test
   void aFrozenFolderWithSparesIsAdoptedByAnotherFreezerAndByPathAndGoesWhole() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
