@@ -380,7 +380,11 @@ public final class RunHome implements Closeable {
    */
   public Optional<byte[]> read(String relative, int limit) throws IOException {
     require(relative, Kind.FILE);
-    return root.read(relative, limit);
+    Optional<byte[]> bytes = root.read(relative, limit);
+    if (bytes.isPresent()) { // judged again: nothing at the first look passes, a file moved in since
+      require(relative, Kind.FILE);
+    }
+    return bytes;
   }
 
   /**

@@ -40,6 +40,25 @@ public final class StopWatcher {
    *     directory: fail closed
    */
   public Optional<StopMode> tick() throws IOException {
+    if (refused()) {
+      return Optional.empty();
+    }
+    directory.removeStaleStopRequests(invocationId, false);
+    StopReading reading = directory.readStopRequest();
+    // Judged again after the read: a file moved in between the first look (nothing there, which
+    // the rule lets pass) and the read would otherwise be acted upon unjudged.
+    if (refused()) {
+      return Optional.empty();
+    }
+    last = reading;
+    return reading.appliesTo(invocationId) ? reading.mode() : Optional.empty();
+  }
+
+  /**
+   * Whether the home's rule refuses what is at {@code stop-request} now (another user's, or
+   * writable by others): then nothing is read or acted upon, and {@link #refusal} says why.
+   */
+  private boolean refused() throws IOException {
     try {
       home.require(StopRequest.FILE_NAME, RunHome.Kind.FILE);
     } catch (ControlException e) {
@@ -47,16 +66,13 @@ public final class StopWatcher {
           || e.reason() == ControlException.Reason.WRITABLE_BY_OTHERS) {
         refusal = e.getMessage();
         last = StopReading.absent();
-        return Optional.empty();
+        return true;
       }
-      // A link, a FIFO or a directory there is read below as what it is: a request that does not
+      // A link, a FIFO or a directory there is read as what it is: a request that does not
       // parse, which every reader takes as a drain.
     }
     refusal = null;
-    directory.removeStaleStopRequests(invocationId, false);
-    StopReading reading = directory.readStopRequest();
-    last = reading;
-    return reading.appliesTo(invocationId) ? reading.mode() : Optional.empty();
+    return false;
   }
 
   /** What the last {@link #tick} read. */
