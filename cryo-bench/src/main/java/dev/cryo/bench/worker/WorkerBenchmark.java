@@ -5,7 +5,6 @@ import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.Store;
-import dev.cryo.worker.Call;
 import dev.cryo.worker.FreezeOutcome;
 import dev.cryo.worker.Worker;
 import java.io.IOException;
@@ -48,7 +47,7 @@ public class WorkerBenchmark {
 
   private static final String USER = "anna";
   private static final String CONNECTION = RealisticUser.CONNECTION_IDS.get(0);
-  private static final String PAGE = CONNECTION + "-page-0";
+  private String page;
 
   private Path root;
   private Worker[] workers;
@@ -61,15 +60,15 @@ public class WorkerBenchmark {
     root = Files.createTempDirectory("cryo-bench-server-");
     Freezer freezer = new Freezer(root.resolve("freezer"));
     workers = new Worker[] {HandOverBench.worker("a", freezer), HandOverBench.worker("b", freezer)};
-    RealisticTenant.place(workers[0], USER);
+    page = RealisticTenant.place(workers[0], USER).get(0);
     host = 0;
     callers = Executors.newFixedThreadPool(50);
   }
 
-  private static Call increment(boolean frozen) {
-    Call call = Call.userEvent(USER, CONNECTION, PAGE, "increment")
-        .withArguments(Map.of("scope", "page", "key", "counter"));
-    return frozen ? call.withUserFrozen() : call;
+  /** An increment of the first page's counter, with the verdict "frozen" if asked. */
+  private byte[] increment(Worker worker, boolean frozen) {
+    return RealisticTenant.serve(worker, USER, CONNECTION, frozen, "/increment", "page=" + page,
+        null);
   }
 
   /** Closes the workers and removes the freezer. */
@@ -93,7 +92,7 @@ public class WorkerBenchmark {
       throw new IllegalStateException("the user was not frozen on " + from.name());
     }
     host = 1 - host;
-    Object served = to.call(increment(true));
+    Object served = increment(to, true);
     if (to.photo().users().get(USER).connections().size() != 2) {
       throw new IllegalStateException("the user arrived without his two connections");
     }
@@ -105,7 +104,7 @@ public class WorkerBenchmark {
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
   public Object callThroughWorker() {
-    return workers[host].call(increment(false));
+    return increment(workers[host], false);
   }
 
   /** The same store work, directly on the registry's row under its lock. */
@@ -113,16 +112,17 @@ public class WorkerBenchmark {
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
   public Object sameWorkOnTheRegistry() {
-    PageRow page = workers[host].registry().pageItems().get(PAGE).orElseThrow();
-    page.lock().lock();
+    PageRow row = workers[host].registry().pageItems().get(page).orElseThrow();
+    row.lock().lock();
     try {
-      Store store = page.store(Store.class);
-      Object current = store.get("counter");
-      long next = (current instanceof Number number ? number.longValue() : 0L) + 1;
-      store.set("counter", next);
+      Store store = row.store(Store.class);
+      Object current = store.get("Counter");
+      long next = (current instanceof Map<?, ?> counter
+          && counter.get("count") instanceof Number number ? number.longValue() : 0L) + 1;
+      store.set("Counter", Map.of("count", next));
       return next;
     } finally {
-      page.lock().unlock();
+      row.lock().unlock();
     }
   }
 
@@ -136,17 +136,17 @@ public class WorkerBenchmark {
     from.freezeUser(USER).join();
     host = 1 - host;
     CountDownLatch go = new CountDownLatch(1);
-    List<Future<Object>> replies = new ArrayList<>(50);
+    List<Future<byte[]>> replies = new ArrayList<>(50);
     for (int i = 0; i < 50; i++) {
       replies.add(callers.submit(() -> {
         go.await();
-        return to.call(increment(true));
+        return increment(to, true);
       }));
     }
     go.countDown();
     int served = 0;
-    for (Future<Object> reply : replies) {
-      if (reply.get() instanceof Number) {
+    for (Future<byte[]> reply : replies) {
+      if (reply.get().length > 0) {
         served++;
       }
     }
