@@ -35,9 +35,11 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code handOver} (sample time, µs): the realistic user frozen on one worker and woken on
  *       the other by a call carrying the verdict, which is served; the two workers alternate;
  *   <li>{@code callThroughWorker} against {@code sameWorkOnTheRegistry} (throughput): one call that
- *       increments a counter in a page's store, through the worker (slot, clocks up the chain,
- *       application seam, row lock) and the same increment done directly on the registry's row
- *       under its lock; the ratio is the worker's own overhead;
+ *       increments a counter in a page's state, an HTTP call through the worker's application
+ *       host (the request made, the user's turn, slot, clocks up the chain, the routes, typed state
+ *       as plain data, row lock, the JSON reply) and the same increment done directly on the
+ *       registry's row under its lock; the ratio is the worker's own overhead (not comparable with
+ *       ratios measured through the worker's former untyped seam);
  *   <li>{@code burstOfFifty} (average time, µs): the user frozen, then 50 concurrent calls with the
  *       verdict on the other worker: the time until all 50 are served.
  * </ul>
