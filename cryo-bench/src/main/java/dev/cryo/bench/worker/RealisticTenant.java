@@ -96,7 +96,8 @@ public final class RealisticTenant {
     return reply.body();
   }
 
-  private static JsonNode read(byte[] body) {
+  /** A JSON body, read. */
+  static JsonNode read(byte[] body) {
     try {
       return JSON.readTree(body);
     } catch (IOException e) {

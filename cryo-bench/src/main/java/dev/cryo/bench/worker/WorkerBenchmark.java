@@ -68,9 +68,9 @@ public class WorkerBenchmark {
   }
 
   /** An increment of the first page's counter, with the verdict "frozen" if asked. */
-  private byte[] increment(Worker worker, boolean frozen) {
-    return RealisticTenant.serve(worker, USER, CONNECTION, frozen, "/increment", "page=" + page,
-        null);
+  private Object increment(Worker worker, boolean frozen) {
+    return RealisticTenant.read(RealisticTenant.serve(worker, USER, CONNECTION, frozen,
+        "/increment", "page=" + page, null)).get("count").longValue();
   }
 
   /** Closes the workers and removes the freezer. */
@@ -138,7 +138,7 @@ public class WorkerBenchmark {
     from.freezeUser(USER).join();
     host = 1 - host;
     CountDownLatch go = new CountDownLatch(1);
-    List<Future<byte[]>> replies = new ArrayList<>(50);
+    List<Future<Object>> replies = new ArrayList<>(50);
     for (int i = 0; i < 50; i++) {
       replies.add(callers.submit(() -> {
         go.await();
@@ -147,8 +147,8 @@ public class WorkerBenchmark {
     }
     go.countDown();
     int served = 0;
-    for (Future<byte[]> reply : replies) {
-      if (reply.get().length > 0) {
+    for (Future<Object> reply : replies) {
+      if (reply.get() instanceof Number) {
         served++;
       }
     }
