@@ -57,13 +57,13 @@ final class Admission {
   }
 
   /** Opens a request slot for a real call; the contract is {@link Worker#openRequest}'s. */
-  RequestSlot openRequest(Call call) {
-    String user = ownerOf(call);
-    RequestSlot slot = enter(user, call);
+  RequestSlot openRequest(Arrival arrival) {
+    String user = ownerOf(arrival);
+    RequestSlot slot = enter(user, arrival);
     boolean opened = false;
     try {
       ensureChain(slot);
-      stamp(call.pageId(), call.connectionId(), call.kind());
+      stamp(arrival.pageId(), arrival.connectionId(), arrival.clocks());
       opened = true;
       return slot;
     } finally {
@@ -79,19 +79,19 @@ final class Admission {
     if (page.isEmpty()) {
       return false;
     }
-    stamp(pageId, page.get().connectionId(), CallKind.PING);
+    stamp(pageId, page.get().connectionId(), Arrival.Clocks.REFRESH);
     return true;
   }
 
   /** A ping from a connection without a page: stamps the connection and its user, if here. */
   void pingConnection(String connectionId) {
     if (registry.connectionItems().contains(connectionId)) {
-      stamp(null, connectionId, CallKind.PING);
+      stamp(null, connectionId, Arrival.Clocks.REFRESH);
     }
   }
 
   /** The user a call is for: the connection's owner when it is here, else the call's, else its guest. */
-  private String ownerOf(Call call) {
+  private String ownerOf(Arrival call) {
     Optional<ConnectionRow> connection = registry.connectionItems().get(call.connectionId());
     if (connection.isPresent()) {
       String owner = connection.get().user();
@@ -115,7 +115,7 @@ final class Admission {
    * generation; a tenant is served only at his own generation. A tenant leaving is waited for
    * first, whatever the grant: the grant is judged against what he is once he is gone or back.
    */
-  private RequestSlot enter(String user, Call call) {
+  private RequestSlot enter(String user, Arrival call) {
     Grant grant = call.grant();
     while (true) {
       refuseIfFinished(user);
@@ -134,7 +134,7 @@ final class Admission {
           if (departures.quitting()) {
             fresh.transferIfUnflagged(); // the plan of a quit is terminal: late arrivals leave too
           }
-          if (call.userFrozen() && !registry.userItems().contains(user)) {
+          if (call.wakes() && !registry.userItems().contains(user)) {
             startUnfreezing(fresh);
             wake = true;
           }
@@ -158,7 +158,7 @@ final class Admission {
           case NOT_LIVE -> throw stale(user, grant, null); // dropped under calls in flight
           case PASSED -> { }
         }
-        if (!wake && call.userFrozen() && rowless) {
+        if (!wake && call.wakes() && rowless) {
           // Present without rows (his calls outlived them): the verdict is honoured all the same.
           startUnfreezing(tenant);
           wake = true;
@@ -191,7 +191,7 @@ final class Admission {
         departures.kickIfFlagged(tenant);
         return slot;
       }
-      if (!call.userFrozen()) {
+      if (!call.wakes()) {
         tenant.lock.lock();
         try {
           if (!tenant.present()) {
@@ -225,7 +225,7 @@ final class Admission {
     registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
-  private RequestSlot open(Tenant tenant, Call call) {
+  private RequestSlot open(Tenant tenant, Arrival call) {
     RequestSlot slot = new RequestSlot(worker, tenant, call);
     tenant.open(slot);
     return slot;
@@ -268,7 +268,7 @@ final class Admission {
   private void ensureChain(RequestSlot slot) {
     Tenant tenant = slot.tenant;
     String user = slot.user();
-    Call call = slot.call();
+    Arrival call = slot.arrival();
     if (!registry.connectionItems().contains(call.connectionId())) {
       waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
     }
@@ -373,14 +373,14 @@ final class Admission {
    * Stamps the clocks of a page (unless {@code pageId} is null), its connection and its user, in that
    * order, each row by itself.
    */
-  private void stamp(String pageId, String connectionId, CallKind kind) {
+  private void stamp(String pageId, String connectionId, Arrival.Clocks kind) {
     Instant now = clock.instant();
     Map<String, Object> clocks = new HashMap<>(4);
     clocks.put(Parcels.LAST_REFRESH_TS, now);
-    if (kind != CallKind.PING) {
+    if (kind != Arrival.Clocks.REFRESH) {
       clocks.put(Parcels.LAST_RPC_TS, now);
     }
-    if (kind == CallKind.USER_EVENT) {
+    if (kind == Arrival.Clocks.USER) {
       clocks.put(Parcels.LAST_USER_TS, now);
     }
     try {

@@ -13,8 +13,11 @@ import dev.cryo.app.Response;
 import dev.cryo.app.Scope;
 import dev.cryo.app.StateException;
 import dev.cryo.app.StateHost;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.Row;
 import dev.cryo.register.Store;
 import dev.cryo.register.StoreException;
 import dev.cryo.register.UserRow;
@@ -55,10 +58,12 @@ import java.util.function.Function;
  *
  * <h2>The call</h2>
  *
- * <p>{@link #serve} takes the wire's {@link HttpCall} and makes the application's {@link Request}
- * of it once: the call opens a request slot on the worker for its user and connection under the
- * commander's grant (no page: it stamps the connection's and the user's clocks as a human event),
- * and the request goes to the application's routes. With {@code socketless} (the commander's word
+ * <p>{@link #serve} is the one way a call reaches the worker: it takes the wire's {@link HttpCall}
+ * and makes the application's {@link Request} of it once; the call opens a request slot on the
+ * worker for its user and connection under the commander's grant (no page: it stamps the
+ * connection's and the user's clocks as a human event), and the request goes to the application's
+ * routes. A handler reaches a row's store only through this host, under the row's lock, one store
+ * action at a time, marked as a store action for the lock order ({@link LockOrder}). With {@code socketless} (the commander's word
  * that no page socket was bound anywhere when it sent the call), a push of the call to a page,
  * connection or user this worker holds is answered here — its pages counted from the worker's
  * registry, none written — instead of being relayed; any other push is relayed. The application's
@@ -85,12 +90,12 @@ import java.util.function.Function;
  * <p>As {@link HostPolicy} says, a stay being the user's row here (a row that comes back from the
  * freezer is a new object): {@link CryoApplication#onWake} runs in the user's turn before his
  * first call served since his row arrived (born, woken, adopted); {@link CryoApplication#onFreeze}
- * from the worker's {@link Application#beforeFreeze}; {@link CryoApplication#onPageClosed} from
- * {@link Application#pagesClosed}, in the user's turn.
+ * before the worker freezes him ({@link #beforeFreeze}); {@link CryoApplication#onPageClosed} when
+ * the worker closed pages for good ({@link #pagesClosed}), in the user's turn.
  *
  * <p>Thread-safe.
  */
-public final class AppHost implements Application {
+public final class AppHost {
 
   private static final System.Logger LOG = System.getLogger(AppHost.class.getName());
 
@@ -227,8 +232,8 @@ public final class AppHost implements Application {
 
   /**
    * Serves one HTTP call of the commander's on {@code worker} (this host's worker), in its user's
-   * turn; the wire's call becomes the application's {@link Request} here, once. Returns only once
-   * every announcement the call caused was delivered, as {@link Worker#call} does.
+   * turn; the wire's call becomes the application's {@link Request} here, once. Returns, or
+   * throws, only once every announcement the call caused was delivered.
    *
    * @return the reply: the application's, or {@link HostPolicy}'s (a failed {@code onWake}, state
    *     this version cannot read)
@@ -246,11 +251,16 @@ public final class AppHost implements Application {
     } catch (IllegalArgumentException e) {
       throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
     }
-    dev.cryo.worker.Call admission = new dev.cryo.worker.Call(call.user(), call.connection(), null,
-        CallKind.USER_EVENT, call.grant(), "", Map.of(), Map.of());
-    try (RequestSlot slot = worker.openRequest(admission)) {
-      return serve(new CallContext(worker, slot), request, move,
-          Boolean.TRUE.equals(call.socketless()));
+    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()));
+  }
+
+  /**
+   * Serves {@code request} as {@link #serve(Worker, HttpCall)} does, for a call that arrived as
+   * {@code arrival} says — for the worker's own tests, which name a call's page and its clocks.
+   */
+  Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless) {
+    try (RequestSlot slot = worker.openRequest(arrival)) {
+      return serve(new Host(worker, slot, null, socketless), request, move);
     } catch (WorkerException refusal) {
       if (refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
         return HostPolicy.unreadableParcel(refusal.getMessage());
@@ -262,21 +272,23 @@ public final class AppHost implements Application {
   }
 
   /**
-   * Not a way in: this host serves the commander's HTTP calls through
-   * {@link #serve(Worker, HttpCall)}.
-   *
-   * @throws UnsupportedOperationException always; nothing was served
+   * Opens a request slot for {@code arrival} and runs {@code action} with the call's reach into the
+   * worker, outside the user's turn and outside the application; closes the slot and waits for the
+   * announcements. For the worker's own tests, which must hold a row's store, open a page of a
+   * chosen id or log in from inside a call.
    */
-  @Override
-  public Object handle(CallContext context) {
-    throw new UnsupportedOperationException("an application host serves HTTP calls through"
-        + " serve(worker, httpCall), not worker calls; nothing was served");
+  <T> T inCall(Worker worker, Arrival arrival, Function<Host, T> action) {
+    try (RequestSlot slot = worker.openRequest(arrival)) {
+      return action.apply(new Host(worker, slot, null, false));
+    } finally {
+      worker.awaitAnnouncements();
+    }
   }
 
-  private Response serve(CallContext context, Request request, Move move, boolean socketless) {
-    Host host = new Host(context, turns.enter(context.user()), socketless);
+  private Response serve(Host host, Request request, Move move) {
+    host.turn = turns.enter(host.user());
     try {
-      UserRow row = userRow(context);
+      UserRow row = host.worker.registry().userItems().get(host.user()).orElse(null);
       if (row != null) {
         Dispatcher.Served refused = policy.welcome(row, host);
         if (refused != null) {
@@ -295,10 +307,6 @@ public final class AppHost implements Application {
     } finally {
       turns.exit(host.turn);
     }
-  }
-
-  private static UserRow userRow(CallContext context) {
-    return context.worker().registry().userItems().get(context.user()).orElse(null);
   }
 
   /**
@@ -360,21 +368,22 @@ public final class AppHost implements Application {
 
   // ---- versions -------------------------------------------------------------------------------
 
-  /** The application's {@link CryoApplication#stateVersion()}. */
-  @Override
+  /** The application's {@link CryoApplication#stateVersion()}, stamped on every parcel written. */
   public int stateVersion() {
     return dispatcher.stateVersion();
   }
 
   /**
    * A store written by another state version, through {@link Dispatcher#upgrade} (and so
-   * {@link CryoApplication#upgrade}).
+   * {@link CryoApplication#upgrade}); asked at a wake or an adoption, on a disk thread with the
+   * user's semaphore held, before any row is rebuilt ({@link Parcels#readable}).
    *
+   * @param level {@code "user"}, {@code "connection"} or {@code "page"}
    * @throws StateException {@link StateException.Reason#UNREADABLE} when this version cannot read
-   *     it
+   *     it: the worker leaves the parcels as they were and refuses the call
+   *     {@link RefusalReason#UNREADABLE_PARCEL}
    */
-  @Override
-  public Map<String, Object> readStore(String level, int version, Map<String, Object> content) {
+  Map<String, Object> readStore(String level, int version, Map<String, Object> content) {
     Scope scope = switch (level) {
       case "connection" -> Scope.CONNECTION;
       case "page" -> Scope.PAGE;
@@ -385,8 +394,15 @@ public final class AppHost implements Application {
 
   // ---- hooks ----------------------------------------------------------------------------------
 
-  @Override
-  public void beforeFreeze(Worker worker, String user, String cause) {
+  /**
+   * Before a user leaves by the freezer (an ordered freeze, a transfer, the idle valve, a quit) with
+   * none of his calls in flight, before his rows are read for the parcels: runs
+   * {@link CryoApplication#onFreeze} under the host policy. Runs on the departing thread with no
+   * lock of the worker held; not for an expiry, a login tail, nor a user whose calls a quit cut.
+   *
+   * @param cause {@code "freeze"} (ordered), {@code "transfer"}, {@code "idle"} or {@code "quit"}
+   */
+  void beforeFreeze(Worker worker, String user, String cause) {
     UserRow row = worker.registry().userItems().get(user).orElse(null);
     if (row == null) {
       return;
@@ -394,8 +410,13 @@ public final class AppHost implements Application {
     policy.freeze(row, new StayHost(worker, user), reasonOf(cause)); // a failed freeze: woken again
   }
 
-  @Override
-  public void pagesClosed(Worker worker, String user, List<String> pageIds) {
+  /**
+   * After pages were closed for good (dropped with their page, connection or user, an expiry
+   * included, their drops announced; never by a freeze or a login tail): runs
+   * {@link CryoApplication#onPageClosed} for each, in the user's turn, on the dropping thread with
+   * no lock of the worker held.
+   */
+  void pagesClosed(Worker worker, String user, List<String> pageIds) {
     UserTurns.Turn turn = turns.enter(user);
     try {
       StayHost host = new StayHost(worker, user);
@@ -436,34 +457,40 @@ public final class AppHost implements Application {
     return null;
   }
 
-  /** The runtime of one call: the worker's call context, and the user's turn. */
-  private final class Host implements CallHost {
-    private final CallContext context;
+  /**
+   * The runtime of one call: the worker, the call's request slot, the user's turn; the call's only
+   * reach into the worker's rows. Valid during its call only, on any thread the handler uses.
+   */
+  final class Host implements CallHost {
+    private final Worker worker;
+    private final RequestSlot slot;
     /** No page socket was bound when the call was sent: pushes to what is here need no relay. */
     private final boolean socketless;
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
 
-    Host(CallContext context, UserTurns.Turn turn, boolean socketless) {
-      this.context = context;
+    Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
+      this.worker = worker;
+      this.slot = slot;
       this.turn = turn;
       this.socketless = socketless;
     }
 
+    /** The user the call is served for: the connection's owner, which a login changes. */
     @Override
     public String user() {
-      return context.user();
+      return slot.user();
     }
 
     @Override
     public String worker() {
-      return context.workerName();
+      return worker.name();
     }
 
     @Override
     public boolean isGuest() {
-      return context.user().startsWith(RegisterRegistry.GUEST_PREFIX);
+      return user().startsWith(RegisterRegistry.GUEST_PREFIX);
     }
 
     @Override
@@ -479,11 +506,7 @@ public final class AppHost implements Application {
 
     private <T> T on(Scope scope, String pageId, Function<Store, T> action) {
       try {
-        return switch (scope) {
-          case USER -> context.withUserStore(action);
-          case CONNECTION -> context.withConnectionStore(action);
-          case PAGE -> context.withPageStore(pageId, action);
-        };
+        return withStore(scope, pageId, action);
       } catch (WorkerException e) {
         if (e.reason() == RefusalReason.UNKNOWN_PAGE) {
           throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, e.getMessage(), e);
@@ -492,16 +515,120 @@ public final class AppHost implements Application {
       }
     }
 
+    /**
+     * Runs {@code action} on the store of the call's user, connection, or page {@code pageId} (a
+     * page of the call's connection; null: the page the call arrived for), holding that row's lock,
+     * marked as a store action: no tenant lock may be taken until it returns. Store actions nest
+     * upwards only (page, then connection, then user).
+     *
+     * @throws WorkerException {@link RefusalReason#UNKNOWN_PAGE} when the page is not on this
+     *     worker, hangs from another connection, or the call is for no page;
+     *     {@link RefusalReason#LOCK_ORDER} when the thread holds the lock of a row above it;
+     *     {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} when the
+     *     row is no longer here; nothing was read or written
+     */
+    <T> T withStore(Scope scope, String pageId, Function<Store, T> action) {
+      String page = scope != Scope.PAGE ? null : pageId != null ? pageId : slot.pageId();
+      if (scope == Scope.PAGE && page == null) {
+        throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "the call from"
+            + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
+            + " nothing was read or written: name the page");
+      }
+      if (scope == Scope.PAGE && pageId != null && !pageId.equals(slot.pageId())) {
+        PageRow row = worker.registry().pageItems().get(pageId).orElse(null);
+        if (row == null || !row.connectionId().equals(slot.connectionId())) {
+          throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "page '" + pageId + "' "
+              + (row == null ? "is not on worker " + worker.name()
+                  : "hangs from another connection than '" + slot.connectionId() + "'")
+              + "; nothing was read or written: a call reaches only the pages of its own"
+              + " connection");
+        }
+      }
+      return storeAction(scope, page, action);
+    }
+
+    private <T> T storeAction(Scope scope, String pageId, Function<Store, T> action) {
+      RegisterRegistry registry = worker.registry();
+      PageRow page = pageId == null ? null : registry.pageItems().get(pageId).orElse(null);
+      ConnectionRow connection = registry.connectionItems().get(slot.connectionId()).orElse(null);
+      UserRow user = connection == null ? null
+          : registry.userItems().get(connection.user()).orElse(null);
+      Row row = switch (scope) {
+        case PAGE -> page;
+        case CONNECTION -> connection;
+        case USER -> user;
+      };
+      if (row == null) {
+        Tenant tenant = slot.tenant;
+        WorkerException.Where where = !tenant.present() && tenant.leftTo() != null
+            ? tenant.leftTo() : WorkerException.Where.MOVING;
+        throw WorkerException.userLeft(user(), where, "the " + scope
+            + " row of the call from connection '" + slot.connectionId() + "'"
+            + (pageId == null ? "" : " for page '" + pageId + "'") + " is no longer on worker "
+            + worker.name() + "; nothing was read or written: the user left (a cut call, a drop)");
+      }
+      if (scope == Scope.PAGE && !page.connectionId().equals(slot.connectionId())) {
+        throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "page '" + pageId
+            + "' no longer hangs from connection '" + slot.connectionId() + "'; nothing was read"
+            + " or written");
+      }
+      boolean outOfOrder = switch (scope) {
+        case PAGE -> Worker.held(connection) || Worker.held(user);
+        case CONNECTION -> Worker.held(user);
+        case USER -> false;
+      };
+      if (outOfOrder) {
+        throw new WorkerException(RefusalReason.LOCK_ORDER, user(), "the " + scope
+            + " store was asked for while holding the lock of a row above it; nothing was run:"
+            + " nest store actions upwards only (page, then connection, then user)");
+      }
+      row.lock().lock(); // no tenant lock is held here: a handler holds none
+      LockOrder.enterStoreAction(); // from here until it returns, no tenant lock may be taken
+      try {
+        return action.apply(row.get("store", Store.class));
+      } finally {
+        LockOrder.exitStoreAction();
+        row.lock().unlock();
+      }
+    }
+
     @Override
     public boolean hasPage(String pageId) {
-      return context.hasPage(pageId);
+      return pageId != null && worker.registry().pageItems().get(pageId)
+          .map(page -> page.connectionId().equals(slot.connectionId())).orElse(false);
     }
 
     @Override
     public String openPage() {
       String pageId = "p" + HexFormat.of().formatHex(bytes(16)); // 128 random bits
-      context.newPage(pageId, Map.of());
+      newPage(pageId, Map.of());
       return pageId;
+    }
+
+    /**
+     * Opens page {@code pageId} on the call's connection (a child page when {@code fields} name a
+     * parent and a root), announced as {@code new_page}; a page of that id already on this
+     * connection is left as it is.
+     *
+     * @throws WorkerException {@link RefusalReason#USER_MISMATCH} when the id is a page of another
+     *     connection's (nothing was created); {@link RefusalReason#LOCK_ORDER} from inside a store
+     *     action
+     */
+    void newPage(String pageId, Map<String, Object> fields) {
+      worker.newPage(user(), slot.connectionId(), pageId, fields);
+      if (!hasPage(pageId)) {
+        throw new WorkerException(RefusalReason.USER_MISMATCH, user(), "page '" + pageId
+            + "' already hangs from another connection than '" + slot.connectionId()
+            + "'; nothing was created: open the page under a fresh id");
+      }
+    }
+
+    /**
+     * Logs the call's connection into {@code user} through the worker ({@link Worker#login}); when
+     * the identity lives elsewhere the hand-over waits for this call to close.
+     */
+    CompletableFuture<LoginOutcome> logIn(String user) {
+      return worker.login(slot.connectionId(), user);
     }
 
     @Override
@@ -511,17 +638,17 @@ public final class AppHost implements Application {
 
     @Override
     public Pushed pushToConnection(byte[] json) {
-      return push(PushMessage.CONNECTION, context.connectionId(), json);
+      return push(PushMessage.CONNECTION, slot.connectionId(), json);
     }
 
     @Override
     public Pushed pushToUser(byte[] json) {
-      return push(PushMessage.USER, context.user(), json);
+      return push(PushMessage.USER, user(), json);
     }
 
     private Pushed push(String target, String key, byte[] json) {
       if (socketless) {
-        Pushed unwritten = unwritten(context.worker().registry(), target, key);
+        Pushed unwritten = unwritten(worker.registry(), target, key);
         if (unwritten != null) {
           return unwritten; // no socket to write to: nothing to relay
         }
@@ -531,10 +658,10 @@ public final class AppHost implements Application {
 
     @Override
     public LoginResult login(String user) {
-      String before = context.user();
+      String before = user();
       CompletableFuture<LoginOutcome> outcome;
       try {
-        outcome = context.login(user);
+        outcome = logIn(user);
       } catch (RegisterException e) {
         if (e.reason() == RegisterException.Reason.GUEST_TARGET) {
           throw new IllegalArgumentException("'" + user + "' is a name reserved for guests;"
@@ -554,8 +681,8 @@ public final class AppHost implements Application {
         }
         throw e;
       }
-      String after = context.user();
-      if (!after.equals(before)) { // the call goes on in the identity's turn
+      String after = user();
+      if (!after.equals(before) && turn != null) { // the call goes on in the identity's turn
         turns.exit(turn);
         turn = turns.enter(after);
       }

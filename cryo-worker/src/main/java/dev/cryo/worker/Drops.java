@@ -96,7 +96,7 @@ final class Drops {
 
   /**
    * Drops a user's tree with its announcements; the caller holds his tenant lock. The pages dropped
-   * are added to {@code closed}, for {@link Application#pagesClosed}.
+   * are added to {@code closed}, for {@link AppHost#pagesClosed}.
    */
   boolean dropAnnounced(String user, List<String> closed) {
     Optional<UserRow> row = registry.userItems().get(user);

@@ -185,11 +185,11 @@ final class Parcels {
   /**
    * {@code parcel} as {@code application} reads it: itself when stamped with its state version, else
    * a copy whose stores (the row's, its pages', a carried guest store) went through
-   * {@link Application#readStore}.
+   * {@link AppHost#readStore}.
    *
    * @throws Unreadable when the application cannot read it (nothing is changed)
    */
-  static Map<?, ?> readable(Map<?, ?> parcel, Application application) {
+  static Map<?, ?> readable(Map<?, ?> parcel, AppHost application) {
     Object stamp = parcel.containsKey(STATE_VERSION) ? parcel.get(STATE_VERSION) : 1;
     if (!(stamp instanceof Integer || stamp instanceof Long)) {
       throw new Unreadable(1, "its state version is " + stamp + ", not a whole number");
@@ -229,7 +229,7 @@ final class Parcels {
     }
   }
 
-  private static Map<String, Object> readStore(Application application, String level,
+  private static Map<String, Object> readStore(AppHost application, String level,
       int version, Object content) {
     Map<String, Object> store = new LinkedHashMap<>();
     if (content instanceof Map<?, ?> map) {

@@ -3,43 +3,43 @@ package dev.cryo.worker;
 import java.util.Objects;
 
 /**
- * One call in flight on a worker: opened by {@link Worker#openRequest} once the user is awake and
- * the page is registered, closed by {@link #close()}. While a user has a slot open he is not frozen;
+ * One call in flight on a worker: opened by {@link Worker#openRequest} (for {@link AppHost#serve})
+ * once the user is awake and the connection (and page) are registered, closed by {@link #close()}. While a user has a slot open he is not frozen;
  * a departure ordered meanwhile waits for his last slot to close (or for the quit's grace to run
  * out). Closing is idempotent and may happen on any thread.
  */
-public final class RequestSlot implements AutoCloseable {
+final class RequestSlot implements AutoCloseable {
 
   private final Worker worker;
-  private final Call call;
+  private final Arrival arrival;
   volatile Tenant tenant; // moved by a login, under both users' locks
   volatile String user;
 
-  RequestSlot(Worker worker, Tenant tenant, Call call) {
+  RequestSlot(Worker worker, Tenant tenant, Arrival arrival) {
     this.worker = Objects.requireNonNull(worker);
     this.tenant = tenant;
     this.user = tenant.user;
-    this.call = call;
+    this.arrival = arrival;
   }
 
-  /** The call this slot serves. */
-  public Call call() {
-    return call;
+  /** How the call this slot serves arrived. */
+  Arrival arrival() {
+    return arrival;
   }
 
   /** The user the call is served for: the connection's owner (it changes with a login). */
-  public String user() {
+  String user() {
     return user;
   }
 
   /** The connection the call comes from. */
-  public String connectionId() {
-    return call.connectionId();
+  String connectionId() {
+    return arrival.connectionId();
   }
 
   /** The page the call is for, or null for a call from the connection without a page. */
-  public String pageId() {
-    return call.pageId();
+  String pageId() {
+    return arrival.pageId();
   }
 
   /**

@@ -148,12 +148,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
    * is, and becomes the application's request there, once.
    */
   private HttpResult http(HttpCall request) {
-    if (!(worker.application() instanceof AppHost host)) {
-      throw new WorkerException(RefusalReason.INTERNAL, request.user(), "worker " + worker.name()
-          + " serves no application host, so it cannot serve HTTP calls; nothing was served:"
-          + " start it with an application");
-    }
-    Response reply = host.serve(worker, request);
+    Response reply = worker.application().serve(worker, request);
     List<List<String>> headers = new ArrayList<>(reply.headers().size());
     for (Map.Entry<String, String> header : reply.headers()) {
       headers.add(List.of(header.getKey(), header.getValue()));

@@ -21,26 +21,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 /**
  * A worker: it serves calls for the users placed on it from memory, lets them go into the freezer,
  * and wakes frozen users when their calls arrive.
  *
  * <pre>{@code
+ * AppHost host = AppHost.load("com.example.Notes", null);
  * Worker worker = Worker.builder("w1", new Freezer(root)).group("main")
- *     .application(new ExampleApplication()).listener(commander::fold).build();
- * worker.call(Call.userEvent("anna", "c1", "p1", "increment"));   // anna born here, served
- * worker.freezeUser("anna").join();                                // FROZEN: parcels written, rows gone
- * other.call(Call.rpc("anna", "c1", "p1", "get").withUserFrozen()); // woken on the other worker
+ *     .application(host).listener(commander::fold).build();
+ * host.serve(worker, new HttpCall("anna", "c1", Grant.birth(1), "POST", "/api/notes", "",
+ *     List.of(), body, null));                                       // anna born here, served
+ * worker.freezeUser("anna").join();                                   // FROZEN: parcels written, rows gone
+ * otherHost.serve(other, new HttpCall("anna", "c1", Grant.wake(2, 1), "GET", "/api/notes", "",
+ *     List.of(), new byte[0], null));                                 // woken on the other worker
  * }</pre>
  *
  * <h2>The unified row</h2>
  *
- * <p>Every call opens a request slot ({@link #openRequest}) and closes it. A call for a user whose
+ * <p>Every call comes through the worker's {@link AppHost} ({@link AppHost#serve}), which opens a
+ * request slot for it ({@link #openRequest}) and closes it. A call for a user whose
  * row is active is served. A call for a user the worker does not hold is served after a wake, but
  * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
- * ({@link Call#userFrozen()}) — also when a tenant of his is present without rows — and a verdict
+ * (a wake grant) — also when a tenant of his is present without rows — and a verdict
  * finding no parcel is refused ({@link RefusalReason#NO_PARCEL}), never born as an empty
  * user; without the verdict a user parcel is residue and is never touched, and the user is born
  * fresh. A connection the worker does not hold is looked for in the user's folder by the
@@ -51,9 +54,10 @@ import java.util.function.Function;
  * <h2>Clocks</h2>
  *
  * <p>Each call stamps the clocks of its page, then its connection, then its user with the
- * schedule's clock: a {@link CallKind#PING} only {@code last_refresh_ts}, a {@link CallKind#RPC}
- * also {@code last_rpc_ts}, a {@link CallKind#USER_EVENT} also {@code last_user_ts}. A call from a
- * connection without a page ({@link Call#pageId()} null) stamps its connection and its user.
+ * schedule's clock: a ping ({@link #ping}) only {@code last_refresh_ts}, a call of a page's code
+ * also {@code last_rpc_ts}, a call caused by a human — every HTTP call — also
+ * {@code last_user_ts}. A call from a connection without a page (every HTTP call: it names its pages
+ * in its request) stamps its connection and its user.
  *
  * <h2>Departures</h2>
  *
@@ -72,8 +76,8 @@ import java.util.function.Function;
  * <h2>Replies and announcements</h2>
  *
  * <p>Every change is announced, in sequence, to the listener; a reply never overtakes the
- * announcements its call caused: {@link #call} returns, or throws, only once every announcement
- * published before it was delivered, and the futures of {@link #freezeUser} and {@link #quit()}
+ * announcements its call caused: {@link AppHost#serve} returns, or throws, only once every
+ * announcement published before it was delivered, and the futures of {@link #freezeUser} and {@link #quit()}
  * complete likewise. {@link #announcementWatermark()} and the photo carry the sequence delivered
  * last. A refusal because the user left says where he went ({@link WorkerException#where()}).
  *
@@ -84,7 +88,7 @@ import java.util.function.Function;
  * tenant lock, that serialises his lifecycle changes with their announcements and is never held
  * while waiting for the disk; the photo takes it briefly per user, so no user appears half
  * changed. All lifecycle changes of the users a worker holds must go through the worker (its
- * methods and the {@link CallContext}), never directly through the registry, or the announcements
+ * methods and its {@link AppHost}), never directly through the registry, or the announcements
  * miss them.
  *
  * <h2>The lock order</h2>
@@ -92,8 +96,7 @@ import java.util.function.Function;
  * <p>One rule ({@link LockOrder}): a user's tenant lock first (two of them in the order of the
  * users' names), then row locks (page, then connection, then user), then the registry's structure
  * lock, then the announcer's. Nothing holding a row lock takes a tenant lock: a lifecycle
- * operation asked from inside a store action ({@link CallContext#withPageStore} and its siblings)
- * is refused with {@link RefusalReason#LOCK_ORDER} before anything changes. This is what
+ * operation asked from inside a store action (the host's reach into a row's store) is refused with {@link RefusalReason#LOCK_ORDER} before anything changes. This is what
  * lets a drop lock the pages it takes (the registry's detach seam) under the tenant lock without a
  * handler, inside a page's store, deadlocking it by opening a page or logging in. And a thread
  * holding a tenant lock, a disk thread or a semaphore never waits for a row lock a store action
@@ -108,7 +111,7 @@ public final class Worker implements AutoCloseable {
   private final String group;
   private final Freezer freezer;
   private final RegisterRegistry registry;
-  private final Application application;
+  private final AppHost application;
   private final int stateVersion;
   private final Announcer announcer;
   private final Schedule schedule;
@@ -130,7 +133,6 @@ public final class Worker implements AutoCloseable {
   private final Freezing freezing;
   private final Photographer photographer;
   private final Admission admission;
-  private final StoreAccess stores;
 
   private Worker(Builder builder) {
     this.name = builder.name;
@@ -142,8 +144,9 @@ public final class Worker implements AutoCloseable {
     this.rowWait = builder.grace;
     this.transitionWait = builder.waitLimit.plus(builder.grace);
     this.registry = builder.registry != null ? builder.registry : new RegisterRegistry(clock);
-    this.application = builder.application;
-    this.stateVersion = builder.application.stateVersion();
+    this.application = builder.application != null ? builder.application
+        : new AppHost(routes -> { });
+    this.stateVersion = application.stateVersion();
     this.announcer = new Announcer(builder.listener, user -> {
       Tenant tenant = tenants.get(user);
       return tenant == null ? 0 : tenant.generation(); // volatile: no tenant lock here
@@ -173,7 +176,6 @@ public final class Worker implements AutoCloseable {
         drops, schedule, builder.retryInterval);
     this.admission = new Admission(this, name, clock, tenants, registry, announcer, departures,
         waking, servedCalls);
-    this.stores = new StoreAccess(name, registry);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
     if (builder.idleLimit != null) {
@@ -259,43 +261,8 @@ public final class Worker implements AutoCloseable {
   // ---- calls ----------------------------------------------------------------------------------
 
   /**
-   * Serves one call: a ping stamps {@code last_refresh_ts} up the chain if the page is here and does
-   * nothing else (it returns null); a real call opens a request slot, runs the application, and
-   * closes the slot.
-   *
-   * @return what the application returned
-   * @throws WorkerException when the user cannot be woken or served (see {@link #openRequest}), or
-   *     {@link RefusalReason#APPLICATION_FAILED} when the handler threw
-   */
-  public Object call(Call call) {
-    if (call.kind() == CallKind.PING) {
-      if (call.pageId() == null) {
-        pingConnection(call.connectionId());
-      } else {
-        ping(call.pageId());
-      }
-      return null;
-    }
-    try (RequestSlot slot = openRequest(call)) {
-      try {
-        return application.handle(new CallContext(this, slot));
-      } catch (WorkerException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new WorkerException(RefusalReason.APPLICATION_FAILED, slot.user(),
-            "the application failed on '" + call.operation() + "' for "
-                + (call.pageId() == null ? "connection '" + call.connectionId()
-                    : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
-                + " stays as the handler left him: fix the handler or the call", e);
-      }
-    } finally {
-      announcer.flush(); // the reply, or the refusal, never overtakes what the call caused
-    }
-  }
-
-  /**
    * The announcement watermark: the sequence of the last announcement delivered to the listener
-   * (0 before the first). A reply sent after {@link #call} returned, or after
+   * (0 before the first). A reply sent after {@link AppHost#serve} returned, or after
    * {@link #awaitAnnouncements()}, may carry it: every announcement up to it reached the listener
    * before.
    */
@@ -324,7 +291,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** A ping from a connection without a page: stamps the connection and its user, if here. */
-  private void pingConnection(String connectionId) {
+  void pingConnection(String connectionId) {
     admission.pingConnection(connectionId);
   }
 
@@ -334,11 +301,11 @@ public final class Worker implements AutoCloseable {
    * brings the verdict and he is not here, waits while he is being woken or is leaving, adopts the
    * connection from its parcel when there is one, brings the connection and the page into being
    * when they are new (announced as births), and stamps the clocks. A call without a page (an HTML
-   * shell, a login POST: {@link Call#pageId()} null) brings only the connection into being and
-   * stamps the connection and the user. The caller must close the slot, and call
-   * {@link #awaitAnnouncements()} before replying, as {@link #call} does.
+   * shell, a login POST: every HTTP call) brings only the connection into being and stamps the
+   * connection and the user. The caller ({@link AppHost}) must close the slot, and call
+   * {@link #awaitAnnouncements()} before replying.
    *
-   * @throws IllegalArgumentException for a {@link CallKind#PING}
+   * @throws IllegalArgumentException for an arrival that stamps only the refresh clock (a ping)
    * @throws WorkerException {@link RefusalReason#WAKE_FAILED} when the wake or the
    *     connection's adoption failed (nothing of it is left; retry),
    *     {@link RefusalReason#NO_PARCEL} when the call brought the verdict and the freezer
@@ -347,11 +314,11 @@ public final class Worker implements AutoCloseable {
    *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link RefusalReason#USER_MISMATCH} when the
    *     connection or page belongs to another user, {@link RefusalReason#WORKER_FINISHED}
    */
-  public RequestSlot openRequest(Call call) {
-    if (call.kind() == CallKind.PING) {
+  RequestSlot openRequest(Arrival arrival) {
+    if (arrival.clocks() == Arrival.Clocks.REFRESH) {
       throw new IllegalArgumentException("a ping opens no request slot: call ping(pageId)");
     }
-    return admission.openRequest(call);
+    return admission.openRequest(arrival);
   }
 
   /** Closes a slot; see {@link RequestSlot#close()}. */
@@ -364,18 +331,9 @@ public final class Worker implements AutoCloseable {
     admission.newPage(user, connectionId, pageId, fields);
   }
 
-  /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
-  <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
-    return stores.withStore(level, slot, action);
-  }
-
-  /** Runs a store action on a page of the call's connection; see {@link CallContext#withPageStore(String, Function)}. */
-  <T> T withPageStore(RequestSlot slot, String pageId, Function<Store, T> action) {
-    return stores.withPageStore(slot, pageId, action);
-  }
-
+  /** Whether the calling thread holds {@code row}'s lock (null: no). */
   static boolean held(dev.cryo.register.Row row) {
-    return StoreAccess.held(row);
+    return row != null && row.lock().isHeldByCurrentThread();
   }
 
   // ---- freezing -------------------------------------------------------------------------------
@@ -481,8 +439,11 @@ public final class Worker implements AutoCloseable {
     return drops.dropPage(pageId);
   }
 
-  /** The application served. */
-  Application application() {
+  /**
+   * The host of the application this worker serves (its builder's {@link Builder#application}):
+   * every HTTP call for this worker goes through its {@link AppHost#serve}.
+   */
+  public AppHost application() {
     return application;
   }
 
@@ -685,8 +646,8 @@ public final class Worker implements AutoCloseable {
   // ---- the builder ----------------------------------------------------------------------------
 
   /**
-   * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; an
-   * application that refuses every call; no listener; {@link IdentityLocator#NOWHERE}; the system schedule; two daemon disk threads;
+   * Builds a {@link Worker}. Defaults: group {@code ""}; a new registry on the schedule's clock; the
+   * host of an application with no routes (every request a {@code 404}); no listener; {@link IdentityLocator#NOWHERE}; the system schedule; two daemon disk threads;
    * semaphore retried every 50 ms for up to 30 s; transfer gate 2 s; quit grace 5 s; a quit's
    * departures {@value #QUIT_DEPARTURES_AT_ONCE} at once; idle valve off.
    * Not thread-safe.
@@ -699,9 +660,7 @@ public final class Worker implements AutoCloseable {
     private final Freezer freezer;
     private String group = "";
     private RegisterRegistry registry;
-    private Application application = context -> {
-      throw new UnsupportedOperationException("this worker was built without an application");
-    };
+    private AppHost application;
     private AnnouncementListener listener = announcement -> { };
     private IdentityLocator locator = IdentityLocator.NOWHERE;
     private Schedule schedule;
@@ -731,8 +690,12 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** The application serving the calls. */
-    public Builder application(Application value) {
+    /**
+     * The host of the application serving the calls: every HTTP call reaches the worker through
+     * {@link AppHost#serve} of this host, and the host's hooks run on the worker's freezes and
+     * drops. One host serves one worker.
+     */
+    public Builder application(AppHost value) {
       this.application = Objects.requireNonNull(value);
       return this;
     }

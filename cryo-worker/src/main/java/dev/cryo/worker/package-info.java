@@ -12,10 +12,14 @@
  * {@link dev.cryo.worker.AppHost} serves it, and {@link dev.cryo.worker.AppHost#serve} is the one
  * way an HTTP call reaches it — the wire's {@link dev.cryo.wire.protocol.HttpCall} becomes the
  * application's {@link dev.cryo.app.Request} there, once, and the host follows the
- * {@link dev.cryo.app.HostPolicy} the test kit follows too. The worker's own
- * {@link dev.cryo.worker.Call} / {@link dev.cryo.worker.Application} seam (untyped operations, with
- * its {@code ExampleApplication}) remains only for the worker's own tests and benchmarks, until the
- * admission of a call is rebuilt around the owner of a user's stay; no application uses it.
+ * {@link dev.cryo.app.HostPolicy} the test kit follows too. A worker is built with its host
+ * ({@link dev.cryo.worker.Worker.Builder#application}); there is no other application seam. Inside,
+ * a call arrives as an {@code Arrival} (who, which connection and page, which grant, which clocks —
+ * the worker's own record, never an application's), is let in by {@code Admission}, holds a
+ * {@code RequestSlot} while it runs, and reaches the rows' stores only through the host, one store
+ * action at a time under the row's lock. The worker's tests reach the same path through two
+ * package-private hooks of the host: a call with a named page and clocks, and a test's code run
+ * inside a call.
  *
  * <h2>Rules of the package</h2>
  *

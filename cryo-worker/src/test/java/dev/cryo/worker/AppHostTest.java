@@ -329,10 +329,6 @@ class AppHostTest {
 
   @Test
   void anHttpCallOfAnotherShapeIsRefusedClearly() {
-    assertThatThrownBy(() -> w1.call(Call.userEvent("anna", "c1", null, "increment")))
-        .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(RefusalReason.APPLICATION_FAILED))
-        .hasMessageContaining("serves HTTP calls through serve(worker, httpCall)");
     HttpCall broken = new HttpCall("bob", "c9", Grant.ALONE, "GET", "/", "",
         List.of(List.of("not a pair")), null, null);
     assertThatThrownBy(() -> serve(w1, broken))

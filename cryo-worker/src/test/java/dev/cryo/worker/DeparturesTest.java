@@ -45,10 +45,10 @@ class DeparturesTest {
   @Test
   void twoWorkersSharingAFreezerHandUsersBackAndForthWithEveryStoreIntact() {
     Worker other = harness.worker("w2");
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p1", "connection"));
-    worker.call(increment("anna", "c2", "p2", "user"));
-    worker.call(Call.rpc("anna", "c1", "p1", "put").withArguments(Map.of("scope", "user",
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "connection"));
+    Harness.call(worker, increment("anna", "c2", "p2", "user"));
+    Harness.call(worker, TestCall.rpc("anna", "c1", "p1", "put").withArguments(Map.of("scope", "user",
         "key", "cart", "value", Map.of("items", List.of("A-1", "B-2"), "photo", new byte[] {1, 2}))));
     Worker[] hosts = {worker, other};
     for (int round = 1; round <= 6; round++) {
@@ -56,24 +56,26 @@ class DeparturesTest {
       Worker to = hosts[round % 2];
       assertThat(from.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
       assertThat(hosted(from, "anna")).isFalse();
-      assertThat(number(to.call(increment("anna", "c1", "p1", "page").withUserFrozen())))
+      assertThat(number(Harness.call(to, increment("anna", "c1", "p1", "page").withUserFrozen())))
           .isEqualTo(1L + round);
       assertThat(harness.told(to.name())).endsWith("user_adopted:anna");
     }
     Worker last = hosts[0];
-    assertThat(number(last.call(get("anna", "c1", "p1", "connection")))).isEqualTo(1L);
-    assertThat(number(last.call(get("anna", "c2", "p2", "user")))).isEqualTo(1L);
-    Object cart = last.call(Call.rpc("anna", "c2", "p2", "get")
+    assertThat(number(Harness.call(last, get("anna", "c1", "p1", "connection")))).isEqualTo(1L);
+    assertThat(number(Harness.call(last, get("anna", "c2", "p2", "user")))).isEqualTo(1L);
+    Object cart = Harness.call(last, TestCall.rpc("anna", "c2", "p2", "get")
         .withArguments(Map.of("scope", "user", "key", "cart")));
     assertThat(((Map<?, ?>) cart).get("items")).isEqualTo(List.of("A-1", "B-2"));
-    assertThat((byte[]) ((Map<?, ?>) cart).get("photo")).containsExactly(1, 2);
+    // Bytes travel as JSON does (base64 text), and come back whole.
+    assertThat(java.util.Base64.getDecoder().decode((String) ((Map<?, ?>) cart).get("photo")))
+        .containsExactly(1, 2);
     assertThat(last.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c1", "c2");
   }
 
   @Test
   void anInFlightCallDefersTheFreezeUntilTheLastCallCloses() {
-    RequestSlot first = worker.openRequest(increment("anna", "c1", "p1", "page"));
-    RequestSlot second = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    RequestSlot first = worker.openRequest(increment("anna", "c1", "p1", "page").arrival());
+    RequestSlot second = worker.openRequest(increment("anna", "c1", "p1", "page").arrival());
     CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna");
     assertThat(worker.freezeUser("anna")).as("no double park").isSameAs(freeze);
 
@@ -88,20 +90,21 @@ class DeparturesTest {
 
   @Test
   void theParcelIsASnapshotOfTheMomentOfTheFreeze() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "user"));
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
     worker.freezeUser("anna").join();
     Object parcel = harness.freezer.readUserParcel("anna").orElseThrow();
-    assertThat(number(((Map<?, ?>) ((Map<?, ?>) parcel).get("store")).get("n"))).isEqualTo(1L);
+    assertThat(number(((Map<?, ?>) ((Map<?, ?>) ((Map<?, ?>) parcel).get("store")).get("n"))
+        .get("value"))).isEqualTo(1L);
     // A new anna born here without the verdict changes nothing in the frozen parcel.
-    worker.call(increment("anna", "c7", "p7", "user"));
-    worker.call(increment("anna", "c7", "p7", "user"));
+    Harness.call(worker, increment("anna", "c7", "p7", "user"));
+    Harness.call(worker, increment("anna", "c7", "p7", "user"));
     Object again = harness.freezer.readUserParcel("anna").orElseThrow();
     assertThat(again).isEqualTo(parcel);
   }
 
   @Test
   void aBusySemaphoreTimesOutTheFreezeAndTheWakeAndChangesNothing() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
 
     CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna");
@@ -111,11 +114,11 @@ class DeparturesTest {
       assertThat(e.getMessage()).contains("somebody else");
     });
     assertThat(worker.freezeFailures()).isEqualTo(1);
-    assertThat(number(worker.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
 
     worker.dropUser("anna");
     CompletableFuture<Object> wake = CompletableFuture.supplyAsync(
-        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+        () -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()));
     driveRetries(wake);
     assertThatThrownBy(wake::join).isInstanceOf(CompletionException.class).cause()
         .isInstanceOfSatisfying(WorkerException.class,
@@ -132,9 +135,9 @@ class DeparturesTest {
 
   @Test
   void flagsComeOnlyFromAPlanRideThePhotoAndWaitForTheGate() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
-    worker.call(increment("carl", "c3", "p3", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("carl", "c3", "p3", "page"));
     assertThat(worker.photo().users().values()).allMatch(user -> user.transferFlag() == null);
 
     worker.planTransfers(Map.of("anna", TransferFlag.TRANSFER, "bob", TransferFlag.EXPIRY,
@@ -160,7 +163,7 @@ class DeparturesTest {
     java.util.concurrent.ConcurrentHashMap<String, Boolean> map =
         new java.util.concurrent.ConcurrentHashMap<>(); // filled as the worker's own tenant map
     for (int i = 0; i < 30; i++) {
-      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "page"));
       map.put("u" + i, true);
     }
     List<String> asked = new java.util.ArrayList<>(map.keySet());
@@ -182,8 +185,8 @@ class DeparturesTest {
 
   @Test
   void aFlaggedUserMidCallLeavesWhenHisLastCallCloses() {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    RequestSlot slot = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    RequestSlot slot = worker.openRequest(increment("anna", "c1", "p1", "page").arrival());
     worker.planTransfers(Map.of("anna", TransferFlag.TRANSFER));
     harness.schedule.advance(Duration.ofSeconds(2));
     harness.await("the departure claimed", () -> harness.schedule.runDue() == 0);
@@ -197,11 +200,11 @@ class DeparturesTest {
   void anUnfreezingRowIsNotParkedAndTheFreezeOrderWaitsForTheWake() throws Exception {
     worker = harness.builder("w9").semaphoreWaitLimit(Duration.ofSeconds(10)).build();
     harness.workers.add(worker);
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
     CompletableFuture<Object> wake = CompletableFuture.supplyAsync(
-        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+        () -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()));
     harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
     assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.UNFREEZING);
 
@@ -221,11 +224,11 @@ class DeparturesTest {
 
   @Test
   void theIdleValveFreezesUsersWhoseRealClocksAreOld() {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
     harness.schedule.advance(Duration.ofMinutes(10));
-    worker.call(Call.rpc("bob", "c2", "p2", "get"));
-    worker.call(Call.ping("anna", "c1", "p1")); // a beat is no sign of life
+    Harness.call(worker, TestCall.rpc("bob", "c2", "p2", "get"));
+    Harness.call(worker, TestCall.ping("anna", "c1", "p1")); // a beat is no sign of life
     harness.schedule.advance(Duration.ofMinutes(10));
 
     assertThat(worker.freezeIdle(Duration.ofMinutes(15))).containsExactly("anna");
@@ -237,13 +240,13 @@ class DeparturesTest {
   void quitFreezesEveryoneIncludingLateArrivalsCutsStragglersAndReports(@TempDir Path other)
       throws Exception {
     Freezer into = new Freezer(other.resolve("reboot-temp"));
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
-    RequestSlot stuck = worker.openRequest(increment("carl", "c3", "p3", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    RequestSlot stuck = worker.openRequest(increment("carl", "c3", "p3", "page").arrival());
 
     CompletableFuture<QuitReport> report = worker.quit(into);
     assertThat(worker.quit(into)).isSameAs(report);
-    worker.call(increment("dora", "c4", "p4", "page")); // arrives after the quit began
+    Harness.call(worker, increment("dora", "c4", "p4", "page")); // arrives after the quit began
     assertThat(worker.photo().users().values()).allMatch(u -> u.transferFlag() == TransferFlag.TRANSFER);
 
     harness.schedule.advance(Duration.ofSeconds(2));
@@ -260,7 +263,7 @@ class DeparturesTest {
     assertThat(into.folderKeys()).containsExactlyInAnyOrder("anna", "bob", "carl", "dora");
     assertThat(harness.freezer.folderKeys()).isEmpty();
     stuck.close(); // a cut call closes quietly
-    assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page")))
+    assertThatThrownBy(() -> Harness.call(worker, increment("anna", "c1", "p1", "page")))
         .isInstanceOfSatisfying(WorkerException.class,
             e -> assertThat(e.reason()).isEqualTo(RefusalReason.WORKER_FINISHED));
   }
@@ -272,7 +275,7 @@ class DeparturesTest {
     Worker worker = harness.builder("w-turns").quitDeparturesAtOnce(1).build();
     harness.workers.add(worker);
     for (int i = 0; i < 5; i++) {
-      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "page"));
     }
     worker.quit();
     harness.schedule.skip(Duration.ofSeconds(2)); // the gate is open from the next turn
@@ -288,7 +291,7 @@ class DeparturesTest {
       }
       for (String user : worker.registry().userItems().keys()) {
         String index = user.substring(1);
-        assertThat(worker.call(get(user, "c" + index, "p" + index, "page"))).isEqualTo(1L);
+        assertThat(Harness.call(worker, get(user, "c" + index, "p" + index, "page"))).isEqualTo(1L);
         servedBetween++;
       }
     }
@@ -305,11 +308,11 @@ class DeparturesTest {
         "cannot mount a small tmpfs here (needs root): the refusing-disk test is skipped");
     try {
       Freezer small = new Freezer(mount.resolve("freezer"));
-      Worker worker2 = Worker.builder("w3", small).application(new ExampleApplication())
+      Worker worker2 = Worker.builder("w3", small).application(new AppHost(new StoreApplication()))
           .schedule(harness.schedule).diskExecutor(harness.disk).build();
-      worker2.call(Call.rpc("anna", "c1", "p1", "put").withArguments(
+      Harness.call(worker2, TestCall.rpc("anna", "c1", "p1", "put").withArguments(
           Map.of("scope", "user", "key", "blob", "value", new byte[200 * 1024])));
-      worker2.call(increment("anna", "c1", "p1", "page"));
+      Harness.call(worker2, increment("anna", "c1", "p1", "page"));
       Files.write(mount.resolve("filler"), new byte[216 * 1024]); // what is left cannot hold the parcel
 
       assertThatThrownBy(() -> worker2.freezeUser("anna").join()).cause()
@@ -320,9 +323,9 @@ class DeparturesTest {
       assertThat(worker2.photo().freezeFailures()).isEqualTo(1);
       assertThat(small.folderKeys()).isEmpty(); // semaphore back, nothing half-frozen left
       assertThat(worker2.photo().users().get("anna").state()).isEqualTo(UserState.ACTIVE);
-      assertThat(number(worker2.call(increment("anna", "c1", "p1", "page")))).isEqualTo(2L);
+      assertThat(number(Harness.call(worker2, increment("anna", "c1", "p1", "page")))).isEqualTo(2L);
       Files.delete(mount.resolve("filler"));
-      worker2.call(Call.rpc("anna", "c1", "p1", "put").withArguments(
+      Harness.call(worker2, TestCall.rpc("anna", "c1", "p1", "put").withArguments(
           Map.of("scope", "user", "key", "blob", "value", "small now")));
       assertThat(worker2.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
       worker2.close();
@@ -334,8 +337,8 @@ class DeparturesTest {
   @Test
   void aFailedDepartureNeitherStallsTheLoopNorTheQuitAndOneWarningNamesTheHolder()
       throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
     java.util.List<java.util.logging.LogRecord> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
     java.util.logging.Logger log = java.util.logging.Logger.getLogger(Worker.class.getName());
@@ -376,7 +379,7 @@ class DeparturesTest {
     Worker valved = harness.builder("w-idle")
         .idleFreeze(Duration.ofMinutes(15), Duration.ofMinutes(1)).build();
     harness.workers.add(valved);
-    valved.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(valved, increment("anna", "c1", "p1", "page"));
     harness.schedule.advance(Duration.ofMinutes(14));
     assertThat(hosted(valved, "anna")).isTrue();
     harness.schedule.advance(Duration.ofMinutes(2));
@@ -387,11 +390,11 @@ class DeparturesTest {
   void quitWaitsForAWakeInProgressThenSendsThatUserAwayToo() throws Exception {
     worker = harness.builder("w-pull").semaphoreWaitLimit(Duration.ofSeconds(30)).build();
     harness.workers.add(worker);
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
     CompletableFuture<Object> pull = CompletableFuture.supplyAsync(
-        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+        () -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()));
     harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
 
     CompletableFuture<QuitReport> report = worker.quit();
@@ -416,16 +419,16 @@ class DeparturesTest {
   void aQuitIntoARootTakesEveryDepartureThatRunsAfterItBegan(@TempDir Path other)
       throws Exception {
     Freezer into = new Freezer(other.resolve("reboot-temp"));
-    RequestSlot annaCall = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    RequestSlot annaCall = worker.openRequest(increment("anna", "c1", "p1", "page").arrival());
     CompletableFuture<FreezeOutcome> annaFreeze = worker.freezeUser("anna"); // claimed, deferred
-    worker.call(increment("bob", "c2", "p2", "page"));
-    worker.call(increment(null, "c3", "p3", "user")); // guest_c3
-    worker.call(increment("dora", "c4", "p4", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment(null, "c3", "p3", "user")); // guest_c3
+    Harness.call(worker, increment("dora", "c4", "p4", "page"));
     harness.schedule.advance(Duration.ofMinutes(20)); // bob (and the others) idle from now
-    worker.call(increment("dora", "c4", "p4", "page"));
-    worker.call(increment(null, "c3", "p3", "user"));
+    Harness.call(worker, increment("dora", "c4", "p4", "page"));
+    Harness.call(worker, increment(null, "c3", "p3", "user"));
 
-    worker.call(increment("eve", "c5", "p5", "page"));
+    Harness.call(worker, increment("eve", "c5", "p5", "page"));
     assertThat(harness.freezer.tryTakeSemaphore("eve", "somebody else")).isTrue();
     CompletableFuture<FreezeOutcome> eveFreeze = worker.freezeUser("eve"); // running, retrying
     harness.await("eve's first try failed", () -> harness.schedule.pending() > 0);
@@ -478,10 +481,11 @@ class DeparturesTest {
     try {
       Worker quitting = harness.builder("w-straggle").diskExecutor(oneDisk).build();
       harness.workers.add(quitting);
-      quitting.call(increment("anna", "c1", "p1", "page"));
-      quitting.call(increment("carl", "c3", "p3", "user"));
-      java.util.concurrent.Future<Object> straggler = callers.submit(() -> CallContextProbe.run(
-          quitting, increment("carl", "c3", "p3", "user"), context -> context.withUserStore(
+      Harness.call(quitting, increment("anna", "c1", "p1", "page"));
+      Harness.call(quitting, increment("carl", "c3", "p3", "user"));
+      java.util.concurrent.Future<Object> straggler = callers.submit(() -> Harness.inCall(
+          quitting, increment("carl", "c3", "p3", "user"), host -> host.withStore(
+              dev.cryo.app.Scope.USER, null,
               store -> {
                 inside.countDown();
                 try {
@@ -537,29 +541,21 @@ class DeparturesTest {
         });
     java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-    Application hooking = new Application() {
-      final ExampleApplication example = new ExampleApplication();
-
+    AppHost hooking = new AppHost(new StoreApplication() {
       @Override
-      public Object handle(CallContext context) throws Exception {
-        return example.handle(context);
+      public void onFreeze(dev.cryo.app.Stay stay, dev.cryo.app.FreezeReason reason) {
+        stay.user(StoreApplication.N.class).get(); // reaches the user's row, under its lock
+        hooked.add(stay.user());
       }
-
-      @Override
-      public void beforeFreeze(Worker on, String user, String cause) {
-        dev.cryo.register.UserRow row = on.registry().userItems().get(user).orElseThrow();
-        row.lock().lock(); // as a host reaching the user's state does
-        row.lock().unlock();
-        hooked.add(user);
-      }
-    };
+    });
     try {
       Worker quitting = harness.builder("w-hook").application(hooking).build();
       harness.workers.add(quitting);
-      quitting.call(increment("anna", "c1", "p1", "page"));
-      quitting.call(increment("carl", "c3", "p3", "user"));
-      java.util.concurrent.Future<Object> straggler = callers.submit(() -> CallContextProbe.run(
-          quitting, increment("carl", "c3", "p3", "user"), context -> context.withUserStore(
+      Harness.call(quitting, increment("anna", "c1", "p1", "page"));
+      Harness.call(quitting, increment("carl", "c3", "p3", "user"));
+      java.util.concurrent.Future<Object> straggler = callers.submit(() -> Harness.inCall(
+          quitting, increment("carl", "c3", "p3", "user"), host -> host.withStore(
+              dev.cryo.app.Scope.USER, null,
               store -> {
                 inside.countDown();
                 try {

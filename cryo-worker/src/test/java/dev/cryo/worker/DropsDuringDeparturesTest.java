@@ -86,8 +86,8 @@ class DropsDuringDeparturesTest {
 
   @Test
   void aConnectionDroppedDuringAFreezeIsNeverResurrectedByTheNextWake() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c2", "p2", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c2", "p2", "page"));
     CompletableFuture<FreezeOutcome> freeze = freezeHeldMidWrite();
     Future<Object> drop = whileHeld(() -> {
       worker.dropConnection("c1");
@@ -99,7 +99,7 @@ class DropsDuringDeparturesTest {
     Throwable refused = failureOf(drop);
 
     Worker other = harness.worker("w2");
-    other.call(increment("anna", "c2", "p2", "page").withUserFrozen());
+    Harness.call(other, increment("anna", "c2", "p2", "page").withUserFrozen());
     boolean dropTold = harness.told("w1").contains("drop_connection:c1");
     boolean c1Back = other.registry().connectionItems().contains("c1");
     assertThat(dropTold && c1Back).as("c1 announced dropped, then woken again").isFalse();
@@ -114,7 +114,7 @@ class DropsDuringDeparturesTest {
 
   @Test
   void droppingTheLastConnectionDuringAFreezeDoesNotMakeItAHalfFailure() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     CompletableFuture<FreezeOutcome> freeze = freezeHeldMidWrite();
     Future<Object> drop = whileHeld(() -> {
       worker.dropConnection("c1");
@@ -133,12 +133,12 @@ class DropsDuringDeparturesTest {
 
   @Test
   void aDropOfAUserBeingWokenWaitsForTheWakeThenDropsHim() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     CountDownLatch holdRead = new CountDownLatch(1);
     harness.codec.holdUserReads = holdRead;
     Future<Object> wake = threads.submit(
-        () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()));
+        () -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()));
     try {
       harness.await("anna unfreezing", () -> worker.photo().users().containsKey("anna"));
       Future<Boolean> drop = whileHeld(() -> worker.dropUser("anna"));
@@ -161,7 +161,7 @@ class DropsDuringDeparturesTest {
   @Test
   void anExpiryPlannedWhileAFreezeIsClaimedOrUnderWayIsHonoured() throws Exception {
     // anna: a freeze claimed, waiting for her call, when the plan says she expires
-    RequestSlot annaCall = worker.openRequest(increment("anna", "c1", "p1", "page"));
+    RequestSlot annaCall = worker.openRequest(increment("anna", "c1", "p1", "page").arrival());
     CompletableFuture<FreezeOutcome> annaFreeze = worker.freezeUser("anna");
     worker.planTransfers(Map.of("anna", TransferFlag.EXPIRY));
     long trips = worker.diskTrips();
@@ -170,7 +170,7 @@ class DropsDuringDeparturesTest {
     assertThat(worker.diskTrips()).as("expired as she left: nothing written").isEqualTo(trips);
 
     // bob: his freeze is writing when the plan says he expires
-    worker.call(increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
     harness.codec.holdUserWrites = resumeWrite;
     CompletableFuture<FreezeOutcome> bobFreeze = worker.freezeUser("bob");
     assertThat(harness.codec.userWriting.await(10, TimeUnit.SECONDS)).isTrue();
@@ -186,8 +186,8 @@ class DropsDuringDeparturesTest {
 
   @Test
   void aQuitKeepsTheExpiriesOfItsUsers() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
     worker.planTransfers(Map.of("anna", TransferFlag.EXPIRY));
     CompletableFuture<QuitReport> report = worker.quit();
     assertThat(worker.photo().users().get("anna").transferFlag()).isEqualTo(TransferFlag.EXPIRY);
@@ -201,7 +201,7 @@ class DropsDuringDeparturesTest {
 
   @Test
   void aFreezeThatFailsDoesNotConsumeAnExpiryPlannedMeanwhile() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
     CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna"); // retrying, in vain
     worker.planTransfers(Map.of("anna", TransferFlag.EXPIRY));
@@ -225,12 +225,16 @@ class DropsDuringDeparturesTest {
    */
   @Test
   void aCutCallCannotOpenAPageUnderItsUsersFreeze() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     CountDownLatch open = new CountDownLatch(1);
-    Future<Object> straggler = threads.submit(() -> CallContextProbe.run(worker,
-        increment("anna", "c1", "p1", "page"), context -> {
-          assertThat(open.await(20, TimeUnit.SECONDS)).isTrue();
-          context.newPage("p9", Map.of());
+    Future<Object> straggler = threads.submit(() -> Harness.inCall(worker,
+        increment("anna", "c1", "p1", "page"), host -> {
+          try {
+            assertThat(open.await(20, TimeUnit.SECONDS)).isTrue();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          host.newPage("p9", Map.of());
           return "opened";
         }));
     harness.await("the straggler's call open", () -> worker.photo().pendingCallCount() == 1);

@@ -45,14 +45,14 @@ class FenceTest {
    */
   @Test
   void aCallOnAStaleReadingReachesAWorkerThatFrozeHimAndMakesNobody() {
-    assertThat(w1.call(increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5))))
+    assertThat(Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5))))
         .isEqualTo(1L);
-    assertThat(w1.call(increment("anna", "c1", "p1", "user").withGrant(Grant.live(5))))
+    assertThat(Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.live(5))))
         .isEqualTo(2L);
     assertThat(w1.freezeUser("anna", 5L).join()).isEqualTo(FreezeOutcome.FROZEN);
     harness.heard("w1").clear();
 
-    assertThatThrownBy(() -> w1.call(increment("anna", "c1", "p1", "user")
+    assertThatThrownBy(() -> Harness.call(w1, increment("anna", "c1", "p1", "user")
         .withGrant(Grant.live(5))))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
           assertThat(e.reason()).isEqualTo(RefusalReason.STALE_GRANT);
@@ -63,7 +63,7 @@ class FenceTest {
     assertThat(w1.registry().userItems().contains("anna")).isFalse();
     assertThat(harness.told("w1")).as("nobody born on w1").isEmpty();
 
-    assertThat(w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.wake(6, 5))))
+    assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(6, 5))))
         .isEqualTo(3L);
     assertThat(w1.photo().users()).doesNotContainKey("anna");
     assertThat(w2.photo().users().get("anna").generation()).isEqualTo(6);
@@ -71,23 +71,23 @@ class FenceTest {
 
   @Test
   void aGrantOfAnotherGenerationIsRefusedByTheWorkerThatHoldsHim() {
-    w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.birth(6)));
+    Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(6)));
 
     for (Grant stale : new Grant[] {Grant.live(5), Grant.birth(5), Grant.wake(5, 4),
         Grant.live(7)}) {
-      assertThatThrownBy(() -> w2.call(increment("anna", "c1", "p1", "user").withGrant(stale)))
+      assertThatThrownBy(() -> Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(stale)))
           .as(stale.toString())
           .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
               .isEqualTo(RefusalReason.STALE_GRANT))
           .hasMessageContaining("holds 'anna' at generation 6");
     }
-    assertThat(w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.live(6))))
+    assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.live(6))))
         .isEqualTo(2L);
   }
 
   @Test
   void ordersForAnotherGenerationTouchNothing() {
-    w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.birth(6)));
+    Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(6)));
 
     assertThat(w2.freezeUser("anna", 5L).join()).isEqualTo(FreezeOutcome.NOT_HOSTED);
     assertThat(w2.dropUser("anna", 5)).isFalse();
@@ -99,12 +99,12 @@ class FenceTest {
 
   @Test
   void aWakeReadsOnlyAParcelAsNewAsTheGrantNamesAndLeavesResidueAlone() throws Exception {
-    w1.call(increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
+    Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
     w1.freezeUser("anna", 5L).join();
     Path parcel = harness.freezer.folder("anna").resolve("user.parcel");
     byte[] before = Files.readAllBytes(parcel);
 
-    assertThatThrownBy(() -> w2.call(increment("anna", "c1", "p1", "user")
+    assertThatThrownBy(() -> Harness.call(w2, increment("anna", "c1", "p1", "user")
         .withGrant(Grant.wake(8, 7))))
         .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
             .isEqualTo(RefusalReason.NO_PARCEL))
@@ -114,7 +114,7 @@ class FenceTest {
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
 
     // The wake the maps name finds him, and the parcel stays behind as residue of that stay.
-    assertThat(w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.wake(8, 5))))
+    assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(8, 5))))
         .isEqualTo(2L);
     assertThat(Files.readAllBytes(parcel)).isEqualTo(before);
     assertThat(Parcels.generationOf((Map<?, ?>) harness.freezer.readUserParcel("anna")
@@ -129,15 +129,15 @@ class FenceTest {
    */
   @Test
   void aWokenUsersParcelsStayForAWakeWhoseRecordWasLost() {
-    w1.call(increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
-    w1.call(increment("anna", "c1", "p1", "user").withGrant(Grant.live(5)));
+    Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
+    Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.live(5)));
     w1.freezeUser("anna", 5L).join();
-    assertThat(w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.wake(6, 5))))
+    assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(6, 5))))
         .isEqualTo(3L);
     w2.close(); // the worker goes with its commander: his stay at 6 is lost
 
     Worker w3 = harness.worker("w3");
-    assertThat(w3.call(increment("anna", "c1", "p1", "user").withGrant(Grant.wake(7, 5))))
+    assertThat(Harness.call(w3, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(7, 5))))
         .as("as he was frozen at 5").isEqualTo(3L);
   }
 }

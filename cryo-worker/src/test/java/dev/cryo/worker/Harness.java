@@ -34,7 +34,7 @@ final class Harness implements AutoCloseable {
 
   Worker.Builder builder(String name) {
     List<Announcement> log = heard.computeIfAbsent(name, key -> new CopyOnWriteArrayList<>());
-    return Worker.builder(name, freezer).group("g").application(new ExampleApplication())
+    return Worker.builder(name, freezer).group("g").application(new AppHost(new StoreApplication()))
         .listener(log::add)
         .identityLocator(user -> whereabouts.getOrDefault(user, IdentityLocator.Location.NOWHERE))
         .schedule(schedule).diskExecutor(disk)
@@ -85,18 +85,96 @@ final class Harness implements AutoCloseable {
     await("the end", operation::isDone);
   }
 
-  /** Calls the example application. */
-  static Object call(Worker worker, Call call) {
-    return worker.call(call);
+  /**
+   * Serves {@code call} on {@code worker} through its {@link AppHost} (a ping: {@link Worker#ping})
+   * and answers the value the application answered (whole numbers as longs).
+   *
+   * @throws Refused when the application answered another status than 200
+   * @throws WorkerException when the worker refused the call
+   */
+  static Object call(Worker worker, TestCall call) {
+    Arrival arrival = call.arrival();
+    if (arrival.clocks() == Arrival.Clocks.REFRESH) {
+      if (arrival.pageId() == null) {
+        worker.pingConnection(arrival.connectionId());
+      } else {
+        worker.ping(arrival.pageId());
+      }
+      return null;
+    }
+    StringBuilder query = new StringBuilder();
+    byte[] body = new byte[0];
+    Map<String, Object> arguments = new java.util.HashMap<>(call.arguments());
+    if (arrival.pageId() != null && !arguments.containsKey("page")) {
+      arguments.put("page", arrival.pageId());
+    }
+    for (Map.Entry<String, Object> argument : arguments.entrySet()) {
+      if (argument.getKey().equals("value")) {
+        body = json(Map.of("value", argument.getValue()));
+        continue;
+      }
+      query.append(query.isEmpty() ? "" : "&").append(argument.getKey()).append('=')
+          .append(java.net.URLEncoder.encode(String.valueOf(argument.getValue()),
+              java.nio.charset.StandardCharsets.UTF_8));
+    }
+    dev.cryo.app.Request request = dev.cryo.app.Request.of("POST", "/" + call.operation(),
+        query.toString(), List.of(), body);
+    dev.cryo.app.Response response = worker.application().serve(worker, arrival, request, null,
+        false);
+    if (response.status() != 200) {
+      throw new Refused(response.status(), new String(response.body(),
+          java.nio.charset.StandardCharsets.UTF_8));
+    }
+    return longs(read(response.body()).get("value"));
   }
 
-  static Call increment(String user, String connection, String page, String scope) {
-    return Call.userEvent(user, connection, page, "increment")
+  /** Runs {@code action} inside a call of {@code call}'s arrival, outside the application. */
+  static <T> T inCall(Worker worker, TestCall call,
+      java.util.function.Function<AppHost.Host, T> action) {
+    return worker.application().inCall(worker, call.arrival(), action);
+  }
+
+  static TestCall increment(String user, String connection, String page, String scope) {
+    return TestCall.userEvent(user, connection, page, "increment")
         .withArguments(Map.of("scope", scope, "key", "n"));
   }
 
-  static Call get(String user, String connection, String page, String scope) {
-    return Call.rpc(user, connection, page, "get").withArguments(Map.of("scope", scope, "key", "n"));
+  static TestCall get(String user, String connection, String page, String scope) {
+    return TestCall.rpc(user, connection, page, "get")
+        .withArguments(Map.of("scope", scope, "key", "n"));
+  }
+
+  /** An answer of the application's that is not a 200: its status and body. */
+  static final class Refused extends RuntimeException {
+    final int status;
+
+    Refused(int status, String body) {
+      super(status + " " + body);
+      this.status = status;
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private static byte[] json(Object value) {
+    try {
+      return JSON.writeValueAsBytes(value);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Map<?, ?> read(byte[] body) {
+    try {
+      return JSON.readValue(body, Map.class);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Object longs(Object value) {
+    return value instanceof Integer number ? (Object) number.longValue() : value;
   }
 
   /** A number read from a store, as a long (the codec reads small integers back as Integer). */

@@ -2,6 +2,7 @@ package dev.cryo.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cryo.app.Scope;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.RefusalReason;
@@ -54,32 +55,32 @@ class LockOrderTest {
     return thread;
   });
 
-  /** "inside": inside the page's store, waits for {@link #go}, then does what the call says. */
-  private Object handle(CallContext context) throws Exception {
-    if (!context.call().operation().equals("inside")) {
-      return new ExampleApplication().handle(context);
-    }
-    return context.withPageStore(store -> {
+  /**
+   * Inside the page's store of a call of {@code call}'s arrival, waits for {@link #go}, then logs
+   * in (when the call's arguments name a user) or opens page p2, still inside that store.
+   */
+  private Object inside(TestCall call) {
+    return Harness.inCall(worker, call, host -> host.withStore(Scope.PAGE, null, store -> {
       inside.countDown();
       try {
         assertThat(go.await(20, TimeUnit.SECONDS)).isTrue();
       } catch (InterruptedException e) {
         throw new IllegalStateException(e);
       }
-      if (context.call().arguments().containsKey("login")) {
-        context.login((String) context.call().arguments().get("login"));
+      if (call.arguments().containsKey("login")) {
+        host.logIn((String) call.arguments().get("login"));
       } else {
-        context.newPage("p2", Map.of());
+        host.newPage("p2", Map.of());
       }
       return "done";
-    });
+    }));
   }
 
   @BeforeEach
   void setUp() throws Exception {
     harness = new Harness(temp);
     registry = new DetachingRegistry(harness.schedule.clock());
-    worker = harness.builder("w1").registry(registry).application(this::handle).build();
+    worker = harness.builder("w1").registry(registry).build();
     harness.workers.add(worker);
   }
 
@@ -90,9 +91,9 @@ class LockOrderTest {
     harness.close();
   }
 
-  private void raceADropAgainst(Call inside) throws Exception {
-    worker.call(Harness.increment(inside.user(), "c1", "p1", "page"));
-    Future<Object> handler = threads.submit(() -> worker.call(inside));
+  private void raceADropAgainst(TestCall inside) throws Exception {
+    Harness.call(worker, Harness.increment(inside.user(), "c1", "p1", "page"));
+    Future<Object> handler = threads.submit(() -> inside(inside));
     assertThat(this.inside.await(10, TimeUnit.SECONDS)).as("the handler holds p1's lock").isTrue();
     List<Thread> dropper = new CopyOnWriteArrayList<>();
     Future<Boolean> drop = threads.submit(() -> {
@@ -124,20 +125,20 @@ class LockOrderTest {
   @Test
   void aHandlerOpeningAPageFromInsideAPageStoreIsRefusedWhileADropWaitsForThatPage()
       throws Exception {
-    raceADropAgainst(Call.rpc("anna", "c1", "p1", "inside"));
+    raceADropAgainst(TestCall.rpc("anna", "c1", "p1", "inside"));
   }
 
   @Test
   void aHandlerLoggingInFromInsideAPageStoreIsRefusedWhileADropWaitsForThatPage()
       throws Exception {
-    raceADropAgainst(Call.rpc(null, "c1", "p1", "inside").withArguments(Map.of("login", "carl")));
+    raceADropAgainst(TestCall.rpc(null, "c1", "p1", "inside").withArguments(Map.of("login", "carl")));
   }
 
   @Test
   void outsideAStoreActionTheSameOperationsWork() {
-    worker.call(Harness.increment("anna", "c1", "p1", "page"));
-    CallContextProbe.run(worker, Call.rpc("anna", "c1", "p1", "x"), context -> {
-      context.newPage("p3", Map.of());
+    Harness.call(worker, Harness.increment("anna", "c1", "p1", "page"));
+    Harness.inCall(worker, TestCall.rpc("anna", "c1", "p1", "x"), host -> {
+      host.newPage("p3", Map.of());
       return null;
     });
     assertThat(worker.registry().pageItems().contains("p3")).isTrue();
@@ -151,9 +152,9 @@ class LockOrderTest {
    */
   @Test
   void aLoginWaitingForABusyRowHoldsNoUserLockMeanwhile() throws Exception {
-    worker.call(Harness.increment(null, "c1", "p1", "page"));
-    Future<Object> holder = threads.submit(() -> CallContextProbe.run(worker,
-        Call.rpc(null, "c1", "p1", "x"), context -> context.withConnectionStore(store -> {
+    Harness.call(worker, Harness.increment(null, "c1", "p1", "page"));
+    Future<Object> holder = threads.submit(() -> Harness.inCall(worker,
+        TestCall.rpc(null, "c1", "p1", "x"), host -> host.withStore(Scope.CONNECTION, null, store -> {
           inside.countDown();
           try {
             return go.await(20, TimeUnit.SECONDS);
@@ -187,13 +188,17 @@ class LockOrderTest {
    */
   @Test
   void aPageLockedBetweenTheSnapshotAndTheDropUndoesTheFreezeInsteadOfWaiting() throws Exception {
-    worker.call(Harness.increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, Harness.increment("anna", "c1", "p1", "page"));
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch resumeWrite = new CountDownLatch(1);
-    Future<Object> straggler = threads.submit(() -> CallContextProbe.run(worker,
-        Harness.increment("anna", "c1", "p1", "page"), context -> {
-          assertThat(harness.codec.userWriting.await(20, TimeUnit.SECONDS)).isTrue();
-          return context.withPageStore(store -> {
+    Future<Object> straggler = threads.submit(() -> Harness.inCall(worker,
+        Harness.increment("anna", "c1", "p1", "page"), host -> {
+          try {
+            assertThat(harness.codec.userWriting.await(20, TimeUnit.SECONDS)).isTrue();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return host.withStore(Scope.PAGE, null, store -> {
             inside.countDown();
             try {
               return release.await(30, TimeUnit.SECONDS);

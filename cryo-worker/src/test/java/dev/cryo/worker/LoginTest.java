@@ -40,9 +40,9 @@ class LoginTest {
 
   /** A guest on c1 with a page p1, two clicks in his user store and one in his page's. */
   private void guest() {
-    worker.call(increment(null, "c1", "p1", "user"));
-    worker.call(increment(null, "c1", "p1", "user"));
-    worker.call(increment(null, "c1", "p1", "page"));
+    Harness.call(worker, increment(null, "c1", "p1", "user"));
+    Harness.call(worker, increment(null, "c1", "p1", "user"));
+    Harness.call(worker, increment(null, "c1", "p1", "page"));
   }
 
   @Test
@@ -63,16 +63,16 @@ class LoginTest {
       assertThat(announcement.detail()).isEqualTo("guest_c1");
     });
     assertThat(worker.registry().pageUser("p1")).isEqualTo("anna");
-    assertThat(number(worker.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(Harness.call(worker, increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
     assertThat(worker.photo().users().keySet()).containsExactly("anna");
   }
 
   @Test
   void aLoginOntoAResidentLeavesTheResidentStoreTheTruth() {
-    worker.call(increment("anna", "c0", "p0", "user")); // anna lives here
+    Harness.call(worker, increment("anna", "c0", "p0", "user")); // anna lives here
     guest();
     worker.login("c1", "anna").join();
-    assertThat(number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, get("anna", "c1", "p1", "user")))).isEqualTo(1L);
     assertThat(harness.told("w1")).endsWith("login:c1", "drop_user:guest_c1");
     assertThat(worker.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
   }
@@ -80,18 +80,18 @@ class LoginTest {
   @Test
   void aLoginFromInsideACallMovesTheCallToTheNewIdentity() {
     guest();
-    worker.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
     // The login call moved with its connection: it is anna's, and was closed and counted as hers.
     assertThat(worker.photo().users().get("anna").servedCalls()).isEqualTo(1);
     assertThat(worker.photo().pendingCallCount()).isZero();
-    assertThat(number(worker.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(Harness.call(worker, increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
   }
 
   @Test
   void theGuestsFlagIsDroppedWhileARealPreviousOwnerKeepsHis() {
     guest();
-    worker.call(increment("bob", "c2", "p2", "page"));
-    worker.call(increment("bob", "c3", "p3", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("bob", "c3", "p3", "page"));
     worker.planTransfers(Map.of("guest_c1", TransferFlag.TRANSFER, "bob", TransferFlag.TRANSFER));
 
     worker.login("c1", "anna").join();
@@ -128,33 +128,33 @@ class LoginTest {
     assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c1"))).isTrue();
 
     // The worker that gets anna's next call adopts the connection, with the carried store.
-    assertThat(number(other.call(increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
-    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
     assertThat(harness.told("w2")).startsWith("new_user:anna", "new_connection:c1", "new_page:p1");
     assertThat(harness.freezer.folderKeys()).isEmpty();
   }
 
   @Test
   void theNextWakeKeepsTheResidentStoreOverTheCarriedOne() {
-    other.call(increment("anna", "c0", "p0", "user")); // anna lives on w2
+    Harness.call(other, increment("anna", "c0", "p0", "user")); // anna lives on w2
     harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
     guest();
     worker.login("c1", "anna").join();
 
-    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
-    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
     assertThat(other.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
   }
 
   @Test
   void anAvatarSwitchCarriesNoStore() throws Exception {
-    worker.call(increment("bob", "c1", "p1", "user"));
+    Harness.call(worker, increment("bob", "c1", "p1", "user"));
     harness.whereabouts.put("carl", IdentityLocator.Location.on("w2"));
     worker.login("c1", "carl").join();
     Map<?, ?> parcel = (Map<?, ?>) harness.freezer.readConnectionParcel("carl", "c1").orElseThrow();
     assertThat(parcel.containsKey("carried_user_store")).isFalse();
     assertThat(parcel.get("store")).isEqualTo(Map.of()); // the connection's own store travels
-    assertThat(other.call(get("carl", "c1", "p1", "user"))).isNull(); // carl born with his own
+    assertThat(Harness.call(other, get("carl", "c1", "p1", "user"))).isNull(); // carl born with his own
     assertThat(worker.registry().userItems().contains("bob")).isFalse(); // c1 was his only one
   }
 
@@ -162,12 +162,12 @@ class LoginTest {
   void theTailWaitsForTheLoginCallToClose() {
     guest();
     harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
-    worker.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
     // Handed over once the connection left memory and the tail gave the semaphore back: a call
     // before that would wait for a retry on the manual schedule, which only this thread moves.
     harness.await("handed over", () -> !worker.registry().connectionItems().contains("c1")
         && semaphoreFree("anna"));
-    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(2L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "user")))).isEqualTo(2L);
   }
 
   private boolean semaphoreFree(String user) {
@@ -219,19 +219,19 @@ class LoginTest {
       return IdentityLocator.Location.on("w2");
     }).build();
     harness.workers.add(asking);
-    asking.call(increment(null, "c1", "p1", "user"));
+    Harness.call(asking, increment(null, "c1", "p1", "user"));
 
-    asking.call(Call.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
+    Harness.call(asking, TestCall.userEvent(null, "c1", "p1", "login").withArguments(Map.of("user", "anna")));
 
     assertThat(asked).containsExactly("anna");
     harness.await("handed over", () -> !asking.registry().connectionItems().contains("c1")
         && semaphoreFree("anna"));
-    assertThat(number(other.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "user")))).isEqualTo(1L);
   }
 
   @Test
   void aFrozenIdentityIsNeverShadowedByAFreshEntryHere() {
-    other.call(increment("anna", "c0", "p0", "user")); // anna: 1 click, then frozen
+    Harness.call(other, increment("anna", "c0", "p0", "user")); // anna: 1 click, then frozen
     assertThat(other.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
     guest(); // the guest: 2 clicks on this worker
     harness.whereabouts.put("anna", IdentityLocator.Location.FROZEN);
@@ -240,20 +240,20 @@ class LoginTest {
     assertThat(worker.registry().userItems().contains("anna")).isFalse();
 
     // Woken with the verdict on the other worker: her own store wins, the guest's page came along.
-    assertThat(number(other.call(get("anna", "c1", "p1", "user").withUserFrozen()))).isEqualTo(1L);
-    assertThat(number(other.call(get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "user").withUserFrozen()))).isEqualTo(1L);
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
     assertThat(other.photo().users().get("anna").connectionIds())
         .containsExactlyInAnyOrder("c0", "c1");
   }
 
   @Test
   void anIdentityThisWorkerHoldsIsRelabelledInPlace() {
-    worker.call(increment("anna", "c0", "p0", "user"));
+    Harness.call(worker, increment("anna", "c0", "p0", "user"));
     guest();
     harness.whereabouts.put("anna", IdentityLocator.Location.on("w1"));
 
     assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.RELABELLED);
-    assertThat(number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, get("anna", "c1", "p1", "user")))).isEqualTo(1L);
   }
 
   @Test
@@ -262,7 +262,7 @@ class LoginTest {
       throw new java.io.IOException("the commander did not answer");
     }).build();
     harness.workers.add(blind);
-    blind.call(increment(null, "c1", "p1", "user"));
+    Harness.call(blind, increment(null, "c1", "p1", "user"));
     harness.heard("w3").clear();
 
     assertThatThrownBy(() -> blind.login("c1", "anna"))
@@ -314,7 +314,7 @@ class LoginTest {
     assertThat(harness.heard("w1")).isEmpty();
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())
         .isEqualTo("guest_c1");
-    assertThat(number(worker.call(increment(null, "c1", "p1", "user")))).isEqualTo(3L);
-    assertThat(number(worker.call(get(null, "c1", "p1", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, increment(null, "c1", "p1", "user")))).isEqualTo(3L);
+    assertThat(number(Harness.call(worker, get(null, "c1", "p1", "page")))).isEqualTo(1L);
   }
 }

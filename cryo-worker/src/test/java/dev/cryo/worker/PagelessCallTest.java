@@ -33,14 +33,14 @@ class PagelessCallTest {
     harness.close();
   }
 
-  private static Call shell(String user, String connection, String operation,
+  private static TestCall shell(String user, String connection, String operation,
       Map<String, Object> arguments) {
-    return Call.userEvent(user, connection, null, operation).withArguments(arguments);
+    return TestCall.userEvent(user, connection, null, operation).withArguments(arguments);
   }
 
   @Test
   void aPagelessCallBringsOnlyTheUserAndTheConnectionIntoBeing() {
-    Object counted = worker.call(shell(null, "c1", "increment", Map.of("scope", "user", "key", "n")));
+    Object counted = Harness.call(worker, shell(null, "c1", "increment", Map.of("scope", "user", "key", "n")));
 
     assertThat(number(counted)).isEqualTo(1L);
     assertThat(harness.told("w1")).containsExactly("new_user:guest_c1", "new_connection:c1");
@@ -50,11 +50,11 @@ class PagelessCallTest {
 
   @Test
   void aPagelessCallStampsTheConnectionAndTheUser() {
-    worker.call(shell("anna", "c1", "get", Map.of("scope", "connection")));
+    Harness.call(worker, shell("anna", "c1", "get", Map.of("scope", "connection")));
     harness.schedule.advance(Duration.ofSeconds(30));
     Instant now = harness.schedule.clock().instant();
 
-    worker.call(shell("anna", "c1", "get", Map.of("scope", "connection")));
+    Harness.call(worker, shell("anna", "c1", "get", Map.of("scope", "connection")));
 
     ConnectionRow connection = worker.registry().connectionItems().get("c1").orElseThrow();
     assertThat(connection.get(Parcels.LAST_USER_TS, Instant.class)).isEqualTo(now);
@@ -64,49 +64,51 @@ class PagelessCallTest {
 
   @Test
   void aPagelessCallHasNoPageStoreOfItsOwn() {
-    assertThatThrownBy(() -> worker.call(shell("anna", "c1", "increment", Map.of())))
-        .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(RefusalReason.UNKNOWN_PAGE))
-        .hasMessageContaining("is for no page");
+    assertThatThrownBy(() -> Harness.call(worker, shell("anna", "c1", "increment", Map.of())))
+        .isInstanceOfSatisfying(Harness.Refused.class, e -> assertThat(e.status).isEqualTo(404))
+        .hasMessageContaining("unknown_page").hasMessageContaining("is not a page of this connection");
     // The refusal left the connection served: its stores are reachable.
-    assertThat(number(worker.call(shell("anna", "c1", "increment",
+    assertThat(number(Harness.call(worker, shell("anna", "c1", "increment",
         Map.of("scope", "connection"))))).isEqualTo(1L);
   }
 
   @Test
   void aPagelessCallOpensAPageAndReachesItByIdLater() {
-    worker.call(shell("anna", "c1", "open", Map.of("page", "p1")));
+    String page = (String) Harness.call(worker, shell("anna", "c1", "open", Map.of()));
     assertThat(harness.told("w1")).containsExactly("new_user:anna", "new_connection:c1",
-        "new_page:p1");
+        "new_page:" + page);
 
-    worker.call(shell("anna", "c1", "increment", Map.of("page", "p1", "key", "n")));
-    Object twice = worker.call(shell("anna", "c1", "increment", Map.of("page", "p1", "key", "n")));
+    Harness.call(worker, shell("anna", "c1", "increment", Map.of("page", page, "key", "n")));
+    Object twice = Harness.call(worker, shell("anna", "c1", "increment", Map.of("page", page, "key", "n")));
     assertThat(number(twice)).isEqualTo(2L);
     // The same store the page's own calls see.
-    assertThat(number(worker.call(Harness.get("anna", "c1", "p1", "page")))).isEqualTo(2L);
+    assertThat(number(Harness.call(worker, Harness.get("anna", "c1", page, "page")))).isEqualTo(2L);
   }
 
   @Test
   void aPageOfAnotherConnectionIsRefusedAndLeftAlone() {
-    worker.call(Harness.increment("bob", "c2", "p2", "page"));
-    worker.call(Harness.increment("anna", "c3", "p3", "page")); // anna's own other connection
+    Harness.call(worker, Harness.increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, Harness.increment("anna", "c3", "p3", "page")); // anna's own other connection
 
     for (String foreign : new String[] {"p2", "p3", "nowhere"}) {
-      assertThatThrownBy(() -> worker.call(shell("anna", "c1", "increment",
+      assertThatThrownBy(() -> Harness.call(worker, shell("anna", "c1", "increment",
           Map.of("page", foreign))))
-          .isInstanceOfSatisfying(WorkerException.class,
-              e -> assertThat(e.reason()).isEqualTo(RefusalReason.UNKNOWN_PAGE))
-          .hasMessageContaining("page '" + foreign + "'")
+          .isInstanceOfSatisfying(Harness.Refused.class, e -> assertThat(e.status).isEqualTo(404))
+          .hasMessageContaining("unknown_page").hasMessageContaining("page '" + foreign + "'")
           .hasMessageContaining("nothing was read or written");
     }
-    assertThat(number(worker.call(Harness.get("bob", "c2", "p2", "page")))).isEqualTo(1L);
-    assertThat(number(worker.call(Harness.get("anna", "c3", "p3", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, Harness.get("bob", "c2", "p2", "page")))).isEqualTo(1L);
+    assertThat(number(Harness.call(worker, Harness.get("anna", "c3", "p3", "page")))).isEqualTo(1L);
   }
 
   @Test
   void openingAnIdOfAnotherConnectionsPageIsRefused() {
-    worker.call(Harness.increment("bob", "c2", "p2", "page"));
-    assertThatThrownBy(() -> worker.call(shell("anna", "c1", "open", Map.of("page", "p2"))))
+    Harness.call(worker, Harness.increment("bob", "c2", "p2", "page"));
+    // An application opens pages under fresh ids; the worker's own reach names one.
+    assertThatThrownBy(() -> Harness.inCall(worker, shell("anna", "c1", "open", Map.of()), host -> {
+      host.newPage("p2", Map.of());
+      return null;
+    }))
         .isInstanceOfSatisfying(WorkerException.class,
             e -> assertThat(e.reason()).isEqualTo(RefusalReason.USER_MISMATCH));
     assertThat(worker.registry().pageItems().get("p2").orElseThrow().connectionId())
@@ -116,14 +118,14 @@ class PagelessCallTest {
   @Test
   void aPagelessConnectionIsFrozenAndWokenWithItsStores() {
     Worker other = harness.worker("w2");
-    worker.call(shell("anna", "c1", "increment", Map.of("scope", "connection")));
-    worker.call(shell("anna", "c1", "increment", Map.of("scope", "user")));
+    Harness.call(worker, shell("anna", "c1", "increment", Map.of("scope", "connection")));
+    Harness.call(worker, shell("anna", "c1", "increment", Map.of("scope", "user")));
     assertThat(worker.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
 
-    Object connection = other.call(shell("anna", "c1", "increment", Map.of("scope", "connection"))
+    Object connection = Harness.call(other, shell("anna", "c1", "increment", Map.of("scope", "connection"))
         .withUserFrozen());
     assertThat(number(connection)).isEqualTo(2L);
-    assertThat(number(other.call(shell("anna", "c1", "get", Map.of("scope", "user")))))
+    assertThat(number(Harness.call(other, shell("anna", "c1", "get", Map.of("scope", "user")))))
         .isEqualTo(1L);
     assertThat(harness.told("w2")).startsWith("new_user:anna", "new_connection:c1",
         "user_adopted:anna");
@@ -131,13 +133,13 @@ class PagelessCallTest {
 
   @Test
   void aPagelessPingStampsOnlyRefreshAndCreatesNobody() {
-    worker.call(Call.ping(null, "c9", null));
+    Harness.call(worker, TestCall.ping(null, "c9", null));
     assertThat(worker.registry().userItems().size()).isZero();
 
-    worker.call(shell("anna", "c1", "get", Map.of("scope", "user")));
+    Harness.call(worker, shell("anna", "c1", "get", Map.of("scope", "user")));
     Instant served = harness.schedule.clock().instant();
     harness.schedule.advance(Duration.ofSeconds(5));
-    worker.call(Call.ping("anna", "c1", null));
+    Harness.call(worker, TestCall.ping("anna", "c1", null));
     assertThat(worker.photo().users().get("anna").lastRefresh())
         .isEqualTo(harness.schedule.clock().instant());
     assertThat(worker.photo().users().get("anna").lastUser()).isEqualTo(served);
@@ -145,11 +147,11 @@ class PagelessCallTest {
 
   @Test
   void aLoginPostWithoutAPageRelabelsTheConnection() {
-    worker.call(shell(null, "c1", "increment", Map.of("scope", "user")));
-    worker.call(shell(null, "c1", "login", Map.of("user", "anna")));
+    Harness.call(worker, shell(null, "c1", "increment", Map.of("scope", "user")));
+    Harness.call(worker, shell(null, "c1", "login", Map.of("user", "anna")));
     assertThat(worker.registry().connectionItems().get("c1").orElseThrow().user())
         .isEqualTo("anna");
-    assertThat(number(worker.call(shell("anna", "c1", "get", Map.of("scope", "user")))))
+    assertThat(number(Harness.call(worker, shell("anna", "c1", "get", Map.of("scope", "user")))))
         .isEqualTo(1L);
   }
 }

@@ -37,10 +37,10 @@ class PhotoTest {
   @Test
   void thePhotoTellsWhoTheWorkerIsAndEveryUsersCountsClocksAndCalls() {
     Worker worker = harness.worker("w1");
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p2", "page"));
-    worker.call(increment("bob", "c2", "p3", "page"));
-    RequestSlot open = worker.openRequest(increment("bob", "c2", "p3", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p2", "page"));
+    Harness.call(worker, increment("bob", "c2", "p3", "page"));
+    RequestSlot open = worker.openRequest(increment("bob", "c2", "p3", "page").arrival());
 
     Photo photo = worker.photo();
     assertThat(photo.pid()).isEqualTo(ProcessHandle.current().pid());
@@ -97,16 +97,16 @@ class PhotoTest {
     PausingRegistry registry = new PausingRegistry(harness.schedule.clock());
     Worker second = harness.builder("w2").registry(registry).build();
     harness.workers.add(second);
-    first.call(increment("anna", "c0", "p0", "page"));
-    first.call(increment("anna", "c0", "p1", "page"));
-    first.call(increment("anna", "c1", "p2", "page"));
+    Harness.call(first, increment("anna", "c0", "p0", "page"));
+    Harness.call(first, increment("anna", "c0", "p1", "page"));
+    Harness.call(first, increment("anna", "c1", "p2", "page"));
     first.freezeUser("anna").join();
     registry.pauseAfter = "p1"; // c0 and its two pages rebuilt, c1 not yet
 
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try {
       Future<Object> wake = threads.submit(
-          () -> second.call(increment("anna", "c0", "p0", "page").withUserFrozen()));
+          () -> Harness.call(second, increment("anna", "c0", "p0", "page").withUserFrozen()));
       assertThat(registry.paused.await(10, TimeUnit.SECONDS)).isTrue();
       List<Thread> photographer = new java.util.concurrent.CopyOnWriteArrayList<>();
       Future<Photo> photo = threads.submit(() -> {
@@ -150,7 +150,7 @@ class PhotoTest {
     for (int u = 0; u < users; u++) {
       for (int c = 0; c < 2; c++) {
         for (int p = 0; p < 2; p++) {
-          hosts[0].call(increment("u" + u, "u" + u + "c" + c, "u" + u + "c" + c + "p" + p, "page"));
+          Harness.call(hosts[0], increment("u" + u, "u" + u + "c" + c, "u" + u + "c" + c + "p" + p, "page"));
         }
       }
     }
@@ -165,7 +165,7 @@ class PhotoTest {
             Worker from = hosts[round % 2];
             Worker to = hosts[(round + 1) % 2];
             assertThat(from.freezeUser(user).join()).isEqualTo(FreezeOutcome.FROZEN);
-            to.call(increment(user, user + "c1", user + "c1p0", "page").withUserFrozen());
+            Harness.call(to, increment(user, user + "c1", user + "c1p0", "page").withUserFrozen());
           }
           return null;
         }));
@@ -208,7 +208,7 @@ class PhotoTest {
     Worker last = hosts[rounds % 2];
     for (int u = 0; u < users; u++) {
       assertThat(last.photo().users().get("u" + u).connections()).hasSize(2);
-      Object count = last.call(Harness.get("u" + u, "u" + u + "c1", "u" + u + "c1p0", "page"));
+      Object count = Harness.call(last, Harness.get("u" + u, "u" + u + "c1", "u" + u + "c1p0", "page"));
       assertThat(Harness.number(count)).isEqualTo(1L + rounds);
     }
     CompletableFuture.runAsync(realTime::shutdown).join();
@@ -219,7 +219,7 @@ class PhotoTest {
     Worker worker = harness.worker("w1");
     assertThat(worker.photo().state()).isEqualTo(WorkerState.RUNNING);
     assertThat(worker.photo().watermark()).isZero();
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     Photo photo = worker.photo();
     assertThat(photo.watermark()).as("new_user, new_connection, new_page").isEqualTo(3L)
         .isEqualTo(harness.heard("w1").get(harness.heard("w1").size() - 1).sequence());
@@ -250,7 +250,7 @@ class PhotoTest {
     int users = 10_000;
     for (int i = 0; i < users; i++) {
       String user = String.format("user-%05d", i);
-      worker.call(increment(user, user + "-c", user + "-p", "page"));
+      Harness.call(worker, increment(user, user + "-c", user + "-p", "page"));
     }
     com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper()
         .registerModule(new com.fasterxml.jackson.databind.module.SimpleModule()

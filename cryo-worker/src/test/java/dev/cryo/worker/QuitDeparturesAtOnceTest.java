@@ -55,8 +55,8 @@ class QuitDeparturesAtOnceTest {
     Worker worker = harness.builder(name).diskExecutor(disk).quitDeparturesAtOnce(atOnce).build();
     harness.workers.add(worker);
     for (int i = 0; i < USERS; i++) {
-      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
-      worker.call(increment("u" + i, "c" + i + "b", "p" + i + "b", "user"));
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "page"));
+      Harness.call(worker, increment("u" + i, "c" + i + "b", "p" + i + "b", "user"));
     }
     return worker;
   }
@@ -93,13 +93,13 @@ class QuitDeparturesAtOnceTest {
 
   @Test
   void aTransferPlansUsersLeaveOneAtATimeWhateverTheQuitAllows() throws Exception {
-    Worker worker = Worker.builder("w-plan", into).group("g").application(new ExampleApplication())
+    Worker worker = Worker.builder("w-plan", into).group("g").application(new AppHost(new StoreApplication()))
         .schedule(harness.schedule).diskExecutor(disk).transferStartDelay(Duration.ZERO)
         .quitDeparturesAtOnce(4).build();
     harness.workers.add(worker);
     Map<String, TransferFlag> plan = new java.util.LinkedHashMap<>();
     for (int i = 0; i < 4; i++) {
-      worker.call(increment("u" + i, "c" + i, "p" + i, "page"));
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "page"));
       plan.put("u" + i, TransferFlag.TRANSFER);
     }
     codec.meet(2);

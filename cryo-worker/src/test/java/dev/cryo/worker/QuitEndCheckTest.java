@@ -50,7 +50,7 @@ class QuitEndCheckTest {
     Worker worker = harness.builder(name).quitDeparturesAtOnce(4).build();
     harness.workers.add(worker);
     for (int i = 0; i < USERS; i++) {
-      worker.call(increment("u" + i, "c" + i, "p" + i, "user"));
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "user"));
     }
     return worker;
   }
@@ -75,7 +75,7 @@ class QuitEndCheckTest {
     List<RequestSlot> stuck = new ArrayList<>();
     Set<String> stragglers = new HashSet<>();
     for (int i = 0; i < USERS; i += USERS / 4) { // four of them, spread over the names
-      stuck.add(worker.openRequest(increment("u" + i, "c" + i, "p" + i, "page")));
+      stuck.add(worker.openRequest(increment("u" + i, "c" + i, "p" + i, "page").arrival()));
       stragglers.add("u" + i);
     }
 

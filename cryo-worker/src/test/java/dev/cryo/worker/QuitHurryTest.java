@@ -85,9 +85,9 @@ class QuitHurryTest {
 
   @Test
   void aQuitsFreezeServedBeforeItsQuitWaitsForTheQuitAndCountsInItsReport() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("bob", "c2", "p2", "page"));
-    worker.call(increment("cleo", "c3", "p3", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("cleo", "c3", "p3", "page"));
     assertThat(freeze(UserOrder.of("cleo")).outcome()).as("warms the path up: no quit's, not counted")
         .isEqualTo(FreezeResult.FROZEN);
     CompletableFuture<FreezeResult> hurried = new CompletableFuture<>();

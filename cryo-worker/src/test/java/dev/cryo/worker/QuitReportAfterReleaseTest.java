@@ -64,8 +64,8 @@ class QuitReportAfterReleaseTest {
     }).build();
     self.set(worker);
     harness.workers.add(worker);
-    worker.call(increment("x", "cx", "px", "user"));
-    worker.call(increment("y", "cy", "py", "user"));
+    Harness.call(worker, increment("x", "cx", "px", "user"));
+    Harness.call(worker, increment("y", "cy", "py", "user"));
 
     CompletableFuture<QuitReport> report = worker.quit(into, Duration.ZERO, Duration.ofSeconds(5));
     AtomicReference<String> heldAtReport = new AtomicReference<>();

@@ -71,7 +71,7 @@ class ReplyOrderTest {
   /** Another thread delivers, and is stuck in the listener on bob's new page p-block. */
   private Future<Object> blockTheListener() throws Exception {
     blockOn = "p-block";
-    Future<Object> bob = threads.submit(() -> worker.call(increment("bob", "c-bob", "p-block", "page")));
+    Future<Object> bob = threads.submit(() -> Harness.call(worker, increment("bob", "c-bob", "p-block", "page")));
     assertThat(blocked.await(10, TimeUnit.SECONDS)).as("the listener is blocked").isTrue();
     return bob;
   }
@@ -88,7 +88,7 @@ class ReplyOrderTest {
     List<Thread> caller = new CopyOnWriteArrayList<>();
     Future<List<String>> anna = threads.submit(() -> {
       caller.add(Thread.currentThread());
-      worker.call(increment("anna", "c1", "p1", "page"));
+      Harness.call(worker, increment("anna", "c1", "p1", "page"));
       return List.copyOf(heard); // what the commander had folded when the reply left
     });
     harness.await("anna's call waiting for the delivery, or returned",
@@ -104,7 +104,7 @@ class ReplyOrderTest {
   @Test
   void aUserLeftRefusalReachesTheCallerOnlyAfterUserFrozenWasDeliveredAndSaysFrozen()
       throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     assertThat(harness.freezer.tryTakeSemaphore("anna", "somebody else")).isTrue();
     CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna"); // leaving, retrying
     harness.await("the first try failed", () -> harness.schedule.pending() > 0);
@@ -112,7 +112,7 @@ class ReplyOrderTest {
     Future<Object> refused = threads.submit(() -> {
       caller.add(Thread.currentThread());
       try {
-        worker.call(increment("anna", "c1", "p1", "page")); // no verdict: waits for the freeze
+        Harness.call(worker, increment("anna", "c1", "p1", "page")); // no verdict: waits for the freeze
         return "served";
       } catch (WorkerException e) {
         return List.of(e, List.copyOf(heard));
@@ -145,7 +145,7 @@ class ReplyOrderTest {
 
   @Test
   void aCallWhoseOwnerLeftByTheLoginTailIsToldHeIsMovingNotFrozen() throws Exception {
-    worker.call(increment(null, "c1", "p1", "user")); // guest_c1, alone on c1
+    Harness.call(worker, increment(null, "c1", "p1", "user")); // guest_c1, alone on c1
     assertThat(harness.freezer.tryTakeSemaphore("carl", "somebody else")).isTrue();
     harness.whereabouts.put("carl", IdentityLocator.Location.on("w2")); // so: the login tail
     CompletableFuture<LoginOutcome> login = worker.login("c1", "carl"); // the tail, retrying
@@ -154,7 +154,7 @@ class ReplyOrderTest {
     Future<Object> refused = threads.submit(() -> {
       caller.add(Thread.currentThread());
       try {
-        return worker.call(increment("guest_c1", "c1", "p1", "user"));
+        return Harness.call(worker, increment("guest_c1", "c1", "p1", "user"));
       } catch (WorkerException e) {
         return e;
       }

@@ -43,9 +43,9 @@ class RowStoryTest {
 
   @Test
   void birthsAreAnnouncedUserThenConnectionThenPage() {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p2", "page"));
-    worker.call(increment("anna", "c2", "p3", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p2", "page"));
+    Harness.call(worker, increment("anna", "c2", "p3", "page"));
 
     assertThat(harness.told("w1")).containsExactly("new_user:anna", "new_connection:c1",
         "new_page:p1", "new_page:p2", "new_connection:c2", "new_page:p3");
@@ -55,10 +55,10 @@ class RowStoryTest {
 
   @Test
   void aCascadeIsAnnouncedInPluralsBottomUp() {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p2", "page"));
-    worker.call(increment("anna", "c2", "p3", "page"));
-    worker.call(increment("bob", "c3", "p4", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p2", "page"));
+    Harness.call(worker, increment("anna", "c2", "p3", "page"));
+    Harness.call(worker, increment("bob", "c3", "p4", "page"));
     harness.heard("w1").clear();
 
     assertThat(worker.dropUser("anna")).isTrue();
@@ -73,8 +73,8 @@ class RowStoryTest {
 
   @Test
   void dropsAreIdempotentExceptDropConnection() {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p2", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p2", "page"));
 
     worker.dropConnection("c1");
     assertThat(harness.told("w1")).endsWith("drop_pages:p1,p2", "drop_connection:c1",
@@ -90,7 +90,7 @@ class RowStoryTest {
   @Test
   void clocksClimbTheChainAndAPingStampsOnlyTheRefresh() {
     Instant born = harness.schedule.now();
-    worker.call(Call.rpc("anna", "c1", "p1", "get"));
+    Harness.call(worker, TestCall.rpc("anna", "c1", "p1", "get"));
     for (String clock : List.of("last_refresh_ts", "last_rpc_ts")) {
       assertThat(clockOf("page", "p1", clock)).isEqualTo(born);
       assertThat(clockOf("connection", "c1", clock)).isEqualTo(born);
@@ -100,7 +100,7 @@ class RowStoryTest {
 
     harness.schedule.advance(Duration.ofSeconds(10));
     Instant beat = harness.schedule.now();
-    worker.call(Call.ping("anna", "c1", "p1"));
+    Harness.call(worker, TestCall.ping("anna", "c1", "p1"));
     assertThat(clockOf("page", "p1", "last_refresh_ts")).isEqualTo(beat);
     assertThat(clockOf("connection", "c1", "last_refresh_ts")).isEqualTo(beat);
     assertThat(clockOf("user", "anna", "last_refresh_ts")).isEqualTo(beat);
@@ -109,7 +109,7 @@ class RowStoryTest {
 
     harness.schedule.advance(Duration.ofSeconds(10));
     Instant click = harness.schedule.now();
-    worker.call(Call.userEvent("anna", "c1", "p1", "get"));
+    Harness.call(worker, TestCall.userEvent("anna", "c1", "p1", "get"));
     assertThat(clockOf("user", "anna", "last_user_ts")).isEqualTo(click);
     assertThat(clockOf("connection", "c1", "last_user_ts")).isEqualTo(click);
     assertThat(clockOf("page", "p1", "last_user_ts")).isEqualTo(click);
@@ -129,26 +129,26 @@ class RowStoryTest {
 
   @Test
   void aFrozenUserWakesWithEveryStoreOnTheNextCallWithTheVerdict() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
-    worker.call(increment("anna", "c1", "p1", "connection"));
-    worker.call(increment("anna", "c1", "p1", "user"));
-    worker.call(increment("anna", "c2", "p2", "page"));
-    worker.call(Call.rpc("anna", "c1", "p3", "get")
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "connection"));
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    Harness.call(worker, increment("anna", "c2", "p2", "page"));
+    Harness.call(worker, TestCall.rpc("anna", "c1", "p3", "get")
         .withPageFields(Map.of("parent_page_id", "p1", "root_page_id", "p1")));
     assertThat(worker.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
     assertThat(worker.registry().userItems().contains("anna")).isFalse();
     assertThat(harness.told("w1")).endsWith("user_frozen:anna", "drop_pages:p1,p3,p2");
     harness.heard("w1").clear();
 
-    assertThat(worker.call(increment("anna", "c1", "p1", "page").withUserFrozen())).isEqualTo(2L);
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen())).isEqualTo(2L);
 
     assertThat(harness.told("w1")).startsWith("new_user:anna", "new_connection:c1")
         .contains("new_page:p1", "new_page:p3", "new_connection:c2", "new_page:p2")
         .endsWith("user_adopted:anna");
     // The codec reads small integers back as Integer: values are compared as numbers.
-    assertThat(Harness.number(worker.call(get("anna", "c1", "p1", "connection")))).isEqualTo(1L);
-    assertThat(Harness.number(worker.call(get("anna", "c1", "p1", "user")))).isEqualTo(1L);
-    assertThat(Harness.number(worker.call(get("anna", "c2", "p2", "page")))).isEqualTo(1L);
+    assertThat(Harness.number(Harness.call(worker, get("anna", "c1", "p1", "connection")))).isEqualTo(1L);
+    assertThat(Harness.number(Harness.call(worker, get("anna", "c1", "p1", "user")))).isEqualTo(1L);
+    assertThat(Harness.number(Harness.call(worker, get("anna", "c2", "p2", "page")))).isEqualTo(1L);
     PageRow child = worker.registry().pageItems().get("p3").orElseThrow();
     assertThat(child.parentPageId()).isEqualTo("p1");
     assertThat(child.rootPageId()).isEqualTo("p1");
@@ -166,7 +166,7 @@ class RowStoryTest {
     Schedule realTime = Schedule.system();
     worker = harness.builder("w-burst").schedule(realTime).build();
     harness.workers.add(worker);
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     int before = harness.codec.userReads.get();
     int connectionsBefore = harness.codec.connectionReads.get();
@@ -185,7 +185,7 @@ class RowStoryTest {
       List<Future<Object>> replies = new ArrayList<>();
       for (int i = 0; i < burst; i++) {
         replies.add(callers.submit(
-            () -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen())));
+            () -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen())));
       }
       // Every call is in, and parked: waiting for the wake (or, were it not waited for, for
       // whatever the call does instead).
@@ -218,14 +218,14 @@ class RowStoryTest {
 
   @Test
   void aFailedWakeLeavesNoRowAndNoLockAndARetryWorks() throws Exception {
-    worker.call(increment("anna", "c1", "p1", "page"));
+    Harness.call(worker, increment("anna", "c1", "p1", "page"));
     worker.freezeUser("anna").join();
     Path parcel = harness.freezer.folder("anna").resolve("user.parcel");
     byte[] good = Files.readAllBytes(parcel);
     byte[] torn = java.util.Arrays.copyOf(good, good.length - 3);
     Files.write(parcel, torn);
 
-    assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()))
+    assertThatThrownBy(() -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
           assertThat(e.reason()).isEqualTo(RefusalReason.WAKE_FAILED);
           assertThat(e.isRetryable()).isTrue();
@@ -236,21 +236,21 @@ class RowStoryTest {
     assertThat(harness.told("w1")).doesNotContain("user_adopted:anna");
 
     Files.write(parcel, good); // the operator repairs it
-    assertThat(worker.call(increment("anna", "c1", "p1", "page").withUserFrozen())).isEqualTo(2L);
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen())).isEqualTo(2L);
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
   }
 
   @Test
   void aUserParcelWithoutTheVerdictIsResidueAndIsNeverTouched() throws Exception {
     harness.freezer.tryTakeSemaphore("anna", "elsewhere");
-    harness.freezer.writeUserParcel("anna", Map.of("parcel", "user", "store", Map.of("n", 41L)),
+    harness.freezer.writeUserParcel("anna", Map.of("parcel", "user", "store", Map.of("n", Map.of("value", 41L))),
         "elsewhere", "freeze", "g");
     harness.freezer.releaseSemaphore("anna", "elsewhere");
     Path parcel = harness.freezer.folder("anna").resolve("user.parcel");
     byte[] before = Files.readAllBytes(parcel);
     int reads = harness.codec.userReads.get();
 
-    assertThat(worker.call(increment("anna", "c1", "p1", "user"))).isEqualTo(1L); // born fresh
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "user"))).isEqualTo(1L); // born fresh
 
     assertThat(Files.readAllBytes(parcel)).isEqualTo(before);
     assertThat(harness.codec.userReads.get()).isEqualTo(reads);
@@ -260,29 +260,29 @@ class RowStoryTest {
   @Test
   void aConnectionParcelIsFoundNotFoundOrAlreadyHeld() throws Exception {
     Worker other = harness.worker("w2");
-    other.call(increment("anna", "c1", "p1", "page"));
-    other.call(increment("anna", "c2", "p2", "page"));
+    Harness.call(other, increment("anna", "c1", "p1", "page"));
+    Harness.call(other, increment("anna", "c2", "p2", "page"));
     other.freezeUser("anna").join();
-    worker.call(increment("anna", "c9", "p9", "page")); // anna born fresh here: no verdict
+    Harness.call(worker, increment("anna", "c9", "p9", "page")); // anna born fresh here: no verdict
     harness.heard("w1").clear();
     // A parcel of a stay is residue to a worker on its own: only his wake reads it.
     int stayReads = harness.codec.connectionReads.get();
-    assertThat(worker.call(increment("anna", "c2", "p2", "page"))).isEqualTo(1L);
+    assertThat(Harness.call(worker, increment("anna", "c2", "p2", "page"))).isEqualTo(1L);
     assertThat(harness.codec.connectionReads.get()).isEqualTo(stayReads + 1);
     assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c2"))).isTrue();
     harness.heard("w1").clear();
     handOver("anna", "c1"); // as a login tail writes it
 
     // Found: c1's parcel, handed over, is adopted by the worker on its own, with its page's store.
-    assertThat(worker.call(increment("anna", "c1", "p1", "page"))).isEqualTo(2L);
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "page"))).isEqualTo(2L);
     assertThat(harness.told("w1")).startsWith("new_connection:c1", "new_page:p1");
     assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c1"))).isFalse();
     // Not found: a new connection is simply born.
     int reads = harness.codec.connectionReads.get();
-    assertThat(worker.call(increment("anna", "c5", "p5", "page"))).isEqualTo(1L);
+    assertThat(Harness.call(worker, increment("anna", "c5", "p5", "page"))).isEqualTo(1L);
     assertThat(harness.codec.connectionReads.get()).isEqualTo(reads);
     // Already held: the live connection wins and its parcel is not read.
-    assertThat(worker.call(increment("anna", "c1", "p1", "page"))).isEqualTo(3L);
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "page"))).isEqualTo(3L);
     assertThat(harness.codec.connectionReads.get()).isEqualTo(reads);
     // The user parcel, without the verdict, stays as residue.
     assertThat(Files.exists(harness.freezer.folder("anna").resolve("user.parcel"))).isTrue();

@@ -32,7 +32,7 @@ class VerdictTest {
 
   @Test
   void aVerdictWithNoParcelIsRefusedLoudlyAndNothingIsBornOrAnnounced() throws Exception {
-    assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()))
+    assertThatThrownBy(() -> Harness.call(worker, increment("anna", "c1", "p1", "page").withUserFrozen()))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
           assertThat(e.reason()).isEqualTo(RefusalReason.NO_PARCEL);
           assertThat(e.reason().code()).isEqualTo("no_parcel");
@@ -49,22 +49,22 @@ class VerdictTest {
     assertThat(harness.freezer.folderKeys()).isEmpty();
 
     // Without the verdict he is simply born: the refusal left nothing in the way.
-    assertThat(worker.call(increment("anna", "c1", "p1", "page"))).isEqualTo(1L);
+    assertThat(Harness.call(worker, increment("anna", "c1", "p1", "page"))).isEqualTo(1L);
   }
 
   @Test
   void theVerdictIsHonouredForATenantPresentWithoutRows() {
     Worker other = harness.worker("w2");
-    other.call(increment("anna", "c1", "p1", "user"));
-    other.call(increment("anna", "c1", "p1", "user"));
+    Harness.call(other, increment("anna", "c1", "p1", "user"));
+    Harness.call(other, increment("anna", "c1", "p1", "user"));
     other.freezeUser("anna").join(); // anna's parcel: her user store says 2
 
     // On w1 anna is a tenant with a call in flight and no rows: her rows were dropped under it.
-    RequestSlot inFlight = worker.openRequest(increment("anna", "c9", "p9", "page"));
+    RequestSlot inFlight = worker.openRequest(increment("anna", "c9", "p9", "page").arrival());
     assertThat(worker.dropUser("anna")).isTrue();
     assertThat(worker.registry().userItems().contains("anna")).isFalse();
 
-    Object counted = worker.call(increment("anna", "c1", "p1", "user").withUserFrozen());
+    Object counted = Harness.call(worker, increment("anna", "c1", "p1", "user").withUserFrozen());
     assertThat(number(counted)).as("woken from her parcel, not born empty").isEqualTo(3L);
     assertThat(harness.told("w1")).endsWith("user_adopted:anna");
     inFlight.close();

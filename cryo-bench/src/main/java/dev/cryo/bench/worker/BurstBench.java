@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class BurstBench {
 
   private static final String USER = "user@example.org";
-  private static final Object EXPECTED = RealisticUser.userStore();
+  private static final Object EXPECTED = RealisticTenant.expectedUserStore();
 
   private BurstBench() {}
 
@@ -58,7 +58,7 @@ public final class BurstBench {
         most = Math.max(most, codec.decoded.get() - before);
         freeze(b);
         long start = System.nanoTime();
-        check(a.call(RealisticTenant.readUserStore(USER, true)));
+        check(RealisticTenant.readUserStore(a, USER, true));
         long single = System.nanoTime() - start;
         // The user is back on a, as at the start of the round.
         if (i >= warmup) {
@@ -94,7 +94,7 @@ public final class BurstBench {
       answers.add(callers.submit(() -> {
         ready.countDown();
         go.await();
-        return worker.call(RealisticTenant.readUserStore(USER, true));
+        return RealisticTenant.readUserStore(worker, USER, true);
       }));
     }
     ready.await();

@@ -4,7 +4,7 @@ import dev.cryo.bench.Scratch;
 import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.bench.freezer.TomcatFileStoreSwap;
 import dev.cryo.freezer.Freezer;
-import dev.cryo.worker.ExampleApplication;
+import dev.cryo.worker.AppHost;
 import dev.cryo.worker.FreezeOutcome;
 import dev.cryo.worker.Worker;
 import java.nio.file.Files;
@@ -25,7 +25,7 @@ import org.apache.catalina.session.StandardSession;
 public final class HandOverBench {
 
   private static final String USER = "user@example.org";
-  private static final Object EXPECTED = RealisticUser.userStore();
+  private static final Object EXPECTED = RealisticTenant.expectedUserStore();
 
   private HandOverBench() {}
 
@@ -47,7 +47,7 @@ public final class HandOverBench {
         Worker to = workers[(i + 1) % 2];
         long start = System.nanoTime();
         FreezeOutcome outcome = from.freezeUser(USER).join();
-        Object store = to.call(RealisticTenant.readUserStore(USER, true));
+        Object store = RealisticTenant.readUserStore(to, USER, true);
         long handedOver = System.nanoTime();
         tomcat.saveLoadRemove(session);
         long swapped = System.nanoTime();
@@ -71,7 +71,7 @@ public final class HandOverBench {
   }
 
   static Worker worker(String name, Freezer freezer) {
-    return Worker.builder(name, freezer).group("bench").application(new ExampleApplication())
+    return Worker.builder(name, freezer).group("bench").application(new AppHost(new BenchApplication()))
         .build();
   }
 }

@@ -5,7 +5,6 @@ import dev.cryo.bench.freezer.RealisticUser;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.Store;
-import dev.cryo.worker.Call;
 import dev.cryo.worker.FreezeOutcome;
 import dev.cryo.worker.Worker;
 import java.io.IOException;
@@ -36,9 +35,11 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code handOver} (sample time, µs): the realistic user frozen on one worker and woken on
  *       the other by a call carrying the verdict, which is served; the two workers alternate;
  *   <li>{@code callThroughWorker} against {@code sameWorkOnTheRegistry} (throughput): one call that
- *       increments a counter in a page's store, through the worker (slot, clocks up the chain,
- *       application seam, row lock) and the same increment done directly on the registry's row
- *       under its lock; the ratio is the worker's own overhead;
+ *       increments a counter in a page's state, an HTTP call through the worker's application
+ *       host (the request made, the user's turn, slot, clocks up the chain, the routes, typed state
+ *       as plain data, row lock, the JSON reply) and the same increment done directly on the
+ *       registry's row under its lock; the ratio is the worker's own overhead (not comparable with
+ *       ratios measured through the worker's former untyped seam);
  *   <li>{@code burstOfFifty} (average time, µs): the user frozen, then 50 concurrent calls with the
  *       verdict on the other worker: the time until all 50 are served.
  * </ul>
@@ -48,7 +49,7 @@ public class WorkerBenchmark {
 
   private static final String USER = "anna";
   private static final String CONNECTION = RealisticUser.CONNECTION_IDS.get(0);
-  private static final String PAGE = CONNECTION + "-page-0";
+  private String page;
 
   private Path root;
   private Worker[] workers;
@@ -61,15 +62,15 @@ public class WorkerBenchmark {
     root = Files.createTempDirectory("cryo-bench-server-");
     Freezer freezer = new Freezer(root.resolve("freezer"));
     workers = new Worker[] {HandOverBench.worker("a", freezer), HandOverBench.worker("b", freezer)};
-    RealisticTenant.place(workers[0], USER);
+    page = RealisticTenant.place(workers[0], USER).get(0);
     host = 0;
     callers = Executors.newFixedThreadPool(50);
   }
 
-  private static Call increment(boolean frozen) {
-    Call call = Call.userEvent(USER, CONNECTION, PAGE, "increment")
-        .withArguments(Map.of("scope", "page", "key", "counter"));
-    return frozen ? call.withUserFrozen() : call;
+  /** An increment of the first page's counter, with the verdict "frozen" if asked. */
+  private Object increment(Worker worker, boolean frozen) {
+    return RealisticTenant.read(RealisticTenant.serve(worker, USER, CONNECTION, frozen,
+        "/increment", "page=" + page, null)).get("count").longValue();
   }
 
   /** Closes the workers and removes the freezer. */
@@ -93,7 +94,7 @@ public class WorkerBenchmark {
       throw new IllegalStateException("the user was not frozen on " + from.name());
     }
     host = 1 - host;
-    Object served = to.call(increment(true));
+    Object served = increment(to, true);
     if (to.photo().users().get(USER).connections().size() != 2) {
       throw new IllegalStateException("the user arrived without his two connections");
     }
@@ -105,7 +106,7 @@ public class WorkerBenchmark {
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
   public Object callThroughWorker() {
-    return workers[host].call(increment(false));
+    return increment(workers[host], false);
   }
 
   /** The same store work, directly on the registry's row under its lock. */
@@ -113,16 +114,17 @@ public class WorkerBenchmark {
   @BenchmarkMode(Mode.Throughput)
   @OutputTimeUnit(TimeUnit.SECONDS)
   public Object sameWorkOnTheRegistry() {
-    PageRow page = workers[host].registry().pageItems().get(PAGE).orElseThrow();
-    page.lock().lock();
+    PageRow row = workers[host].registry().pageItems().get(page).orElseThrow();
+    row.lock().lock();
     try {
-      Store store = page.store(Store.class);
-      Object current = store.get("counter");
-      long next = (current instanceof Number number ? number.longValue() : 0L) + 1;
-      store.set("counter", next);
+      Store store = row.store(Store.class);
+      Object current = store.get("Counter");
+      long next = (current instanceof Map<?, ?> counter
+          && counter.get("count") instanceof Number number ? number.longValue() : 0L) + 1;
+      store.set("Counter", Map.of("count", next));
       return next;
     } finally {
-      page.lock().unlock();
+      row.lock().unlock();
     }
   }
 
@@ -140,7 +142,7 @@ public class WorkerBenchmark {
     for (int i = 0; i < 50; i++) {
       replies.add(callers.submit(() -> {
         go.await();
-        return to.call(increment(true));
+        return increment(to, true);
       }));
     }
     go.countDown();

@@ -1,6 +1,8 @@
 /**
  * The speed of {@code cryo-worker}'s worker on a real freezer in a temporary folder, with the
- * realistic user of the freezer benchmarks ({@link dev.cryo.bench.worker.RealisticTenant}):
+ * realistic user of the freezer benchmarks ({@link dev.cryo.bench.worker.RealisticTenant}), every
+ * call an HTTP call served through the worker's application host to
+ * {@link dev.cryo.bench.worker.BenchApplication}:
  *
  * <ul>
  *   <li>{@link dev.cryo.bench.worker.WorkerBenchmark} (JMH): the hand-over (frozen on worker A,

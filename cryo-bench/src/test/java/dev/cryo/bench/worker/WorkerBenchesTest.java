@@ -21,9 +21,9 @@ class WorkerBenchesTest {
   @Test
   void theRealisticTenantKeepsHisStores() throws Exception {
     try (Worker worker = HandOverBench.worker("w", new Freezer(dir.resolve("freezer")))) {
-      RealisticTenant.place(worker, "u");
-      assertThat(worker.call(RealisticTenant.readUserStore("u", false)))
-          .isEqualTo(RealisticUser.userStore());
+      assertThat(RealisticTenant.place(worker, "u")).hasSize(RealisticUser.PAGES);
+      assertThat(RealisticTenant.readUserStore(worker, "u", false))
+          .isEqualTo(RealisticTenant.expectedUserStore());
       assertThat(worker.registry().pageItems().size())
           .isEqualTo(RealisticUser.CONNECTION_IDS.size() * RealisticUser.PAGES);
     }
