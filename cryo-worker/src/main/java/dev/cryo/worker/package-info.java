@@ -45,8 +45,13 @@
  *       the stay for it; they read its state and never write it.
  *   <li>The user's own parcel is woken only by a wake grant, and only when it was written at the
  *       grant's parcel generation or later; otherwise it is residue and is never touched. A wake
- *       leaves the parcels where they are (the next freeze writes over them); only a login tail's
- *       hand-over parcels are adopted by the worker on its own, and consumed.
+ *       leaves the parcels where they are (the next freeze writes whole through them); only a
+ *       login tail's hand-over parcels are adopted by the worker on its own, and consumed.
+ *   <li>A worker that loses its commander (the end of its wire) quits into the freezer on its own,
+ *       its parcels stamped with each stay's generation, within a bound
+ *       ({@code WorkerMain.COMMANDER_LOSS_GRACE}), holding its share of the run's writers file
+ *       ({@link dev.cryo.freezer.FreezerWriters}) until it exits: the next commander adopts what
+ *       it wrote.
  *   <li>One lock order: a user's tenant lock, then row locks (page, connection, user), then the
  *       registry's structure lock, then the announcer's. Nothing holding a row lock takes a
  *       tenant lock: a lifecycle operation asked from inside a store action is refused with
