@@ -119,6 +119,7 @@ final class Login {
     List<ReentrantLock> rows = guest ? List.of(connection.lock(), previousRow.lock())
         : List.of(connection.lock());
     long deadline = System.nanoTime() + worker.rowWait().toNanos();
+    Runnable departure = null;
     while (true) {
       ReentrantLock busy;
       first.lock.lock(); // the users' locks first, in name order, then the row locks, upwards
@@ -127,7 +128,7 @@ final class Login {
         busy = LockOrder.tryLockAll(rows); // tried, never waited for under the users' locks
         if (busy == null) {
           try {
-            relabelLocked(from, to, connection, previousRow, previous, user, guest);
+            departure = relabelLocked(from, to, connection, previousRow, previous, user, guest);
           } finally {
             LockOrder.unlockAll(rows);
           }
@@ -147,10 +148,17 @@ final class Login {
       }
     }
     announcer.deliver();
+    if (departure != null) { // the previous owner's departure waited for the calls that moved
+      departure.run();
+    }
   }
 
-  /** The relabel itself; the caller holds both users' locks and the rows'. */
-  private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
+  /**
+   * The relabel itself; the caller holds both users' locks and the rows'. Returns the previous
+   * owner's departure to start once every lock is let go (the login took the calls it waited
+   * for), or null.
+   */
+  private Runnable relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
       String previous, String user, boolean guest) {
     if (!to.present() || to.phase() != Phase.ACTIVE) {
       throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user
@@ -160,7 +168,7 @@ final class Login {
     boolean targetSeen = registry.userItems().contains(user);
     boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
     registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-    from.moveSlots(connection.connectionId(), to, user);
+    Runnable departure = from.moveSlots(connection.connectionId(), to, user);
     if (guest) {
       from.dropFlag(); // the guest's flag is dropped; a real previous owner keeps his
     }
@@ -174,6 +182,7 @@ final class Login {
     if (!registry.userItems().contains(previous) && from.pending() == 0) {
       worker.leave(from, "logged in as '" + user + "'");
     }
+    return departure;
   }
 
   /**

@@ -236,17 +236,22 @@ final class Tenant {
 
   /**
    * Moves the slots of connection {@code connectionId}'s calls to {@code to}, served from now on as
-   * {@code user} (a login relabelled the connection); the caller holds both stays' locks.
+   * {@code user} (a login relabelled the connection); the caller holds both stays' locks. When that
+   * took this stay's last call and a departure waited for it, the stay is LEAVING now and the
+   * departure's start is returned, for the caller to run once it let go of every lock (no call of
+   * his is left to close and start it); else null.
    */
-  void moveSlots(String connectionId, Tenant to, String user) {
+  Runnable moveSlots(String connectionId, Tenant to, String user) {
     requireHeld();
     to.requireHeld();
-    for (RequestSlot slot : slotsOf(connectionId)) {
+    List<RequestSlot> moved = slotsOf(connectionId);
+    for (RequestSlot slot : moved) {
       slots.remove(slot);
       to.slots.add(slot);
       slot.tenant = to;
       slot.user = user;
     }
+    return !moved.isEmpty() && departureDeferred() && slots.isEmpty() ? cutAndLeave() : null;
   }
 
   // ---- waking ------------------------------------------------------------------------------------

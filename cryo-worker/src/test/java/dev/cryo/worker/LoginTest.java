@@ -87,6 +87,29 @@ class LoginTest {
     assertThat(number(Harness.call(worker, increment("anna", "c1", "p1", "user")))).isEqualTo(3L);
   }
 
+  /**
+   * A freeze of bob waits for his call on c2; that call logs c2 into anna, so it leaves bob with
+   * it: bob, who keeps c3, has no call left, and his freeze must start then, not wait for a call
+   * that is no longer his (it waited for ever, and so did a drain's quit).
+   */
+  @Test
+  void aFreezeWaitingForACallThatALoginTakesAwayStartsAtTheLogin() {
+    Harness.call(worker, increment("bob", "c2", "p2", "page"));
+    Harness.call(worker, increment("bob", "c3", "p3", "page"));
+    CompletableFuture<FreezeOutcome> freeze = Harness.inCall(worker,
+        TestCall.rpc("bob", "c2", "p2", "login"), host -> {
+          CompletableFuture<FreezeOutcome> ordered = worker.freezeUser("bob", null);
+          assertThat(ordered).as("the freeze waits for bob's call").isNotDone();
+          assertThat(worker.login("c2", "anna").join()).isEqualTo(LoginOutcome.RELABELLED);
+          harness.await("bob's freeze, once his last call went to anna", ordered::isDone);
+          return ordered;
+        });
+    assertThat(freeze.join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(worker.registry().userItems().contains("bob")).isFalse();
+    assertThat(worker.registry().connectionItems().get("c2").orElseThrow().user())
+        .isEqualTo("anna");
+  }
+
   @Test
   void theGuestsFlagIsDroppedWhileARealPreviousOwnerKeepsHis() {
     guest();
