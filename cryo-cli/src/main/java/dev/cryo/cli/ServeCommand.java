@@ -155,8 +155,10 @@ final class ServeCommand implements Callable<Integer> {
   String adminToken;
 
   @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
-      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
-          + " (https://app.example); repeatable. Default: the page's own origin only.")
+      description = "An origin besides the page's own whose pages may open the page socket"
+          + " /_cryo/ws and send state-changing requests (anything but GET, HEAD, OPTIONS;"
+          + " from any other site they are 403 cross_site) (https://app.example); repeatable."
+          + " Default: the page's own origin only.")
   java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
 
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,

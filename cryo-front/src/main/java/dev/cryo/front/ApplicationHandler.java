@@ -5,7 +5,6 @@ import dev.cryo.commander.Request;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap.SimpleImmutableEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +32,6 @@ final class ApplicationHandler extends Handler.Abstract {
   private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive",
       "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "content-length",
       "host");
-
-  private static final System.Logger LOG = System.getLogger(ApplicationHandler.class.getName());
 
   private final Upstream upstream;
   private final ConnectionCookie cookie;
@@ -100,11 +97,7 @@ final class ApplicationHandler extends Handler.Abstract {
   }
 
   private void answered(int status, long arrived) {
-    try {
-      listener.answered(status, System.nanoTime() - arrived);
-    } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "a request listener failed: " + e);
-    }
+    Refusals.answered(listener, status, System.nanoTime() - arrived);
   }
 
   /** The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie. */
@@ -129,10 +122,7 @@ final class ApplicationHandler extends Handler.Abstract {
   }
 
   private void tooLarge(Response response, Callback callback) {
-    response.setStatus(413);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    String body = "{\"error\":\"body_too_large\",\"message\":\"the request's body is over "
-        + maxBody + " bytes; nothing reached the application: send less, or raise --max-body\"}";
-    response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+    Refusals.write(response, callback, 413, "body_too_large", "the request's body is over "
+        + maxBody + " bytes; nothing reached the application: send less, or raise --max-body", -1);
   }
 }

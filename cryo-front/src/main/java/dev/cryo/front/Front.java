@@ -56,8 +56,8 @@ public final class Front implements AutoCloseable {
     server.addConnector(connector);
     this.sockets = new PageSockets();
     builder.upstream.pushSink(sockets);
-    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits,
-        builder.allowedOrigins);
+    OriginPolicy origins = new OriginPolicy(builder.allowedOrigins);
+    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits, origins);
     SocketLimits limits = builder.socketLimits;
     WebSocketUpgradeHandler upgrade = WebSocketUpgradeHandler.from(server, container -> {
       container.setMaxTextMessageSize(limits.maxMessageChars());
@@ -68,7 +68,7 @@ public final class Front implements AutoCloseable {
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
         new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener));
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
-    upgrade.setHandler(handlers);
+    upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);
     this.bind = builder.bind;
   }
@@ -195,8 +195,9 @@ public final class Front implements AutoCloseable {
     }
 
     /**
-     * Origins besides the page's own that may open a page socket ({@code https://app.example}),
-     * exactly; @return this builder.
+     * Origins besides the page's own ({@code https://app.example}, exactly) whose pages may open a
+     * page socket and send state-changing requests (anything but GET, HEAD and OPTIONS; see
+     * {@link CrossSiteGate}); default none. {@code @return} this builder.
      */
     public Builder allowedOrigins(List<String> value) {
       this.allowedOrigins = List.copyOf(value);
