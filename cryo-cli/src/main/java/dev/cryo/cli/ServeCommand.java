@@ -134,6 +134,13 @@ final class ServeCommand implements Callable<Integer> {
       description = "The largest request body; larger is 413. Default: ${DEFAULT-VALUE}.")
   long maxBody;
 
+  @Option(names = "--max-buffered-bodies", paramLabel = "SIZE", defaultValue = "64m",
+      converter = SizeConverter.class,
+      description = "The request-body bytes held at once across all requests; a body that would"
+          + " take them past it is 503 bodies_over_budget with Retry-After (raised to --max-body"
+          + " if lower). Default: ${DEFAULT-VALUE}.")
+  long maxBufferedBodies;
+
   @Option(names = "--secure-cookie",
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
@@ -253,7 +260,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     running.set(commander);
     Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
-        .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
+        .maxBody(maxBody).maxBufferedBodies(maxBufferedBodies).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
     Admin admin = null;
     if (adminPort != null || token != null) {
       admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())

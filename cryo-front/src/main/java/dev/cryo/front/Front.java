@@ -35,12 +35,16 @@ public final class Front implements AutoCloseable {
   private final ServerConnector connector;
   private final String bind;
   private final PageSockets sockets;
+  private final BodyBudget budget;
 
   /**
    * How long a page socket may stay silent before Jetty closes it; the demo's page pings far more
    * often. Long, so a hibernating user's tabs keep their sockets.
    */
   static final Duration SOCKET_IDLE = Duration.ofMinutes(10);
+
+  /** The default of {@link Builder#maxBufferedBodies}: 64 MiB. */
+  public static final long DEFAULT_MAX_BUFFERED_BODIES = 64L << 20;
 
   private Front(Builder builder) {
     QueuedThreadPool threads = new QueuedThreadPool();
@@ -57,7 +61,9 @@ public final class Front implements AutoCloseable {
     this.sockets = new PageSockets();
     builder.upstream.pushSink(sockets);
     OriginPolicy origins = new OriginPolicy(builder.allowedOrigins);
-    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits, origins);
+    this.budget = new BodyBudget(Math.max(builder.maxBufferedBodies, builder.maxBody));
+    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits, origins,
+        budget);
     SocketLimits limits = builder.socketLimits;
     WebSocketUpgradeHandler upgrade = WebSocketUpgradeHandler.from(server, container -> {
       container.setMaxTextMessageSize(limits.maxMessageChars());
@@ -66,7 +72,8 @@ public final class Front implements AutoCloseable {
       container.addMapping(SocketGate.PATH, gate);
     });
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
-        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener));
+        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener,
+        budget));
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);
@@ -104,6 +111,26 @@ public final class Front implements AutoCloseable {
     return sockets;
   }
 
+  /** The limits' settings, what they hold and what they refused, read-only. */
+  public LimitStats limits() {
+    return new LimitStats() {
+      @Override
+      public long bodyBytesLimit() {
+        return budget.limit();
+      }
+
+      @Override
+      public long bodyBytesHeld() {
+        return budget.held();
+      }
+
+      @Override
+      public long bodiesRefused() {
+        return budget.refused();
+      }
+    };
+  }
+
   /** The address listened on. */
   public InetSocketAddress address() {
     return new InetSocketAddress(bind, port());
@@ -120,14 +147,15 @@ public final class Front implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link Front}. Defaults: port 8080, bound to 127.0.0.1, bodies up to 1 MiB, cookie
-   * without {@code Secure}. Not thread-safe.
+   * Builds a {@link Front}. Defaults: port 8080, bound to 127.0.0.1, bodies up to 1 MiB each and
+   * 64 MiB held at once, cookie without {@code Secure}. Not thread-safe.
    */
   public static final class Builder {
     private final Upstream upstream;
     private int port = 8080;
     private String bind = "127.0.0.1";
     private long maxBody = 1 << 20;
+    private long maxBufferedBodies = DEFAULT_MAX_BUFFERED_BODIES;
     private boolean secureCookie;
     private RequestListener requestListener = RequestListener.NONE;
     private final List<Handler> cryoHandlers = new ArrayList<>();
@@ -159,6 +187,20 @@ public final class Front implements AutoCloseable {
         throw new IllegalArgumentException("the body limit is at least 0, not " + value);
       }
       this.maxBody = value;
+      return this;
+    }
+
+    /**
+     * The request-body bytes held at once across all requests and socket calls (default
+     * {@value Front#DEFAULT_MAX_BUFFERED_BODIES}, 64 MiB; raised to {@link #maxBody} if lower, so
+     * one body always fits): a body that would take them past it is refused with 503 and
+     * {@code Retry-After} before it is read. {@code @return} this builder.
+     */
+    public Builder maxBufferedBodies(long value) {
+      if (value < 0) {
+        throw new IllegalArgumentException("the body budget is at least 0, not " + value);
+      }
+      this.maxBufferedBodies = value;
       return this;
     }
 

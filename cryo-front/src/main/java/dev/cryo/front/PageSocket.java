@@ -57,6 +57,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private final PageSockets registry;
   private final Upstream upstream;
   private final SocketLimits limits;
+  private final BodyBudget budget;
   private final Set<String> pages = ConcurrentHashMap.newKeySet();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong queued = new AtomicLong();
@@ -67,7 +68,8 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private volatile Consumer<String> beforeBind = page -> { };
 
   PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
-      PageSockets registry, Upstream upstream, SocketLimits limits) {
+      PageSockets registry, Upstream upstream, SocketLimits limits, BodyBudget budget) {
+    this.budget = Objects.requireNonNull(budget);
     this.connection = Objects.requireNonNull(connection);
     this.handshakeHeaders = List.copyOf(handshakeHeaders);
     this.registry = registry;
@@ -227,6 +229,15 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       headers.add(new SimpleImmutableEntry<>("content-type", "application/json"));
       bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     }
+    long taken = bytes.length;
+    if (!budget.tryTake(taken)) {
+      inFlight.decrementAndGet();
+      budget.refusedOne();
+      send(error(id, 503, "bodies_over_budget", "the server holds " + budget.limit() + " bytes"
+          + " of request bodies at once, and this call's body would take it past that; it was"
+          + " not run: send it again in a moment"));
+      return;
+    }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
         headers, bytes);
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
@@ -236,6 +247,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
         LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
       } finally {
+        budget.release(taken);
         inFlight.decrementAndGet();
       }
     });

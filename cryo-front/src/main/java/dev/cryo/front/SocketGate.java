@@ -35,8 +35,11 @@ final class SocketGate implements WebSocketCreator {
   private final PageSockets registry;
   private final SocketLimits limits;
   private final OriginPolicy origins;
+  private final BodyBudget budget;
 
-  SocketGate(Upstream upstream, PageSockets registry, SocketLimits limits, OriginPolicy origins) {
+  SocketGate(Upstream upstream, PageSockets registry, SocketLimits limits, OriginPolicy origins,
+      BodyBudget budget) {
+    this.budget = Objects.requireNonNull(budget);
     this.upstream = Objects.requireNonNull(upstream);
     this.registry = Objects.requireNonNull(registry);
     this.limits = Objects.requireNonNull(limits);
@@ -63,6 +66,6 @@ final class SocketGate implements WebSocketCreator {
           ? "no connection cookie: load a page first" : "unknown connection: load a page first");
     }
     return new PageSocket(connection, ApplicationHandler.headersOf(request), registry, upstream,
-        limits);
+        limits, budget);
   }
 }
