@@ -141,6 +141,34 @@ final class ServeCommand implements Callable<Integer> {
           + " if lower). Default: ${DEFAULT-VALUE}.")
   long maxBufferedBodies;
 
+  @Option(names = "--max-connections", paramLabel = "N", defaultValue = "10000",
+      description = "TCP connections open at once on the port; one more is closed as soon as it"
+          + " is accepted. Default: ${DEFAULT-VALUE}.")
+  int maxConnections;
+
+  @Option(names = "--max-connections-per-address", paramLabel = "N", defaultValue = "256",
+      description = "TCP connections open at once from one client address; one more from it is"
+          + " closed as soon as it is accepted (behind a reverse proxy every client has its"
+          + " address: raise this to --max-connections). Default: ${DEFAULT-VALUE}.")
+  int maxConnectionsPerAddress;
+
+  @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "How long a request may take to arrive: its headers, then its body, each"
+          + " within it; a connection still receiving past it is closed, however slowly its"
+          + " bytes come. Waiting for the reply is not counted. Default: ${DEFAULT-VALUE}.")
+  Duration requestTimeout;
+
+  @Option(names = "--max-sockets", paramLabel = "N", defaultValue = "10000",
+      description = "Page sockets (/_cryo/ws) open at once; one more is closed with 1013 (try"
+          + " again later). Default: ${DEFAULT-VALUE}.")
+  int maxSockets;
+
+  @Option(names = "--max-sockets-per-connection", paramLabel = "N", defaultValue = "32",
+      description = "Page sockets open at once for one browser connection (one cookie: its tabs);"
+          + " one more is closed with 1008. Default: ${DEFAULT-VALUE}.")
+  int maxSocketsPerConnection;
+
   @Option(names = "--secure-cookie",
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
@@ -208,6 +236,7 @@ final class ServeCommand implements Callable<Integer> {
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
     AdminToken token = adminToken();
+    dev.cryo.front.ClientLimits clientLimits = clientLimits();
     if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
       throw new CommandFailure(ExitCodes.USAGE, "bad_admin_port", "--admin-port " + adminPort
           + " is not a port (0 to 65535); nothing was started", null);
@@ -260,7 +289,8 @@ final class ServeCommand implements Callable<Integer> {
     }
     running.set(commander);
     Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
-        .maxBody(maxBody).maxBufferedBodies(maxBufferedBodies).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
+        .maxBody(maxBody).maxBufferedBodies(maxBufferedBodies).secureCookie(secureCookie).allowedOrigins(allowedOrigins)
+        .clientLimits(clientLimits);
     Admin admin = null;
     if (adminPort != null || token != null) {
       admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
@@ -274,6 +304,7 @@ final class ServeCommand implements Callable<Integer> {
     serving.set(front);
     if (admin != null) {
       admin.bindSockets(front.sockets());
+      admin.bindLimits(front.limits());
     }
     if (admin != null && adminPort != null) {
       try {
@@ -300,6 +331,17 @@ final class ServeCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return ExitCodes.OK;
+  }
+
+  private dev.cryo.front.ClientLimits clientLimits() {
+    try {
+      return new dev.cryo.front.ClientLimits(maxConnections, maxConnectionsPerAddress,
+          requestTimeout, maxSockets, maxSocketsPerConnection);
+    } catch (IllegalArgumentException e) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_limit", "--max-connections,"
+          + " --max-connections-per-address, --request-timeout, --max-sockets,"
+          + " --max-sockets-per-connection: " + e.getMessage() + "; nothing was started", e);
+    }
   }
 
   private AdminToken adminToken() {

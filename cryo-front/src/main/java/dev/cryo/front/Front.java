@@ -36,6 +36,9 @@ public final class Front implements AutoCloseable {
   private final String bind;
   private final PageSockets sockets;
   private final BodyBudget budget;
+  private final ConnectionGate connections;
+  private final SlowRequests slowRequests;
+  private final ClientLimits clientLimits;
 
   /**
    * How long a page socket may stay silent before Jetty closes it; the demo's page pings far more
@@ -58,7 +61,14 @@ public final class Front implements AutoCloseable {
     connector.setHost(builder.bind);
     connector.setPort(builder.port);
     server.addConnector(connector);
-    this.sockets = new PageSockets();
+    ClientLimits clients = builder.clientLimits;
+    this.connections = new ConnectionGate(clients.maxConnections(),
+        clients.maxConnectionsPerAddress());
+    this.slowRequests = new SlowRequests(clients.requestTimeout());
+    connector.addBean(connections);
+    connector.addBean(slowRequests);
+    this.clientLimits = clients;
+    this.sockets = new PageSockets(clients.maxSockets(), clients.maxSocketsPerConnection());
     builder.upstream.pushSink(sockets);
     OriginPolicy origins = new OriginPolicy(builder.allowedOrigins);
     this.budget = new BodyBudget(Math.max(builder.maxBufferedBodies, builder.maxBody));
@@ -128,6 +138,31 @@ public final class Front implements AutoCloseable {
       public long bodiesRefused() {
         return budget.refused();
       }
+
+      @Override
+      public ClientLimits clients() {
+        return clientLimits;
+      }
+
+      @Override
+      public int connectionsOpen() {
+        return connections.open();
+      }
+
+      @Override
+      public long connectionsRefused() {
+        return connections.refused();
+      }
+
+      @Override
+      public long slowRequestsCut() {
+        return slowRequests.cut();
+      }
+
+      @Override
+      public long socketsRefused() {
+        return sockets.refused();
+      }
     };
   }
 
@@ -139,6 +174,7 @@ public final class Front implements AutoCloseable {
   /** Stops listening; idempotent. */
   @Override
   public void close() {
+    slowRequests.close();
     try {
       server.stop();
     } catch (Exception e) {
@@ -161,6 +197,7 @@ public final class Front implements AutoCloseable {
     private final List<Handler> cryoHandlers = new ArrayList<>();
     private SocketLimits socketLimits = SocketLimits.DEFAULTS;
     private List<String> allowedOrigins = List.of();
+    private ClientLimits clientLimits = ClientLimits.DEFAULTS;
 
     private Builder(Upstream upstream) {
       this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -216,6 +253,16 @@ public final class Front implements AutoCloseable {
      */
     public Builder requestListener(RequestListener value) {
       this.requestListener = Objects.requireNonNull(value, "requestListener");
+      return this;
+    }
+
+    /**
+     * What one client and all of them may hold: connections in total and per address, the
+     * request timeout, page sockets in total and per connection (default
+     * {@link ClientLimits#DEFAULTS}); {@code @return} this builder.
+     */
+    public Builder clientLimits(ClientLimits value) {
+      this.clientLimits = Objects.requireNonNull(value, "clientLimits");
       return this;
     }
 

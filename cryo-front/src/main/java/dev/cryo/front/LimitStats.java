@@ -15,4 +15,19 @@ public interface LimitStats {
 
   /** The requests and socket calls refused (503) because their body was over the budget. */
   long bodiesRefused();
+
+  /** The limits on what one client and all of them may hold. */
+  ClientLimits clients();
+
+  /** The TCP connections open now on the public port. */
+  int connectionsOpen();
+
+  /** The TCP connections closed as soon as accepted, over a connection limit. */
+  long connectionsRefused();
+
+  /** The connections closed because a request took longer than the request timeout to arrive. */
+  long slowRequestsCut();
+
+  /** The page sockets closed as soon as opened, over a socket limit. */
+  long socketsRefused();
 }

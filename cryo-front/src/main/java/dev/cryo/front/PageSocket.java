@@ -89,8 +89,13 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
 
   @Override
   public void onWebSocketOpen(Session opened) {
+    PageSockets.Refusal refusal = registry.opened(this);
+    if (refusal != null) {
+      ended.set(true); // never counted: nothing to count down at its close
+      opened.close(refusal.code(), refusal.reason(), Callback.NOOP);
+      return;
+    }
     this.session = opened;
-    registry.opened(this);
   }
 
   @Override
