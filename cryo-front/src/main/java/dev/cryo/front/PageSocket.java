@@ -213,10 +213,17 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     String method = message.path("method").asText("GET").toUpperCase(Locale.ROOT);
-    String path = message.path("path").asText("");
-    if (!path.startsWith("/") || path.startsWith("/_cryo/")) {
-      send(error(id, 400, "bad_path", "a call's path starts with / and is not cryo's own (/_cryo/);"
-          + " got '" + path + "'; nothing was done"));
+    if (!METHOD.matcher(method).matches()) {
+      send(error(id, 400, "bad_method", "a call's method is an HTTP method (GET, POST, …: letters"
+          + " and digits, up to 20); got '" + clip(method) + "'; nothing was done"));
+      return;
+    }
+    String path = applicationPath(message.path("path").asText(""));
+    if (path == null) {
+      send(error(id, 400, "bad_path", "a call's path is an absolute path, without query or"
+          + " fragment (the query goes in \"query\"), that is not cryo's own (/_cryo/) once"
+          + " decoded and normalised; got '" + clip(message.path("path").asText("")) + "';"
+          + " nothing was done"));
       return;
     }
     if (inFlight.incrementAndGet() > limits.maxInFlight()) {
@@ -256,6 +263,42 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
         inFlight.decrementAndGet();
       }
     });
+  }
+
+  /** An HTTP method: an RFC 9110 token, short. */
+  private static final java.util.regex.Pattern METHOD =
+      java.util.regex.Pattern.compile("[A-Z0-9!#$%&'*+.^_`|~-]{1,20}");
+
+  /**
+   * The path a socket call names, as an HTTP request's reaches the application: parsed as the
+   * path of a request target, refused when it is ambiguous (an encoded slash or dot segment,
+   * what Jetty refuses in a request line), carries a query, fragment or authority, or escapes
+   * the root; then decoded and normalised, and refused when that is cryo's own
+   * ({@code /_cryo} and below). Null when refused.
+   */
+  static String applicationPath(String raw) {
+    if (raw == null || !raw.startsWith("/") || raw.startsWith("//")) {
+      return null;
+    }
+    try {
+      org.eclipse.jetty.http.HttpURI uri = org.eclipse.jetty.http.HttpURI.build(raw);
+      if (uri.getQuery() != null || uri.getFragment() != null || uri.getHost() != null
+          || uri.hasViolations() || uri.isAmbiguous()) {
+        return null;
+      }
+      String decoded = uri.getCanonicalPath();
+      if (decoded == null || !decoded.startsWith("/") || decoded.equals("/_cryo")
+          || decoded.startsWith("/_cryo/")) {
+        return null;
+      }
+      return decoded;
+    } catch (IllegalArgumentException e) {
+      return null; // malformed encoding
+    }
+  }
+
+  private static String clip(String text) {
+    return text.length() <= 80 ? text : text.substring(0, 80) + "…";
   }
 
   /**
