@@ -133,8 +133,8 @@ final class ApplicationHandler extends Handler.Abstract {
       connectionId = ConnectionCookie.connectionIdOf(secret);
     }
     String query = request.getHttpURI().getQuery();
-    Reply reply = upstream.serve(new Request(connectionId, request.getMethod(), path,
-        query == null ? "" : query, headersOf(request), body));
+    Reply reply = RuntimeReplies.forClient(upstream.serve(new Request(connectionId,
+        request.getMethod(), path, query == null ? "" : query, headersOf(request), body)));
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {

@@ -254,7 +254,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
         headers, bytes);
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
-        send(replyOf(id, upstream.serve(request)));
+        send(replyOf(id, RuntimeReplies.forClient(upstream.serve(request))));
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
