@@ -3,6 +3,7 @@ package dev.cryo.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.commander.WorkerCommand;
+import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ class WorkerJvmTest {
   void aWorkerJvmEndsAtOnceOnAnOutOfMemoryErrorEvenIfTheErrorIsCaught() throws Exception {
     List<String> command = WorkerCommand.jvm(OutOfMemoryMain.class.getName(),
         System.getProperty("java.class.path"), List.of())
-        .command(new SpawnPayload("oom", "", "wire", "freezer", "app", null, 32L << 20));
+        .command(spawn32MiB());
     Path out = scratch.resolve("out.txt");
     Process process = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -40,6 +41,13 @@ class WorkerJvmTest {
     } finally {
       process.destroyForcibly();
     }
+  }
+
+  /** A spawn payload with a 32 MiB heap, read as a worker reads it (the other parts unused). */
+  private static SpawnPayload spawn32MiB() {
+    return ProtocolCodec.read(("{\"name\":\"oom\",\"wire\":\"w\",\"freezer\":\"f\","
+        + "\"application\":\"a\",\"heapBytes\":" + (32L << 20) + "}")
+        .getBytes(StandardCharsets.UTF_8), SpawnPayload.class);
   }
 
   @Test
