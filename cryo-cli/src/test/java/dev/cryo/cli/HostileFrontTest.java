@@ -75,9 +75,15 @@ class HostileFrontTest {
     String guest = victim.get("/api/state?page=" + page).field("user");
     assertThat(guest).startsWith("guest_");
 
-    // What a page elsewhere makes the victim's browser send: his cookie, a text/plain form.
-    DemoClient.Answer forged = victim.post("/api/login", Map.of("user", "mallory", "page", page),
-        "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site");
+    // What a page elsewhere makes the victim's browser send: his cookie, a text/plain form. On a
+    // client of its own: a refusal that leaves the body unread ends its connection.
+    DemoClient.Answer forged;
+    try (HttpClient fresh = HttpClient.newHttpClient()) {
+      DemoClient browser = new DemoClient(fresh, run.base());
+      browser.useCookie(victim.cookie());
+      forged = browser.post("/api/login", Map.of("user", "mallory", "page", page),
+          "Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site");
+    }
 
     assertThat(forged.status()).isEqualTo(403);
     assertThat(forged.field("error")).isEqualTo("cross_site");
