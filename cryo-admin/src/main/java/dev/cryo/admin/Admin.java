@@ -159,6 +159,11 @@ public final class Admin implements AutoCloseable {
     metrics.bindSockets(stats);
   }
 
+  /** Reads the front's limits and their refusals from {@code stats} from now on (metrics). */
+  public void bindLimits(dev.cryo.front.LimitStats stats) {
+    metrics.bindLimits(stats);
+  }
+
   /** The metrics, for a test or an embedding. */
   public RunMetrics metrics() {
     return metrics;

@@ -19,6 +19,9 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Access, decided before anything is read or written:
  * <ul>
+ *   <li>on the admin port without a token, a request whose {@code Host} is a name other than
+ *       localhost is 403 {@code host_not_allowed} (DNS rebinding: a page elsewhere pointing its
+ *       own name at this machine would read the status, user names included);
  *   <li>on the admin port without a token: served (the port is loopback unless a token is set);
  *   <li>with a token, on either port: served only to a request proving it (see
  *       {@link AdminToken}); else 401 with {@code WWW-Authenticate} for both schemes, and nothing
@@ -87,6 +90,15 @@ final class AdminHandler extends Handler.Abstract {
     }
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     response.getHeaders().put("X-Content-Type-Options", "nosniff");
+    if (!publicPort && token == null && !addressedByAddress(request)) {
+      response.setStatus(403);
+      json(response, callback, "{\"error\":\"host_not_allowed\",\"message\":\"without an"
+          + " admin token the admin listener answers only requests sent to an address"
+          + " (127.0.0.1, [::1]) or to localhost, not to a name: a page of another site can"
+          + " point a name of its own at this machine (DNS rebinding); nothing was served: open"
+          + " the status page by its address, or set --admin-token\"}");
+      return true;
+    }
     if (token != null && !token.acceptsAuthorization(
         request.getHeaders().get(HttpHeader.AUTHORIZATION))) {
       response.setStatus(401);
@@ -124,6 +136,30 @@ final class AdminHandler extends Handler.Abstract {
       }
     }
     return true;
+  }
+
+  private static final java.util.regex.Pattern IPV4 =
+      java.util.regex.Pattern.compile("[0-9]{1,3}(\\.[0-9]{1,3}){3}");
+
+  /**
+   * Whether the request's {@code Host} names an IP address or localhost: what a browser sends to
+   * the admin port unless a page of another site pointed a name of its own at it (DNS rebinding),
+   * which a name the operator never gave cryo would be. No Host (HTTP/1.0) is an address.
+   */
+  static boolean addressedByAddress(Request request) {
+    String host = request.getHeaders().get(HttpHeader.HOST);
+    if (host == null) {
+      return true;
+    }
+    String name;
+    try {
+      name = new org.eclipse.jetty.util.HostPort(host.trim()).getHost();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    String lower = name.toLowerCase(java.util.Locale.ROOT);
+    return name.startsWith("[") || IPV4.matcher(name).matches() || lower.equals("localhost")
+        || lower.endsWith(".localhost");
   }
 
   private static void json(Response response, Callback callback, String body) {

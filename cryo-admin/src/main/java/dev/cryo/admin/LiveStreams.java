@@ -17,8 +17,12 @@ import org.eclipse.jetty.util.Callback;
  * The live page's server-sent events: each open stream gets the {@link StatusView#liveJson()}
  * document at once, then again every interval, as {@code event: view} messages, until the
  * browser goes away or the admin closes. At most {@code limit} streams are open at once (each holds
- * one virtual thread and one document a tick); one more is answered 503 with {@code Retry-After},
- * so memory never grows with the number of viewers. Thread-safe.
+ * one virtual thread and one document a tick), so memory never grows with the number of viewers.
+ * A new stream past the limit ends the oldest one (at its next tick) and takes its place: whoever
+ * holds streams open cannot lock an operator out of the live page (the ended page's browser
+ * reconnects by itself after the {@code retry} it was given, and then ends the oldest in turn).
+ * Only when no slot frees within two ticks is the new one answered 503 with {@code Retry-After}.
+ * Thread-safe.
  */
 final class LiveStreams implements AutoCloseable {
 
@@ -30,6 +34,9 @@ final class LiveStreams implements AutoCloseable {
   private final Duration interval;
   private final Semaphore slots;
   private final CountDownLatch closed = new CountDownLatch(1);
+  /** The open streams, oldest first: each ends once its flag is set. */
+  private final java.util.Deque<java.util.concurrent.atomic.AtomicBoolean> open =
+      new java.util.concurrent.ConcurrentLinkedDeque<>();
 
   LiveStreams(StatusView view, Duration interval, int limit) {
     this.view = Objects.requireNonNull(view, "view");
@@ -49,7 +56,7 @@ final class LiveStreams implements AutoCloseable {
 
   /** Serves one stream on the caller's (virtual) thread until it ends. */
   void serve(Response response, Callback callback) {
-    if (!slots.tryAcquire()) {
+    if (!takeSlot()) {
       response.setStatus(503);
       response.getHeaders().put(HttpHeader.RETRY_AFTER, "5");
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
@@ -58,6 +65,8 @@ final class LiveStreams implements AutoCloseable {
           .getBytes(StandardCharsets.UTF_8)), callback);
       return;
     }
+    java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+    open.addLast(ended);
     try {
       response.setStatus(200);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, EVENT_STREAM);
@@ -75,7 +84,7 @@ final class LiveStreams implements AutoCloseable {
           callback.failed(new java.io.EOFException("the browser left"));
           return;
         }
-      } while (!closed.await(interval.toMillis(), TimeUnit.MILLISECONDS));
+      } while (!closed.await(interval.toMillis(), TimeUnit.MILLISECONDS) && !ended.get());
       response.write(true, ByteBuffer.allocate(0), callback);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -84,7 +93,28 @@ final class LiveStreams implements AutoCloseable {
       LOG.log(Level.WARNING, "a live status stream failed: " + e);
       callback.failed(e);
     } finally {
+      open.remove(ended);
       slots.release();
+    }
+  }
+
+  /**
+   * Takes a stream slot; when none is free, ends the oldest stream and waits (two ticks at most)
+   * for its slot. False when none came.
+   */
+  private boolean takeSlot() {
+    if (slots.tryAcquire()) {
+      return true;
+    }
+    java.util.concurrent.atomic.AtomicBoolean oldest = open.pollFirst();
+    if (oldest != null) {
+      oldest.set(true);
+    }
+    try {
+      return slots.tryAcquire(2 * interval.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

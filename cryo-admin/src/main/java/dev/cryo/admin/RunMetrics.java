@@ -3,6 +3,7 @@ package dev.cryo.admin;
 import dev.cryo.commander.RunListener;
 import dev.cryo.commander.Status;
 import dev.cryo.front.RequestListener;
+import dev.cryo.front.LimitStats;
 import dev.cryo.front.SocketStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -39,7 +40,11 @@ import java.util.function.ToDoubleFunction;
  * {@code cryo_moves_total{outcome}}, {@code cryo_users_lost_total},
  * {@code cryo_worker_deaths_total}, {@code cryo_worker_users{worker}}, {@code cryo_users{state}},
  * {@code cryo_sockets_open}, {@code cryo_pushes_total{outcome}}, {@code cryo_freezer_bytes},
- * {@code cryo_freezer_free_bytes}.
+ * {@code cryo_freezer_free_bytes}; the front's limits ({@link LimitStats}, bound with
+ * {@link #bindLimits}): {@code cryo_front_limit{limit}}, {@code cryo_front_connections_open},
+ * {@code cryo_front_bodies_held_bytes}, {@code cryo_front_connections_refused_total},
+ * {@code cryo_front_requests_cut_total}, {@code cryo_front_sockets_refused_total},
+ * {@code cryo_front_bodies_refused_total}.
  *
  * <p>Thread-safe: the listeners may be called from any threads at once; {@link #scrape} is
  * serialised.
@@ -66,6 +71,7 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final MultiGauge workerUsers;
   private volatile Status latest;
   private volatile SocketStats sockets = NO_SOCKETS;
+  private volatile LimitStats limits;
 
   /** The figures of a front without page sockets: all zeros. */
   static final SocketStats NO_SOCKETS = new SocketStats() {
@@ -138,7 +144,52 @@ public final class RunMetrics implements RunListener, RequestListener {
     FunctionCounter.builder("cryo.sockets.slow.readers.closed", this,
             metrics -> metrics.sockets.slowReadersClosed())
         .description("Page sockets closed because their reader fell behind").register(registry);
+    frontLimits();
     refreshWorkers(latest);
+  }
+
+  /** The meters of the front's limits ({@link LimitStats}): zeros until bound. */
+  private void frontLimits() {
+    Gauge.builder("cryo.front.connections.open", this,
+            metrics -> metrics.limits == null ? 0 : metrics.limits.connectionsOpen())
+        .description("TCP connections open on the public port").register(registry);
+    Gauge.builder("cryo.front.bodies.held", this,
+            metrics -> metrics.limits == null ? 0 : metrics.limits.bodyBytesHeld())
+        .description("Request-body bytes held now, across all requests").baseUnit("bytes")
+        .register(registry);
+    refusals("cryo.front.connections.refused", "TCP connections closed as soon as accepted,"
+        + " over --max-connections or --max-connections-per-address", LimitStats::connectionsRefused);
+    refusals("cryo.front.requests.cut", "Connections closed because a request took longer than"
+        + " --request-timeout to arrive", LimitStats::slowRequestsCut);
+    refusals("cryo.front.sockets.refused", "Page sockets closed as soon as opened, over"
+        + " --max-sockets or --max-sockets-per-connection", LimitStats::socketsRefused);
+    refusals("cryo.front.bodies.refused", "Requests and socket calls refused 503, their body over"
+        + " --max-buffered-bodies", LimitStats::bodiesRefused);
+    limit("max_connections", stats -> stats.clients().maxConnections());
+    limit("max_connections_per_address", stats -> stats.clients().maxConnectionsPerAddress());
+    limit("request_timeout_seconds", stats -> stats.clients().requestTimeout().toMillis() / 1000.0);
+    limit("max_sockets", stats -> stats.clients().maxSockets());
+    limit("max_sockets_per_connection", stats -> stats.clients().maxSocketsPerConnection());
+    limit("max_buffered_body_bytes", LimitStats::bodyBytesLimit);
+  }
+
+  private void refusals(String name, String description,
+      java.util.function.ToLongFunction<LimitStats> count) {
+    FunctionCounter.builder(name, this,
+            metrics -> metrics.limits == null ? 0 : count.applyAsLong(metrics.limits))
+        .description(description).register(registry);
+  }
+
+  private void limit(String limit, ToDoubleFunction<LimitStats> value) {
+    Gauge.builder("cryo.front.limit", this,
+            metrics -> metrics.limits == null ? 0 : value.applyAsDouble(metrics.limits))
+        .description("The front's limits as set (cryo serve's options; docs/security.md)")
+        .tag("limit", limit).register(registry);
+  }
+
+  /** Reads the front's limits and their refusals from {@code stats} from now on. */
+  public void bindLimits(LimitStats stats) {
+    this.limits = Objects.requireNonNull(stats, "stats");
   }
 
   private Timer histogram(String name, String description) {

@@ -186,4 +186,81 @@ class AdminAccessTest {
           "content-type: text/event-stream").doesNotContain("data: ").doesNotContain("retry:");
     }
   }
+
+  /** The whole answer to a GET of {@code path} sent with {@code host} as its Host, over a raw socket. */
+  private String rawGet(int port, String path, String host, String authorization)
+      throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(20_000);
+      socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
+          + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void withoutATokenTheAdminPortAnswersNoRequestSentToAName() throws Exception {
+    start(null);
+    int port = adminPort.port();
+    for (String path : PATHS) {
+      String rebound = rawGet(port, path, "attacker.example:" + port, null);
+      assertThat(rebound).as(path).startsWith("HTTP/1.1 403").contains("host_not_allowed")
+          .doesNotContain("main_0001");
+    }
+    for (String host : List.of("127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port,
+        "LOCALHOST")) {
+      assertThat(rawGet(port, "/_cryo/status.json", host, null)).as(host)
+          .startsWith("HTTP/1.1 200").contains("main_0001");
+    }
+  }
+
+  @Test
+  void withATokenAnyHostThatProvesItIsServed() throws Exception {
+    start(TOKEN);
+    assertThat(rawGet(adminPort.port(), "/_cryo/status.json", "admin.example.com",
+        "Bearer " + TOKEN)).startsWith("HTTP/1.1 200");
+  }
+
+  @Test
+  void streamsHeldOpenCannotLockTheOperatorOut() throws Exception {
+    admin = Admin.builder(() -> Statuses.running("main_0001", 3)).maxStreams(2)
+        .streamInterval(java.time.Duration.ofMillis(200)).build();
+    adminPort = admin.listen("127.0.0.1", 0);
+    List<java.net.Socket> held = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        held.add(openStream());
+      }
+      java.net.Socket operator = openStream(); // a third: the oldest gives way
+      held.add(operator);
+      java.net.Socket oldest = held.get(0);
+      oldest.setSoTimeout(20_000);
+      oldest.getInputStream().readAllBytes(); // ends only if the server ended the stream
+      assertThat(oldest.getInputStream().read()).as("the oldest stream ended").isEqualTo(-1);
+    } finally {
+      for (java.net.Socket socket : held) {
+        socket.close();
+      }
+    }
+  }
+
+  /** Opens a live stream over a raw socket and reads up to its first document. */
+  private java.net.Socket openStream() throws Exception {
+    java.net.Socket socket = new java.net.Socket("127.0.0.1", adminPort.port());
+    socket.setSoTimeout(20_000);
+    socket.getOutputStream().write(("GET /_cryo/status/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    StringBuilder read = new StringBuilder();
+    java.io.InputStream in = socket.getInputStream();
+    while (!read.toString().contains("data: ")) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      read.append((char) b);
+    }
+    assertThat(read.toString()).startsWith("HTTP/1.1 200").contains("data: ");
+    return socket;
+  }
 }

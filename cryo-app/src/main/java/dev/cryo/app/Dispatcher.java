@@ -201,7 +201,10 @@ public final class Dispatcher {
       return new Served(error(refusal.status(), refusal.code(), refusal.getMessage()), null);
     } catch (StateException e) {
       if (e.reason() == StateException.Reason.UNKNOWN_PAGE) {
-        return new Served(error(404, "unknown_page", e.getMessage()), null);
+        // The exception's message is the developer's (it names the API); a client gets this.
+        return new Served(error(404, "unknown_page", "this page is not one of this connection's"
+            + " pages (closed, expired, or another browser's); nothing was read or written: open"
+            + " a new page"), null);
       }
       return failed(request, e);
     } catch (Exception e) {

@@ -126,6 +126,8 @@ class CryoTestKitTest {
     Response stranger = kit.connect().post("/notes", Map.of("page", page, "text", "x"));
     assertThat(stranger.status()).isEqualTo(404);
     assertThat(CryoTestKit.json(stranger).get("error").asText()).isEqualTo("unknown_page");
+    assertThat(CryoTestKit.json(stranger).get("message").asText())
+        .as("a client is told nothing of the API").doesNotContain("openPage");
   }
 
   @Test

@@ -135,6 +135,41 @@ final class ServeCommand implements Callable<Integer> {
       description = "The largest request body; larger is 413. Default: ${DEFAULT-VALUE}.")
   long maxBody;
 
+  @Option(names = "--max-buffered-bodies", paramLabel = "SIZE", defaultValue = "64m",
+      converter = SizeConverter.class,
+      description = "The request-body bytes held at once across all requests; a body that would"
+          + " take them past it is 503 bodies_over_budget with Retry-After (raised to --max-body"
+          + " if lower). Default: ${DEFAULT-VALUE}.")
+  long maxBufferedBodies;
+
+  @Option(names = "--max-connections", paramLabel = "N", defaultValue = "10000",
+      description = "TCP connections open at once on the port; one more is closed as soon as it"
+          + " is accepted. Default: ${DEFAULT-VALUE}.")
+  int maxConnections;
+
+  @Option(names = "--max-connections-per-address", paramLabel = "N", defaultValue = "256",
+      description = "TCP connections open at once from one client address; one more from it is"
+          + " closed as soon as it is accepted (behind a reverse proxy every client has its"
+          + " address: raise this to --max-connections). Default: ${DEFAULT-VALUE}.")
+  int maxConnectionsPerAddress;
+
+  @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "30s",
+      converter = DurationConverter.class,
+      description = "How long a request may take to arrive: its headers, then its body, each"
+          + " within it; a connection still receiving past it is closed, however slowly its"
+          + " bytes come. Waiting for the reply is not counted. Default: ${DEFAULT-VALUE}.")
+  Duration requestTimeout;
+
+  @Option(names = "--max-sockets", paramLabel = "N", defaultValue = "10000",
+      description = "Page sockets (/_cryo/ws) open at once; one more is closed with 1013 (try"
+          + " again later). Default: ${DEFAULT-VALUE}.")
+  int maxSockets;
+
+  @Option(names = "--max-sockets-per-connection", paramLabel = "N", defaultValue = "32",
+      description = "Page sockets open at once for one browser connection (one cookie: its tabs);"
+          + " one more is closed with 1008. Default: ${DEFAULT-VALUE}.")
+  int maxSocketsPerConnection;
+
   @Option(names = "--secure-cookie",
       description = "Mark the connection cookie Secure (when served behind TLS).")
   boolean secureCookie;
@@ -156,8 +191,10 @@ final class ServeCommand implements Callable<Integer> {
   String adminToken;
 
   @Option(names = "--allowed-origin", paramLabel = "ORIGIN",
-      description = "An origin besides the page's own that may open the page socket /_cryo/ws"
-          + " (https://app.example); repeatable. Default: the page's own origin only.")
+      description = "An origin besides the page's own whose pages may open the page socket"
+          + " /_cryo/ws and send state-changing requests (anything but GET, HEAD, OPTIONS;"
+          + " from any other site they are 403 cross_site) (https://app.example); repeatable."
+          + " Default: the page's own origin only.")
   java.util.List<String> allowedOrigins = new java.util.ArrayList<>();
 
   @Option(names = "--app", paramLabel = "CLASS", defaultValue = DEMO,
@@ -200,6 +237,7 @@ final class ServeCommand implements Callable<Integer> {
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
     AdminToken token = adminToken();
+    dev.cryo.front.ClientLimits clientLimits = clientLimits();
     if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
       throw new CommandFailure(ExitCodes.USAGE, "bad_admin_port", "--admin-port " + adminPort
           + " is not a port (0 to 65535); nothing was started", null);
@@ -252,7 +290,8 @@ final class ServeCommand implements Callable<Integer> {
     }
     running.set(commander);
     Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
-        .maxBody(maxBody).secureCookie(secureCookie).allowedOrigins(allowedOrigins);
+        .maxBody(maxBody).maxBufferedBodies(maxBufferedBodies).secureCookie(secureCookie).allowedOrigins(allowedOrigins)
+        .clientLimits(clientLimits);
     Admin admin = null;
     if (adminPort != null || token != null) {
       admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())
@@ -266,6 +305,7 @@ final class ServeCommand implements Callable<Integer> {
     serving.set(front);
     if (admin != null) {
       admin.bindSockets(front.sockets());
+      admin.bindLimits(front.limits());
     }
     if (admin != null && adminPort != null) {
       try {
@@ -292,6 +332,17 @@ final class ServeCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return ExitCodes.OK;
+  }
+
+  private dev.cryo.front.ClientLimits clientLimits() {
+    try {
+      return new dev.cryo.front.ClientLimits(maxConnections, maxConnectionsPerAddress,
+          requestTimeout, maxSockets, maxSocketsPerConnection);
+    } catch (IllegalArgumentException e) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_limit", "--max-connections,"
+          + " --max-connections-per-address, --request-timeout, --max-sockets,"
+          + " --max-sockets-per-connection: " + e.getMessage() + "; nothing was started", e);
+    }
   }
 
   private AdminToken adminToken() {

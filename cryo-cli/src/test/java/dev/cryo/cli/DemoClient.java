@@ -55,6 +55,18 @@ final class DemoClient {
         .POST(BodyPublishers.ofString(JSON.writeValueAsString(body))));
   }
 
+  /** A POST with extra headers ({@code name, value, name, value…}: an Origin, in a test). */
+  Answer post(String path, Object body, String... headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+        .header("content-type", "application/json")
+        .POST(BodyPublishers.ofString(JSON.writeValueAsString(body)));
+    for (int i = 0; i < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    return send(request);
+  }
+
   Answer get(String path) throws IOException, InterruptedException {
     return send(HttpRequest.newBuilder(base.resolve(path)).GET());
   }

@@ -42,6 +42,12 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts {@code cryo serve} as {@link #start(Path, String...)} with {@code jvm} options. */
   static ServeRun start(Path home, List<String> jvm, String... args) throws IOException {
+    return start(home, jvm, java.util.Map.of(), args);
+  }
+
+  /** Starts {@code cryo serve} with {@code jvm} options and {@code env} added to its environment. */
+  static ServeRun start(Path home, List<String> jvm, java.util.Map<String, String> env,
+      String... args) throws IOException {
     Files.createDirectories(home.getParent());
     Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
     Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
@@ -51,7 +57,9 @@ final class ServeRun implements AutoCloseable {
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cryo.class.getName(),
         "serve", "--home", home.toString(), "--port", "0"));
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command)
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    Process process = builder
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     return new ServeRun(process, home, out, err);
@@ -64,7 +72,13 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts a run with {@code jvm} options and waits for its URL line. */
   static ServeRun serving(Path home, List<String> jvm, String... args) throws Exception {
-    ServeRun run = start(home, jvm, args);
+    return serving(home, jvm, java.util.Map.of(), args);
+  }
+
+  /** Starts a run with {@code jvm} options and {@code env}, and waits for its URL line. */
+  static ServeRun serving(Path home, List<String> jvm, java.util.Map<String, String> env,
+      String... args) throws Exception {
+    ServeRun run = start(home, jvm, env, args);
     try {
       run.awaitUrl();
       return run;

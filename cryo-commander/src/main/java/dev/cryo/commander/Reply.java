@@ -21,6 +21,18 @@ public record Reply(int status, List<Map.Entry<String, String>> headers, byte[] 
     body = body == null ? new byte[0] : body;
   }
 
+  /**
+   * The header that marks a reply of the commander's own (a 503, 502, 504, 500 written by the
+   * run, not by the application): its text is for the operator and may name workers or the
+   * freezer, so the front shows a client a sentence of its own instead, and never this header.
+   */
+  public static final String RUNTIME_HEADER = "Cryo-Runtime-Reply";
+
+  /** Whether this is a reply of the commander's own ({@link #RUNTIME_HEADER}). */
+  public boolean runtimeReply() {
+    return header(RUNTIME_HEADER) != null;
+  }
+
   /** A 503 with {@code Retry-After: seconds}, its body the sentence {@code why}. */
   static Reply unavailable(long seconds, String why) {
     return text(503, why, Map.entry("Retry-After", Long.toString(seconds)));
@@ -32,6 +44,7 @@ public record Reply(int status, List<Map.Entry<String, String>> headers, byte[] 
     Objects.requireNonNull(body, "body");
     List<Map.Entry<String, String>> headers = new java.util.ArrayList<>();
     headers.add(Map.entry("Content-Type", "text/plain; charset=utf-8"));
+    headers.add(Map.entry(RUNTIME_HEADER, "1"));
     headers.addAll(List.of(extra));
     return new Reply(status, headers, (body + "\n").getBytes(StandardCharsets.UTF_8));
   }

@@ -24,6 +24,13 @@ public interface WorkerCommand {
   /** The worker's process entry point. */
   String WORKER_MAIN = "dev.cryo.worker.WorkerMain";
 
+  /**
+   * The JVM flag every worker runs with: an {@link OutOfMemoryError} ends the JVM at once (exit
+   * code 3) instead of killing one thread and leaving a half-working worker that still answers;
+   * the commander then sees the death and its users come back by the crash paths.
+   */
+  String EXIT_ON_OUT_OF_MEMORY = "-XX:+ExitOnOutOfMemoryError";
+
   /** The umask a worker runs under: nothing it creates is readable by anybody else. */
   String UMASK = "077";
 
@@ -31,17 +38,17 @@ public interface WorkerCommand {
   List<String> command(SpawnPayload spawn);
 
   /**
-   * The default: {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap> -cp
-   * <this JVM's classpath> dev.cryo.worker.WorkerMain}.
+   * The default: {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap>
+   * -XX:+ExitOnOutOfMemoryError -cp <this JVM's classpath> dev.cryo.worker.WorkerMain}.
    */
   static WorkerCommand defaultJvm() {
     return jvm(WORKER_MAIN, System.getProperty("java.class.path"), List.of());
   }
 
   /**
-   * {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap> <jvmOptions…> -cp
-   * <classpath> <mainClass>}: for a worker main of one's own (tests use a fake worker speaking the
-   * protocol).
+   * {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap>
+   * -XX:+ExitOnOutOfMemoryError <jvmOptions…> -cp <classpath> <mainClass>}: for a worker main of
+   * one's own (tests use a fake worker speaking the protocol).
    */
   static WorkerCommand jvm(String mainClass, String classpath, List<String> jvmOptions) {
     Objects.requireNonNull(mainClass, "mainClass");
@@ -57,6 +64,7 @@ public interface WorkerCommand {
       command.add("cryo-worker"); // $0 of the shell, which the exec replaces
       command.add(java);
       command.add("-Xmx" + spawn.heapBytes());
+      command.add(EXIT_ON_OUT_OF_MEMORY);
       command.addAll(options);
       command.add("-cp");
       command.add(classpath);

@@ -66,6 +66,13 @@ final class WorkerProcess {
   }
 
   /**
+   * Environment variables of the commander that a worker never inherits: the application's code
+   * runs there and could read them. {@code CRYO_ADMIN_TOKEN} is the admin token ({@code cryo
+   * serve --admin-token}'s default).
+   */
+  static final java.util.Set<String> WITHHELD_ENVIRONMENT = java.util.Set.of("CRYO_ADMIN_TOKEN");
+
+  /**
    * Starts the worker of {@code spawn}.
    *
    * @param log the file its standard output and error are appended to: a private file that exists
@@ -77,6 +84,7 @@ final class WorkerProcess {
       throws IOException {
     List<String> line = command.command(spawn);
     ProcessBuilder builder = new ProcessBuilder(line);
+    WITHHELD_ENVIRONMENT.forEach(builder.environment()::remove);
     builder.environment().put(SpawnPayload.ENVIRONMENT,
         new String(ProtocolCodec.write(spawn), StandardCharsets.UTF_8));
     File file = log.toFile();

@@ -5,7 +5,6 @@ import dev.cryo.commander.Request;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.AbstractMap.SimpleImmutableEntry;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,8 +20,10 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The handler of every path outside {@code /_cryo/}: reads the request whole (bounded), resolves
- * its connection from the cookie, serves it through the {@link Upstream}, and writes the reply.
+ * The handler of every path outside {@code /_cryo/}: reads the request whole (bounded by
+ * {@code maxBody} each, 413 past it, and by the {@link BodyBudget} across all requests, 503 past
+ * it), resolves its connection from the cookie, serves it through the {@link Upstream}, and writes
+ * the reply.
  *
  * <p>Blocking: Jetty runs it on a virtual thread, which waits for the commander (holds, the
  * worker's reply) without holding a platform thread.
@@ -34,19 +35,19 @@ final class ApplicationHandler extends Handler.Abstract {
       "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "content-length",
       "host");
 
-  private static final System.Logger LOG = System.getLogger(ApplicationHandler.class.getName());
-
   private final Upstream upstream;
   private final ConnectionCookie cookie;
   private final long maxBody;
   private final RequestListener listener;
+  private final BodyBudget budget;
 
   ApplicationHandler(Upstream upstream, ConnectionCookie cookie, long maxBody,
-      RequestListener listener) {
+      RequestListener listener, BodyBudget budget) {
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.cookie = Objects.requireNonNull(cookie, "cookie");
     this.maxBody = maxBody;
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.budget = Objects.requireNonNull(budget, "budget");
   }
 
   @Override
@@ -63,15 +64,67 @@ final class ApplicationHandler extends Handler.Abstract {
       answered(413, arrived);
       return true;
     }
-    byte[] body;
-    try (InputStream in = Content.Source.asInputStream(request)) {
-      body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
-    }
-    if (body.length > maxBody) {
-      tooLarge(response, callback);
-      answered(413, arrived);
+    long taken = Math.max(declared, 0);
+    if (!budget.tryTake(taken)) {
+      busy(response, callback);
+      answered(503, arrived);
       return true;
     }
+    try {
+      return serve(request, response, callback, path, arrived, taken);
+    } finally {
+      budget.release(taken);
+    }
+  }
+
+  /** How many bytes of a chunked body are taken from the budget at a time. */
+  private static final int CHUNK = 16 * 1024;
+
+  /**
+   * Reads the body (within the budget: {@code taken} bytes are held for it already), then serves
+   * the request; the budget taken for the body beyond {@code taken} is given back before return.
+   */
+  private boolean serve(org.eclipse.jetty.server.Request request, Response response,
+      Callback callback, String path, long arrived, long taken) throws IOException {
+    long extra = 0;
+    byte[] body;
+    try {
+      try (InputStream in = Content.Source.asInputStream(request)) {
+        if (taken > 0) {
+          body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBody + 1));
+        } else {
+          java.io.ByteArrayOutputStream read = new java.io.ByteArrayOutputStream();
+          byte[] chunk = new byte[CHUNK];
+          int n;
+          while ((n = in.read(chunk)) != -1) {
+            if (read.size() + n > maxBody) {
+              read.write(chunk, 0, n);
+              break;
+            }
+            if (!budget.tryTake(n)) {
+              busy(response, callback);
+              answered(503, arrived);
+              return true;
+            }
+            extra += n;
+            read.write(chunk, 0, n);
+          }
+          body = read.toByteArray();
+        }
+      }
+      if (body.length > maxBody) {
+        tooLarge(response, callback);
+        answered(413, arrived);
+        return true;
+      }
+      return serve(request, response, callback, path, arrived, body);
+    } finally {
+      budget.release(extra);
+    }
+  }
+
+  private boolean serve(org.eclipse.jetty.server.Request request, Response response,
+      Callback callback, String path, long arrived, byte[] body) {
     String secret = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
     String connectionId = secret == null ? null : ConnectionCookie.connectionIdOf(secret);
     boolean minted = connectionId == null || !upstream.knowsConnection(connectionId);
@@ -80,8 +133,8 @@ final class ApplicationHandler extends Handler.Abstract {
       connectionId = ConnectionCookie.connectionIdOf(secret);
     }
     String query = request.getHttpURI().getQuery();
-    Reply reply = upstream.serve(new Request(connectionId, request.getMethod(), path,
-        query == null ? "" : query, headersOf(request), body));
+    Reply reply = RuntimeReplies.forClient(upstream.serve(new Request(connectionId,
+        request.getMethod(), path, query == null ? "" : query, headersOf(request), body)));
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {
@@ -100,11 +153,7 @@ final class ApplicationHandler extends Handler.Abstract {
   }
 
   private void answered(int status, long arrived) {
-    try {
-      listener.answered(status, System.nanoTime() - arrived);
-    } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "a request listener failed: " + e);
-    }
+    Refusals.answered(listener, status, System.nanoTime() - arrived);
   }
 
   /** The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie. */
@@ -128,11 +177,19 @@ final class ApplicationHandler extends Handler.Abstract {
     return headers;
   }
 
+  private void busy(Response response, Callback callback) {
+    budget.refusedOne();
+    Refusals.write(response, callback, 503, "bodies_over_budget", "the server holds "
+        + budget.limit() + " bytes of request bodies at once, and this body would take it past"
+        + " that; nothing of it reached the application: send it again in a moment (the"
+        + " operator's setting is --max-buffered-bodies)", RETRY_AFTER_SECONDS);
+  }
+
+  /** The {@code Retry-After} of a refusal for the body budget. */
+  static final long RETRY_AFTER_SECONDS = 1;
+
   private void tooLarge(Response response, Callback callback) {
-    response.setStatus(413);
-    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-    String body = "{\"error\":\"body_too_large\",\"message\":\"the request's body is over "
-        + maxBody + " bytes; nothing reached the application: send less, or raise --max-body\"}";
-    response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+    Refusals.write(response, callback, 413, "body_too_large", "the request's body is over "
+        + maxBody + " bytes; nothing reached the application: send less, or raise --max-body", -1);
   }
 }

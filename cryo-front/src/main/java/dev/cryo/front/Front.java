@@ -35,12 +35,19 @@ public final class Front implements AutoCloseable {
   private final ServerConnector connector;
   private final String bind;
   private final PageSockets sockets;
+  private final BodyBudget budget;
+  private final ConnectionGate connections;
+  private final SlowRequests slowRequests;
+  private final ClientLimits clientLimits;
 
   /**
    * How long a page socket may stay silent before Jetty closes it; the demo's page pings far more
    * often. Long, so a hibernating user's tabs keep their sockets.
    */
   static final Duration SOCKET_IDLE = Duration.ofMinutes(10);
+
+  /** The default of {@link Builder#maxBufferedBodies}: 64 MiB. */
+  public static final long DEFAULT_MAX_BUFFERED_BODIES = 64L << 20;
 
   private Front(Builder builder) {
     QueuedThreadPool threads = new QueuedThreadPool();
@@ -54,10 +61,19 @@ public final class Front implements AutoCloseable {
     connector.setHost(builder.bind);
     connector.setPort(builder.port);
     server.addConnector(connector);
-    this.sockets = new PageSockets();
+    ClientLimits clients = builder.clientLimits;
+    this.connections = new ConnectionGate(clients.maxConnections(),
+        clients.maxConnectionsPerAddress());
+    this.slowRequests = new SlowRequests(clients.requestTimeout());
+    connector.addBean(connections);
+    connector.addBean(slowRequests);
+    this.clientLimits = clients;
+    this.sockets = new PageSockets(clients.maxSockets(), clients.maxSocketsPerConnection());
     builder.upstream.pushSink(sockets);
-    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits,
-        builder.allowedOrigins);
+    OriginPolicy origins = new OriginPolicy(builder.allowedOrigins);
+    this.budget = new BodyBudget(Math.max(builder.maxBufferedBodies, builder.maxBody));
+    SocketGate gate = new SocketGate(builder.upstream, sockets, builder.socketLimits, origins,
+        budget);
     SocketLimits limits = builder.socketLimits;
     WebSocketUpgradeHandler upgrade = WebSocketUpgradeHandler.from(server, container -> {
       container.setMaxTextMessageSize(limits.maxMessageChars());
@@ -66,9 +82,10 @@ public final class Front implements AutoCloseable {
       container.addMapping(SocketGate.PATH, gate);
     });
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
-        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener));
+        new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener,
+        budget));
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
-    upgrade.setHandler(handlers);
+    upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);
     this.bind = builder.bind;
   }
@@ -104,6 +121,51 @@ public final class Front implements AutoCloseable {
     return sockets;
   }
 
+  /** The limits' settings, what they hold and what they refused, read-only. */
+  public LimitStats limits() {
+    return new LimitStats() {
+      @Override
+      public long bodyBytesLimit() {
+        return budget.limit();
+      }
+
+      @Override
+      public long bodyBytesHeld() {
+        return budget.held();
+      }
+
+      @Override
+      public long bodiesRefused() {
+        return budget.refused();
+      }
+
+      @Override
+      public ClientLimits clients() {
+        return clientLimits;
+      }
+
+      @Override
+      public int connectionsOpen() {
+        return connections.open();
+      }
+
+      @Override
+      public long connectionsRefused() {
+        return connections.refused();
+      }
+
+      @Override
+      public long slowRequestsCut() {
+        return slowRequests.cut();
+      }
+
+      @Override
+      public long socketsRefused() {
+        return sockets.refused();
+      }
+    };
+  }
+
   /** The address listened on. */
   public InetSocketAddress address() {
     return new InetSocketAddress(bind, port());
@@ -112,6 +174,7 @@ public final class Front implements AutoCloseable {
   /** Stops listening; idempotent. */
   @Override
   public void close() {
+    slowRequests.close();
     try {
       server.stop();
     } catch (Exception e) {
@@ -120,19 +183,21 @@ public final class Front implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link Front}. Defaults: port 8080, bound to 127.0.0.1, bodies up to 1 MiB, cookie
-   * without {@code Secure}. Not thread-safe.
+   * Builds a {@link Front}. Defaults: port 8080, bound to 127.0.0.1, bodies up to 1 MiB each and
+   * 64 MiB held at once, cookie without {@code Secure}. Not thread-safe.
    */
   public static final class Builder {
     private final Upstream upstream;
     private int port = 8080;
     private String bind = "127.0.0.1";
     private long maxBody = 1 << 20;
+    private long maxBufferedBodies = DEFAULT_MAX_BUFFERED_BODIES;
     private boolean secureCookie;
     private RequestListener requestListener = RequestListener.NONE;
     private final List<Handler> cryoHandlers = new ArrayList<>();
     private SocketLimits socketLimits = SocketLimits.DEFAULTS;
     private List<String> allowedOrigins = List.of();
+    private ClientLimits clientLimits = ClientLimits.DEFAULTS;
 
     private Builder(Upstream upstream) {
       this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -162,6 +227,20 @@ public final class Front implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The request-body bytes held at once across all requests and socket calls (default
+     * {@value Front#DEFAULT_MAX_BUFFERED_BODIES}, 64 MiB; raised to {@link #maxBody} if lower, so
+     * one body always fits): a body that would take them past it is refused with 503 and
+     * {@code Retry-After} before it is read. {@code @return} this builder.
+     */
+    public Builder maxBufferedBodies(long value) {
+      if (value < 0) {
+        throw new IllegalArgumentException("the body budget is at least 0, not " + value);
+      }
+      this.maxBufferedBodies = value;
+      return this;
+    }
+
     /** Whether the cookie is {@code Secure} (served behind TLS); @return this builder. */
     public Builder secureCookie(boolean value) {
       this.secureCookie = value;
@@ -174,6 +253,16 @@ public final class Front implements AutoCloseable {
      */
     public Builder requestListener(RequestListener value) {
       this.requestListener = Objects.requireNonNull(value, "requestListener");
+      return this;
+    }
+
+    /**
+     * What one client and all of them may hold: connections in total and per address, the
+     * request timeout, page sockets in total and per connection (default
+     * {@link ClientLimits#DEFAULTS}); {@code @return} this builder.
+     */
+    public Builder clientLimits(ClientLimits value) {
+      this.clientLimits = Objects.requireNonNull(value, "clientLimits");
       return this;
     }
 
@@ -195,8 +284,9 @@ public final class Front implements AutoCloseable {
     }
 
     /**
-     * Origins besides the page's own that may open a page socket ({@code https://app.example}),
-     * exactly; @return this builder.
+     * Origins besides the page's own ({@code https://app.example}, exactly) whose pages may open a
+     * page socket and send state-changing requests (anything but GET, HEAD and OPTIONS; see
+     * {@link CrossSiteGate}); default none. {@code @return} this builder.
      */
     public Builder allowedOrigins(List<String> value) {
       this.allowedOrigins = List.copyOf(value);

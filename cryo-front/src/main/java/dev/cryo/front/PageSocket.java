@@ -57,6 +57,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private final PageSockets registry;
   private final Upstream upstream;
   private final SocketLimits limits;
+  private final BodyBudget budget;
   private final Set<String> pages = ConcurrentHashMap.newKeySet();
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong queued = new AtomicLong();
@@ -67,7 +68,8 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private volatile Consumer<String> beforeBind = page -> { };
 
   PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
-      PageSockets registry, Upstream upstream, SocketLimits limits) {
+      PageSockets registry, Upstream upstream, SocketLimits limits, BodyBudget budget) {
+    this.budget = Objects.requireNonNull(budget);
     this.connection = Objects.requireNonNull(connection);
     this.handshakeHeaders = List.copyOf(handshakeHeaders);
     this.registry = registry;
@@ -87,8 +89,13 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
 
   @Override
   public void onWebSocketOpen(Session opened) {
+    PageSockets.Refusal refusal = registry.opened(this);
+    if (refusal != null) {
+      ended.set(true); // never counted: nothing to count down at its close
+      opened.close(refusal.code(), refusal.reason(), Callback.NOOP);
+      return;
+    }
     this.session = opened;
-    registry.opened(this);
   }
 
   @Override
@@ -206,10 +213,17 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     String method = message.path("method").asText("GET").toUpperCase(Locale.ROOT);
-    String path = message.path("path").asText("");
-    if (!path.startsWith("/") || path.startsWith("/_cryo/")) {
-      send(error(id, 400, "bad_path", "a call's path starts with / and is not cryo's own (/_cryo/);"
-          + " got '" + path + "'; nothing was done"));
+    if (!METHOD.matcher(method).matches()) {
+      send(error(id, 400, "bad_method", "a call's method is an HTTP method (GET, POST, …: letters"
+          + " and digits, up to 20); got '" + clip(method) + "'; nothing was done"));
+      return;
+    }
+    String path = applicationPath(message.path("path").asText(""));
+    if (path == null) {
+      send(error(id, 400, "bad_path", "a call's path is an absolute path, without query or"
+          + " fragment (the query goes in \"query\"), that is not cryo's own (/_cryo/) once"
+          + " decoded and normalised; got '" + clip(message.path("path").asText("")) + "';"
+          + " nothing was done"));
       return;
     }
     if (inFlight.incrementAndGet() > limits.maxInFlight()) {
@@ -227,18 +241,64 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       headers.add(new SimpleImmutableEntry<>("content-type", "application/json"));
       bytes = body.toString().getBytes(StandardCharsets.UTF_8);
     }
+    long taken = bytes.length;
+    if (!budget.tryTake(taken)) {
+      inFlight.decrementAndGet();
+      budget.refusedOne();
+      send(error(id, 503, "bodies_over_budget", "the server holds " + budget.limit() + " bytes"
+          + " of request bodies at once, and this call's body would take it past that; it was"
+          + " not run: send it again in a moment"));
+      return;
+    }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
         headers, bytes);
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
-        send(replyOf(id, upstream.serve(request)));
+        send(replyOf(id, RuntimeReplies.forClient(upstream.serve(request))));
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
       } finally {
+        budget.release(taken);
         inFlight.decrementAndGet();
       }
     });
+  }
+
+  /** An HTTP method: an RFC 9110 token, short. */
+  private static final java.util.regex.Pattern METHOD =
+      java.util.regex.Pattern.compile("[A-Z0-9!#$%&'*+.^_`|~-]{1,20}");
+
+  /**
+   * The path a socket call names, as an HTTP request's reaches the application: parsed as the
+   * path of a request target, refused when it is ambiguous (an encoded slash or dot segment,
+   * what Jetty refuses in a request line), carries a query, fragment or authority, or escapes
+   * the root; then decoded and normalised, and refused when that is cryo's own
+   * ({@code /_cryo} and below). Null when refused.
+   */
+  static String applicationPath(String raw) {
+    if (raw == null || !raw.startsWith("/") || raw.startsWith("//")) {
+      return null;
+    }
+    try {
+      org.eclipse.jetty.http.HttpURI uri = org.eclipse.jetty.http.HttpURI.build(raw);
+      if (uri.getQuery() != null || uri.getFragment() != null || uri.getHost() != null
+          || uri.hasViolations() || uri.isAmbiguous()) {
+        return null;
+      }
+      String decoded = uri.getCanonicalPath();
+      if (decoded == null || !decoded.startsWith("/") || decoded.equals("/_cryo")
+          || decoded.startsWith("/_cryo/")) {
+        return null;
+      }
+      return decoded;
+    } catch (IllegalArgumentException e) {
+      return null; // malformed encoding
+    }
+  }
+
+  private static String clip(String text) {
+    return text.length() <= 80 ? text : text.substring(0, 80) + "…";
   }
 
   /**

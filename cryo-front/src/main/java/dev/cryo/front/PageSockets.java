@@ -32,9 +32,60 @@ final class PageSockets implements PushSink, SocketStats {
   private final AtomicLong slowClosed = new AtomicLong();
   private volatile Consumer<String> whileBinding = page -> { };
 
-  void opened(PageSocket socket) {
-    open.incrementAndGet();
+  private final int maxSockets;
+  private final int maxPerConnection;
+  private final ConcurrentHashMap<String, Integer> perConnection = new ConcurrentHashMap<>();
+  private final AtomicLong refused = new AtomicLong();
+
+  /** No more than {@code maxSockets} sockets open, {@code maxPerConnection} of one connection. */
+  PageSockets(int maxSockets, int maxPerConnection) {
+    this.maxSockets = maxSockets;
+    this.maxPerConnection = maxPerConnection;
+  }
+
+  /** Without limits worth the name (for tests of other things). */
+  PageSockets() {
+    this(Integer.MAX_VALUE, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Counts {@code socket} open if the limits allow it, and says why not otherwise: null when it
+   * was counted (then {@link #closed} counts it down), else the close code and reason it must be
+   * closed with — 1013 when the port has {@code maxSockets} open, 1008 when its connection has
+   * {@code maxPerConnection}. Thread-safe: the counts never pass their limits.
+   */
+  Refusal opened(PageSocket socket) {
+    if (open.incrementAndGet() > maxSockets) {
+      open.decrementAndGet();
+      refused.incrementAndGet();
+      return new Refusal(org.eclipse.jetty.websocket.api.StatusCode.TRY_AGAIN_LATER, "the server"
+          + " has " + maxSockets + " page sockets open: try again later");
+    }
+    boolean[] admitted = {true};
+    perConnection.compute(socket.connection(), (c, count) -> {
+      int now = count == null ? 0 : count;
+      if (now >= maxPerConnection) {
+        admitted[0] = false;
+        return count;
+      }
+      return now + 1;
+    });
+    if (!admitted[0]) {
+      open.decrementAndGet();
+      refused.incrementAndGet();
+      return new Refusal(org.eclipse.jetty.websocket.api.StatusCode.POLICY_VIOLATION, "this"
+          + " connection has " + maxPerConnection + " page sockets open: close one first");
+    }
     opened.incrementAndGet();
+    return null;
+  }
+
+  /** Why a socket was not counted open: the close code and reason it is closed with. */
+  record Refusal(int code, String reason) {}
+
+  /** The sockets refused by the limits since the front started. */
+  long refused() {
+    return refused.get();
   }
 
   /**
@@ -68,11 +119,13 @@ final class PageSockets implements PushSink, SocketStats {
   }
 
   /**
-   * Counts {@code socket} closed and unbinds the pages it names now ({@link PageSocket#pages});
+   * Counts {@code socket} (one {@link #opened} counted) closed and unbinds the pages it names now ({@link PageSocket#pages});
    * a page it binds after is its own to unbind. Thread-safe.
    */
   void closed(PageSocket socket, boolean slow) {
     open.decrementAndGet();
+    perConnection.computeIfPresent(socket.connection(), (c, count) -> count <= 1 ? null
+        : count - 1);
     if (slow) {
       slowClosed.incrementAndGet();
     }

@@ -1,10 +1,6 @@
 package dev.cryo.front;
 
-import java.net.URI;
-import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
-import java.util.Set;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -18,7 +14,8 @@ import org.eclipse.jetty.websocket.server.WebSocketCreator;
  * The handshake of {@code /_cryo/ws}, in this order:
  * <ol>
  *   <li>the Origin gate: a handshake whose {@code Origin} is neither the page's own (the
- *       {@code Host} it was sent to) nor one of the allowed origins is refused with HTTP 403 — no
+ *       {@code Host} it was sent to) nor one of the allowed origins ({@link OriginPolicy}) is
+ *       refused with HTTP 403 — no
  *       cross-site WebSocket hijacking. A handshake without {@code Origin} comes from no browser
  *       page and passes (a browser always sends it);
  *   <li>while the run admits no new work ({@link Upstream#admits()}), it is accepted and closed
@@ -37,22 +34,23 @@ final class SocketGate implements WebSocketCreator {
   private final Upstream upstream;
   private final PageSockets registry;
   private final SocketLimits limits;
-  private final Set<String> allowedOrigins;
+  private final OriginPolicy origins;
+  private final BodyBudget budget;
 
-  SocketGate(Upstream upstream, PageSockets registry, SocketLimits limits,
-      List<String> allowedOrigins) {
+  SocketGate(Upstream upstream, PageSockets registry, SocketLimits limits, OriginPolicy origins,
+      BodyBudget budget) {
+    this.budget = Objects.requireNonNull(budget);
     this.upstream = Objects.requireNonNull(upstream);
     this.registry = Objects.requireNonNull(registry);
     this.limits = Objects.requireNonNull(limits);
-    this.allowedOrigins = Set.copyOf(allowedOrigins.stream().map(SocketGate::normalize).toList());
+    this.origins = Objects.requireNonNull(origins);
   }
 
   @Override
   public Object createWebSocket(ServerUpgradeRequest request, ServerUpgradeResponse response,
       Callback callback) {
     String origin = request.getHeaders().get(HttpHeader.ORIGIN);
-    if (origin != null && !sameOrigin(origin, request)
-        && !allowedOrigins.contains(normalize(origin))) {
+    if (origin != null && !origins.allows(origin, request)) {
       Response.writeError(request, response, callback, 403, "the origin " + origin + " may not"
           + " open a socket here; nothing was opened: serve the page from this host, or list the"
           + " origin with --allowed-origin");
@@ -68,27 +66,6 @@ final class SocketGate implements WebSocketCreator {
           ? "no connection cookie: load a page first" : "unknown connection: load a page first");
     }
     return new PageSocket(connection, ApplicationHandler.headersOf(request), registry, upstream,
-        limits);
-  }
-
-  /** Whether {@code origin} names the host and port the handshake was sent to. */
-  private static boolean sameOrigin(String origin, Request request) {
-    try {
-      URI uri = URI.create(origin.trim());
-      if (uri.getHost() == null || uri.getScheme() == null) {
-        return false;
-      }
-      int port = uri.getPort() != -1 ? uri.getPort()
-          : uri.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-      return uri.getHost().equalsIgnoreCase(Request.getServerName(request))
-          && port == Request.getServerPort(request);
-    } catch (IllegalArgumentException e) {
-      return false; // "null" (a sandboxed page) or garbage: not this origin
-    }
-  }
-
-  private static String normalize(String origin) {
-    String trimmed = origin.trim().toLowerCase(Locale.ROOT);
-    return trimmed.endsWith("/") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+        limits, budget);
   }
 }

@@ -15,6 +15,13 @@
  *   <li>Everything is bounded before it reaches a worker: a body over the limit is refused with
  *       413; header limits are Jetty's.
  *   <li>Paths under {@code /_cryo/} are cryo's own and never reach the application.
+ *   <li>A browser's request from another site changes nothing: anything but GET, HEAD and
+ *       OPTIONS whose {@code Origin} or {@code Sec-Fetch-Site} says another site, and whose origin
+ *       is not allowed, is refused with 403 before it is read ({@code CrossSiteGate}). The page's
+ *       own origin and the allowed ones are one policy for requests and sockets
+ *       ({@code OriginPolicy}).
+ *   <li>The front's own refusals are JSON {@code {"error", "message"}} ({@code Refusals}) and name
+ *       no path, worker or internal API of the run.
  *   <li>The page sockets ({@code /_cryo/ws}, docs/socket.md) are the one thing the front keeps:
  *       which socket each page's channel is open on. They never mint a connection (a handshake
  *       without a known cookie is closed 1008), pass an Origin gate, and are bounded (message

@@ -29,6 +29,8 @@ class FrontTest {
     final Set<String> known = ConcurrentHashMap.newKeySet();
     final List<Request> seen = new CopyOnWriteArrayList<>();
     volatile List<Map.Entry<String, String>> replyHeaders = List.of();
+    /** The next reply, instead of the echo (once). */
+    volatile Reply next;
 
     @Override
     public boolean knowsConnection(String connectionId) {
@@ -39,6 +41,11 @@ class FrontTest {
     public Reply serve(Request request) {
       seen.add(request);
       known.add(request.connectionId());
+      Reply given = next;
+      if (given != null) {
+        next = null;
+        return given;
+      }
       String text = request.method() + " " + request.path() + "?" + request.query() + " "
           + request.body().length;
       return new Reply(200, replyHeaders, text.getBytes(StandardCharsets.UTF_8));
@@ -147,6 +154,26 @@ class FrontTest {
     assertThat(fits.statusCode()).isEqualTo(200);
     assertThat(fits.body()).isEqualTo("POST /api? 1000");
     assertThat(upstream.seen).hasSize(1);
+  }
+
+  @Test
+  void aReplyOfTheRunsOwnNamesNothingOfTheRunToTheClient() throws Exception {
+    upstream.next = new Reply(503, List.of(Map.entry("Content-Type", "text/plain; charset=utf-8"),
+        Map.entry(Reply.RUNTIME_HEADER, "1"), Map.entry("Retry-After", "2")),
+        ("the request could not be placed within PT5S: worker main_0002 died before the request"
+            + " was sent to it; /srv/run/freezer/guest_x\n").getBytes(StandardCharsets.UTF_8));
+    HttpResponse<String> busy = get("/api/state", null);
+
+    assertThat(busy.statusCode()).isEqualTo(503);
+    assertThat(busy.headers().firstValue("retry-after")).contains("2");
+    assertThat(busy.headers().map()).doesNotContainKey(Reply.RUNTIME_HEADER.toLowerCase());
+    assertThat(busy.body()).contains("Try again in 2 s").doesNotContain("main_0002")
+        .doesNotContain("freezer").doesNotContain("placed");
+
+    upstream.next = new Reply(503, List.of(Map.entry("Retry-After", "3")),
+        "the application's own words: worker busy".getBytes(StandardCharsets.UTF_8));
+    assertThat(get("/api/state", null).body()).as("the application's 503 is its own business")
+        .isEqualTo("the application's own words: worker busy");
   }
 
   @Test

@@ -26,7 +26,7 @@ class PageSocketBindingTest {
   /** A socket of connection c1 on a session that is open and takes every write. */
   private PageSocket openSocket() {
     PageSocket socket = new PageSocket("c1", List.of(), registry, upstream,
-        new SocketLimits(256, 16, MAX_QUEUED));
+        new SocketLimits(256, 16, MAX_QUEUED), new BodyBudget(1 << 20));
     socket.onWebSocketOpen(openSession());
     return socket;
   }

@@ -124,6 +124,28 @@ class PageSocketTest {
   }
 
   @Test
+  void aCallsMethodAndPathAreCheckedAsAnHttpRequestsAre() throws Exception {
+    SocketClient client = opened();
+    String[][] refused = {
+        {"GET", "/%5Fcryo/status", "bad_path"}, {"GET", "/api/../_cryo/metrics", "bad_path"},
+        {"GET", "/a%2Fb", "bad_path"}, {"GET", "/..", "bad_path"}, {"GET", "/x?y=1", "bad_path"},
+        {"GET", "//evil.example/x", "bad_path"}, {"GET POST", "/api/x", "bad_method"},
+        {"GET\\r\\nX", "/api/x", "bad_method"}};
+    int id = 10;
+    for (String[] call : refused) {
+      client.send("{\"id\":" + id + ",\"type\":\"call\",\"method\":\"" + call[0]
+          + "\",\"path\":\"" + call[1] + "\"}");
+      JsonNode reply = client.nextWithId(id++);
+      assertThat(reply.path("status").asInt()).as(call[1]).isEqualTo(400);
+      assertThat(reply.path("body").path("error").asText()).as(call[1]).isEqualTo(call[2]);
+    }
+    assertThat(upstream.served.get()).isZero();
+    client.send("{\"id\":99,\"type\":\"call\",\"method\":\"get\",\"path\":"
+        + "\"/api/../api/%78\"}");
+    assertThat(client.nextWithId(99).path("body").path("path").asText()).isEqualTo("/api/x");
+  }
+
+  @Test
   void aPageOpensItsChannelAndItsCallsAreRepliedById() throws Exception {
     SocketClient client = opened();
     client.send("{\"id\":7,\"type\":\"call\",\"method\":\"post\",\"path\":\"/api/x\","

@@ -1,0 +1,64 @@
+package dev.cryo.front;
+
+import dev.cryo.commander.Reply;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a client sees of a reply of the run's own ({@link Reply#runtimeReply()}: a 503, 502, 504
+ * or 500 the commander wrote, not the application): the same status, {@code Retry-After} and
+ * {@code Cryo-Reason}, and a sentence of the front's own instead of the commander's text, which is
+ * written for the operator and may name a worker, a user's freezer folder or an internal call.
+ * The commander's text is logged (debug) here and, where it matters, by the commander itself.
+ * Any client may be anybody: the sentence names nothing of the run. Stateless and thread-safe.
+ */
+final class RuntimeReplies {
+
+  private static final System.Logger LOG = System.getLogger(RuntimeReplies.class.getName());
+
+  private RuntimeReplies() {}
+
+  /** {@code reply} as a client may see it: unchanged unless it is a reply of the run's own. */
+  static Reply forClient(Reply reply) {
+    if (!reply.runtimeReply()) {
+      return reply;
+    }
+    LOG.log(System.Logger.Level.DEBUG, () -> "a reply of the run's own, " + reply.status() + ": "
+        + reply.bodyText().strip());
+    List<Map.Entry<String, String>> headers = new ArrayList<>();
+    for (Map.Entry<String, String> header : reply.headers()) {
+      if (!header.getKey().equalsIgnoreCase(Reply.RUNTIME_HEADER)) {
+        headers.add(header);
+      }
+    }
+    String sentence = sentence(reply.status(), reply.header("Cryo-Reason"),
+        reply.header("Retry-After"));
+    return new Reply(reply.status(), headers, (sentence + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String sentence(int status, String reason, String retryAfter) {
+    if ("unreadable_parcel".equals(reason)) {
+      return "Your saved state could not be read by the version of the application running now."
+          + " It is kept, untouched; nothing was lost. Try again later, or tell the operator."
+          + " Reason: unreadable_parcel.";
+    }
+    if ("no_parcel".equals(reason)) {
+      return "Your saved state could not be found: the server has forgotten it, and your next"
+          + " request starts afresh, as a new visitor. Tell the operator if this keeps happening."
+          + " Reason: no_parcel.";
+    }
+    String reasonPart = reason == null ? "" : " Reason: " + reason + ".";
+    return switch (status) {
+      case 503 -> "The server cannot serve this request right now. Try"
+          + " again" + (retryAfter == null ? " in a moment" : " in " + retryAfter + " s") + "."
+          + reasonPart;
+      case 502 -> "The server failed while it served this request: it may have acted on it"
+          + " before it failed; check before you send it again." + reasonPart;
+      case 504 -> "The server did not answer this request in time: it may have acted on it;"
+          + " check before you send it again." + reasonPart;
+      default -> "The server failed to serve this request (" + status + ")." + reasonPart;
+    };
+  }
+}
