@@ -66,7 +66,8 @@ class PagelessCallTest {
   void aPagelessCallHasNoPageStoreOfItsOwn() {
     assertThatThrownBy(() -> Harness.call(worker, shell("anna", "c1", "increment", Map.of())))
         .isInstanceOfSatisfying(Harness.Refused.class, e -> assertThat(e.status).isEqualTo(404))
-        .hasMessageContaining("unknown_page").hasMessageContaining("is not a page of this connection");
+        .hasMessageContaining("unknown_page")
+        .hasMessageContaining("is not one of this connection's pages");
     // The refusal left the connection served: its stores are reachable.
     assertThat(number(Harness.call(worker, shell("anna", "c1", "increment",
         Map.of("scope", "connection"))))).isEqualTo(1L);
@@ -94,7 +95,8 @@ class PagelessCallTest {
       assertThatThrownBy(() -> Harness.call(worker, shell("anna", "c1", "increment",
           Map.of("page", foreign))))
           .isInstanceOfSatisfying(Harness.Refused.class, e -> assertThat(e.status).isEqualTo(404))
-          .hasMessageContaining("unknown_page").hasMessageContaining("page '" + foreign + "'")
+          .hasMessageContaining("unknown_page")
+          .hasMessageContaining("is not one of this connection's pages")
           .hasMessageContaining("nothing was read or written");
     }
     assertThat(number(Harness.call(worker, Harness.get("bob", "c2", "p2", "page")))).isEqualTo(1L);
