@@ -272,6 +272,7 @@ final class ServeCommand implements Callable<Integer> {
         out.println("cryo admin: http://" + hostForUrl(adminBind) + ":" + listener.port()
             + "/_cryo/status" + (token == null ? "" : " (token required)"));
       } catch (AdminException e) {
+        handBack(running, e.getMessage(), err);
         stop.run();
         throw new CommandFailure(ExitCodes.UNAVAILABLE, e.reason(), e.getMessage(), e);
       }
@@ -279,6 +280,7 @@ final class ServeCommand implements Callable<Integer> {
     try {
       front.start();
     } catch (FrontException e) {
+      handBack(running, e.getMessage(), err);
       stop.run();
       throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
     }
@@ -291,6 +293,23 @@ final class ServeCommand implements Callable<Integer> {
     out.flush();
     stopped.await();
     return ExitCodes.OK;
+  }
+
+  /**
+   * A start that cannot complete (a port did not bind) gives back what it adopted, so that the next
+   * {@code cryo serve} finds every carried user as this one found him; says so in one line.
+   */
+  private static void handBack(AtomicReference<Commander> running, String why, PrintWriter err) {
+    Commander commander = running.getAndSet(null);
+    if (commander == null) {
+      return; // stopped meanwhile
+    }
+    try {
+      err.println("cryo: " + commander.abandonStart(why));
+    } catch (IllegalStateException e) {
+      err.println("cryo: " + e.getMessage());
+    }
+    err.flush();
   }
 
   private AdminToken adminToken() {
