@@ -167,11 +167,12 @@ public final class Commander implements AutoCloseable {
       return thread;
     });
     this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
-    this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
+    this.replacement = new Replacement(config, routing, supervisor, quitter::quit, lifecycle);
     this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
         RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(runHome, runState.invocationId(),
-        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
+        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())),
+        () -> lifecycle.wouldRefuse(Lifecycle.Change.RELOAD));
     this.sweep = new Sweep(routing, freezer);
     this.housekeeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-housekeeping");
@@ -510,15 +511,27 @@ public final class Commander implements AutoCloseable {
    * calls still in flight {@code grace} after the order, each frozen user's hold is released (his
    * next request wakes him on whichever worker placement picks), and its process is ended. Users
    * whose departure failed are lost (named in the outcome). A replacement is started, as after any
-   * death, while fewer than the configured workers live. Refused, with nothing changed, when no
-   * worker of that name is running. Blocks its caller until the worker's process ended (at most the
-   * grace plus about two minutes); may be called from any thread.
+   * death, while fewer than the configured workers live. Begins only while the run serves (its
+   * phase is then {@code shrinking}): refused {@code BUSY}, nothing changed, while a reload, a
+   * replacement, another quit or a drain runs, {@code CLOSED} once the run stops; refused
+   * {@code NOT_RUNNING} when no worker of that name is running. A drain asked during the quit
+   * waits for it (and carries the users it froze). Blocks its caller until the worker's process
+   * ended (at most the grace plus about two minutes); may be called from any thread.
    */
   public QuitOutcome quitWorker(String name, Duration grace) {
     if (grace.isNegative()) {
       throw new IllegalArgumentException("a quit's grace is not negative, got " + grace);
     }
-    return quitter.quit(name, grace);
+    Optional<String> refusal = lifecycle.beginChange(Lifecycle.Change.QUIT);
+    if (refusal.isPresent()) {
+      return QuitOutcome.refused(name, lifecycle.stopped() ? QuitOutcome.Refusal.CLOSED
+          : QuitOutcome.Refusal.BUSY, refusal.get() + " (worker " + name + " was not quit)");
+    }
+    try {
+      return quitter.quit(name, grace);
+    } finally {
+      lifecycle.endChange(Lifecycle.Change.QUIT);
+    }
   }
 
   /** How long an old worker waits for calls in flight during a reload before it cuts them. */
