@@ -94,14 +94,19 @@
  *       {@code worker}, {@code attempt}, {@code reason}; {@code worker_start_abandoned} —
  *       {@code worker}, {@code reason}.
  *   <li>{@code worker_died} — {@code worker}, {@code reason}, {@code lost} (the users lost with
- *       it, sorted). From this line on, none of them lives anywhere until a new birth names him.
+ *       it, sorted), {@code planned} (true when the run ended it on purpose: a quit into the
+ *       freezer that reported, a start a drain abandoned; false for a crash, a kill, a silence, a
+ *       quit that failed). From this line on, none of them lives anywhere until a new birth names
+ *       him.
  *   <li>{@code quit_begun} — a worker told to quit into the freezer: {@code worker}, {@code held}
  *       (users held), {@code grace_ms}; {@code quit_ended} — {@code worker} and its report's
  *       {@code frozen}, {@code dropped}, {@code failed}, {@code cut} (counts), or {@code failure};
  *       its {@code worker_died} follows, with the reason "it quit into the freezer".
  *   <li>{@code drain_begun} — {@code workers}, {@code placed}, {@code frozen}, {@code grace_ms};
- *       {@code drain_committed} or {@code drain_failed} — {@code carried}, {@code lost},
- *       {@code reboot} (the reboot data's path, or null), {@code failure}, {@code took_ms}.
+ *       {@code drain_committed} or {@code drain_failed} — {@code carried} (a count),
+ *       {@code lost} (the users not carried, sorted), {@code carried_users} (every user carried,
+ *       sorted), {@code not_carried} (each user not carried → why), {@code reboot} (the reboot
+ *       data's path, or null), {@code failure}, {@code took_ms}.
  *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
  *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
  *       (counts), {@code lost} (the users that were awake when it was killed, sorted).
