@@ -421,12 +421,21 @@ public final class Commander implements AutoCloseable {
    * ends; calls still in flight {@code grace} after the order are cut, their callers answered 503),
    * writes the commander's item into the freezer root and renames the root to the reboot data
    * ({@code DIR/reboot}), which the next start adopts: every user comes back frozen. Then closes as
-   * {@link #close} does ({@code run.json} marked ended, the lock released).
+   * {@link #close} does ({@code run.json} marked ended, the lock released; the journal removed
+   * when the reboot data was committed, kept otherwise, so the next start adopts it instead).
    *
-   * @param progress receives a line about every second (users left, per worker); called on this
-   *     thread
+   * <p>Phases ({@link Lifecycle}): begins while the run serves, at once; while a reload, the
+   * replacement of a worker, the close of a spare worker or a quit runs, it stops admitting at
+   * once, says {@code "<that change> is running: the drain will follow it"} to {@code progress},
+   * and waits for it to end — a reload stops before its next worker, and the worker being quit ends
+   * its quit first, so his users are frozen and carried. Hands over: the reboot data, and the
+   * report naming every user carried and every one not carried, with why.
+   *
+   * @param progress receives a line about every second (users left, per worker), and the line
+   *     above when it waits; called on this thread
    * @return what the drain did; its {@link DrainReport#summary()} is the last line to print
-   * @throws IllegalStateException when a drain already began or the run is closed
+   * @throws IllegalStateException when a drain already began, the run is still starting, or it
+   *     stops or is closed (nothing was changed)
    */
   public DrainReport drain(Duration grace, java.util.function.Consumer<String> progress)
       throws InterruptedException {
@@ -543,9 +552,15 @@ public final class Commander implements AutoCloseable {
    * version's jar, when given), then the old one quit into the freezer with its users' requests
    * held (not refused) and served by whichever worker wakes them. New workers and wakes avoid the
    * workers still to be replaced. A new worker that does not start stops the reload there, the old
-   * workers running on with the former application path. Blocks its caller until it is done; one
-   * reload at a time (another is refused {@code BUSY}); may be called from any thread. Also what
-   * {@code cryo reload} reaches, through a request file read by the tick.
+   * workers running on with the former application path. Blocks its caller until it is done; may be
+   * called from any thread. Also what {@code cryo reload} reaches, through a request file read by
+   * the tick.
+   *
+   * <p>Phases ({@link Lifecycle}): begins only while the run serves (its phase is then
+   * {@code reloading}); refused {@code BUSY} while another change of workers runs, {@code DRAINING}
+   * once a drain was asked, {@code CLOSED} while starting or once stopped — nothing changed. A drain
+   * asked during it stops it before its next worker ({@code DRAINING}, the replaced workers named);
+   * the worker being quit ends its quit, and the drain carries his users.
    *
    * @param appPath the new version's jar, or null to keep the current one
    */
@@ -767,6 +782,13 @@ public final class Commander implements AutoCloseable {
           + " committed again: " + e.getMessage() + ")";
     }
     int count = item.frozen().size();
+    if (count == 0 && awake.isEmpty() && (taken == null
+        || taken.source() == Adoption.Source.NOTHING)) {
+      String line = "the start did not complete (" + why + "); it had adopted no user, so nothing"
+          + " was kept";
+      LOG.log(Level.WARNING, line);
+      return line;
+    }
     String line = "the start did not complete (" + why + "); the " + DrainReport.users(count)
         + " it adopted " + (count == 1 ? "is" : "are") + " kept for the next start in " + kept
         + (awake.isEmpty() ? "" : "; " + DrainReport.users(awake.size()) + " awake were not kept"
