@@ -71,7 +71,8 @@ import picocli.CommandLine.Spec;
         "65:the run directory, or a file or directory in it, is another user's, writable by"
             + " others, or a link or special file; or it is readable by others and no run"
             + " directory (the line names it; nothing was changed)",
-        "69:the run could not start (the port, the workers, the application): the line says why",
+        "69:the run could not start (the port, the workers, the application): the line says why;"
+            + " the users it adopted are kept for the next start",
         "74:the file system refused an operation on the run directory",
         "75:another cryo serve holds the run directory"
     },
