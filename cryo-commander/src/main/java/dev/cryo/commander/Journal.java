@@ -186,8 +186,9 @@ final class Journal implements MapChanges, AutoCloseable {
   }
 
   @Override
-  public void located(String user, boolean frozen) {
-    append(new JournalRecord(frozen ? Kind.FROZEN : Kind.AWAKE, user, null), user, frozen);
+  public void located(String user, boolean frozen, long generation) {
+    append(frozen ? JournalRecord.frozen(user, generation)
+        : new JournalRecord(Kind.AWAKE, user, null), user, frozen);
   }
 
   @Override
@@ -421,8 +422,9 @@ final class Journal implements MapChanges, AutoCloseable {
       List<byte[]> frames = new ArrayList<>();
       Taken[] dropped = new Taken[1];
       routing.withSnapshot(maps -> {
-        maps.users().forEach((user, location) -> frames.add(new JournalRecord(
-            location instanceof Location.Frozen ? Kind.FROZEN : Kind.AWAKE, user, null).frame()));
+        maps.users().forEach((user, location) -> frames.add((location instanceof Location.Frozen
+            frozen ? JournalRecord.frozen(user, frozen.generation())
+            : new JournalRecord(Kind.AWAKE, user, null)).frame()));
         maps.connectionUser().forEach((connection, user) -> frames.add(
             new JournalRecord(Kind.LINK, connection, user).frame()));
         maps.pageConnection().forEach((page, connection) -> frames.add(

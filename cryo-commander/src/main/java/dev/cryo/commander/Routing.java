@@ -405,8 +405,8 @@ public final class Routing {
       throw new IllegalStateException("the maps hold users already; an earlier run's are adopted"
           + " only by a new commander");
     }
-    for (String user : item.frozen()) {
-      relocate(user, new Frozen(null));
+    for (String user : item.frozen()) { // his wake reads a parcel of his freeze's generation
+      relocate(user, new Frozen(null, item.generations().getOrDefault(user, 0L), 0));
     }
     item.connectionUser().forEach((connection, user) -> linkConnection(connection, user));
     item.pageConnection().forEach(this::linkPage);
@@ -873,8 +873,11 @@ public final class Routing {
       if (before != null) {
         changes.forgotten(user);
       }
-    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null) {
-      changes.located(user, next instanceof Frozen);
+    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null
+        || before instanceof Frozen was && next instanceof Frozen now
+            && was.generation() != now.generation()) {
+      changes.located(user, next instanceof Frozen, next instanceof Frozen now
+          ? now.generation() : 0);
     }
   }
 
