@@ -125,6 +125,9 @@ final class Adoption {
         home.remove(Journal.FILE_NAME); // the reboot data was not touched: it is newer
         return "the reboot data " + home.shown(RebootData.DIRECTORY);
       }
+      if (source == Source.IN_PLACE) { // not touched: the next start adopts it in place again
+        return "the item in the freezer " + freezer.root().resolve(Freezer.COMMANDER_PARCEL);
+      }
       return "the journal " + home.shown(Journal.FILE_NAME);
     }
   }

@@ -141,7 +141,8 @@ final class Lifecycle {
   }
 
   private String refusal(Change what) {
-    String running = drainAsked || phase == Phase.DRAINING ? "the run drains"
+    String running = phase == Phase.STOPPING || phase == Phase.CLOSED ? "the run is " + phase.code()
+        : drainAsked || phase == Phase.DRAINING ? "the run drains"
         : change != null ? capitalized(change.noun) + " is running"
         : "the run is " + phase.code();
     return capitalized(running) + ": " + what.noun + " does not begin; nothing was changed"
