@@ -45,6 +45,11 @@ import java.util.function.Supplier;
  * (a 500 it did not choose) throws an {@link AssertionError} carrying the failure, as does a failed
  * hook; {@link #failOnApplicationError(boolean)} turns that off.
  *
+ * <p>When {@link CryoApplication#onWake} and {@link CryoApplication#onFreeze} run, and the replies
+ * the kit makes instead of the application — a failed {@code onWake}'s 500, the 503 of state the
+ * running version cannot read — are the runtime's: the kit and the worker's application host
+ * follow one {@link HostPolicy}.
+ *
  * <p>Thread-safe, but calls run one at a time across the whole kit.
  */
 public final class CryoTestKit {
@@ -84,7 +89,7 @@ public final class CryoTestKit {
 
   private CryoTestKit(Supplier<? extends CryoApplication> factory) {
     this.factory = factory;
-    this.home = new Instance("kit-1", Dispatcher.of(Objects.requireNonNull(factory.get(),
+    this.home = Instance.of("kit-1", Dispatcher.of(Objects.requireNonNull(factory.get(),
         "the factory made no application")));
     this.probe = home.dispatcher;
   }
@@ -128,7 +133,7 @@ public final class CryoTestKit {
    */
   public synchronized CryoTestKit upgradeTo(Supplier<? extends CryoApplication> next) {
     Objects.requireNonNull(next, "next");
-    Instance nextHome = new Instance("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(
+    Instance nextHome = Instance.of("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(
         next.get(), "the factory made no application")));
     for (KitUser user : users.values()) {
       if (user.instance != null) {
@@ -292,14 +297,11 @@ public final class CryoTestKit {
     }
     user.born = true;
     List<Throwable> failures = new ArrayList<>();
-    if (!user.welcomed) {
-      Throwable failure = user.instance.dispatcher.wake(new KitStateHost(user, null));
-      if (failure != null) {
-        fail("onWake of '" + user.name + "'", failure);
-        return Dispatcher.error(500, "application_failed", "onWake failed; the failure was"
-            + " logged");
-      }
-      user.welcomed = true;
+    Dispatcher.Served unwelcome = user.instance.policy.welcome(user,
+        new KitStateHost(user, null));
+    if (unwelcome != null) {
+      fail("onWake of '" + user.name + "'", unwelcome.failure());
+      return unwelcome.response();
     }
     String servedFirst = user.name;
     KitCallHost host = new KitCallHost(user, connection);
@@ -346,9 +348,7 @@ public final class CryoTestKit {
       }
     } catch (StateException e) {
       fail("the wake of '" + user.name + "' by state version " + into.stateVersion(), e);
-      return Dispatcher.error(503, "unreadable_parcel", "your saved state cannot be read by"
-          + " the version of the application running now (" + e.getMessage() + "); it is kept"
-          + " as it was, nothing was lost: try again once a version that reads it runs");
+      return HostPolicy.unreadableParcel(e.getMessage());
     }
     upgraded.forEach((store, content) -> {
       Map<String, Object> copy = new LinkedHashMap<>(content);
@@ -361,7 +361,7 @@ public final class CryoTestKit {
   }
 
   private Instance newInstance() {
-    return new Instance("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(factory.get(),
+    return Instance.of("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(factory.get(),
         "the factory made no application")));
   }
 
@@ -373,7 +373,7 @@ public final class CryoTestKit {
 
   /** The freeze: the hook, then everything of his through plain data, then no instance. */
   private void freeze(KitUser user, FreezeReason reason) {
-    Throwable failure = user.instance.dispatcher.freeze(new KitStateHost(user, null), reason);
+    Throwable failure = user.instance.policy.freeze(user, new KitStateHost(user, null), reason);
     thawAll(user.state);
     for (String connectionId : user.connections) {
       KitConnection connection = connections.get(connectionId);
@@ -384,7 +384,6 @@ public final class CryoTestKit {
     }
     user.stateVersion = user.instance.dispatcher.stateVersion();
     user.instance = null;
-    user.welcomed = false;
     freezes++;
     if (failure != null) {
       fail("onFreeze of '" + user.name + "'", failure);
@@ -434,7 +433,12 @@ public final class CryoTestKit {
 
   // ---- the model ------------------------------------------------------------------------------
 
-  private record Instance(String name, Dispatcher dispatcher) {}
+  /** One instance of the application, with the host policy the runtime's host uses too. */
+  private record Instance(String name, Dispatcher dispatcher, HostPolicy policy) {
+    static Instance of(String name, Dispatcher dispatcher) {
+      return new Instance(name, dispatcher, HostPolicy.of(dispatcher));
+    }
+  }
 
   private static final class KitUser {
     String name;
@@ -442,7 +446,6 @@ public final class CryoTestKit {
     final Set<String> connections = new LinkedHashSet<>();
     Instance instance;
     boolean born;
-    boolean welcomed;
     /** The state version that froze him last; 0 while he was never frozen. */
     int stateVersion;
 

@@ -23,7 +23,11 @@
  *       failure.
  *   <li>Hosts — the worker's application host, the test kit — use {@link dev.cryo.app.Dispatcher},
  *       {@link dev.cryo.app.CallHost}, {@link dev.cryo.app.StateHost} and
- *       {@link dev.cryo.app.Scope}; applications never need them.
+ *       {@link dev.cryo.app.Scope}; applications never need them. Both hosts follow one
+ *       {@link dev.cryo.app.HostPolicy} (wake once per stay, the 500 of a failed {@code onWake},
+ *       the freeze hooks, the 503 of state the running version cannot read), so that an
+ *       application that passes in the kit behaves the same in the runtime: a host decides where
+ *       state lives and whose turn it is, never what those replies are.
  * </ul>
  */
 package dev.cryo.app;

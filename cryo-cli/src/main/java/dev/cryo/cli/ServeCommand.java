@@ -55,8 +55,9 @@ import picocli.CommandLine.Spec;
         "",
         "A second Ctrl-C or SIGTERM during a drain, or 'cryo stop --mode now', stops at once:"
             + " nothing is frozen and the next start wipes the freezer (users lose their state)."
-            + " A serve killed with SIGKILL leaves its journal: the next start brings back the users"
-            + " that were frozen and names those that were awake (lost).",
+            + " A serve killed with SIGKILL leaves its journal, and its workers freeze their users:"
+            + " the next start waits for them and brings everyone back (a user who left no parcel"
+            + " is named lost).",
         "",
         "DIR defaults to $CRYO_HOME, else $XDG_STATE_HOME/cryo, else ~/.local/state/cryo."
             + " It is created 0700 when missing, and must belong to the user cryo serve runs as"

@@ -3,59 +3,88 @@ package dev.cryo.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpClient;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A {@code cryo serve} killed with SIGKILL: its workers see the end of their wire, cut their calls
- * and exit without writing anything into the freezer; the run lock is left to a provably dead
- * holder, so the next {@code cryo serve} on the same home starts.
+ * A {@code cryo serve} killed with SIGKILL while its users are awake: its workers see the end of
+ * their wire, freeze their users into the freezer and exit; the next {@code cryo serve} on the same
+ * home waits for them (the run's writers file), adopts the parcels they wrote and serves every user
+ * with the state he had, a logged-in user and a guest alike. The workers are held stopped
+ * (SIGSTOP) from before the kill until the next run has started and waited a while, so that the
+ * next run's start always comes before their freeze: it must wait, not sweep what they are about
+ * to write.
  */
 class CommanderDeathTest {
 
   @TempDir Path scratch;
 
   @Test
-  void workersExitWithoutWritingWhenTheirCommanderIsKilled() throws Exception {
+  void awakeUsersComeBackWithTheirStateAfterTheCommanderIsKilled() throws Exception {
     Path home = scratch.resolve("home");
     ServeRun run = ServeRun.serving(home, "--workers", "2");
+    String member;
+    String guest;
+    String memberPage;
+    String guestPage;
     List<ProcessHandle> workers;
     try (HttpClient http = HttpClient.newHttpClient()) {
-      DemoClient tab = new DemoClient(http, run.base());
-      String page = tab.openPage();
-      tab.post("/api/login", Map.of("user", "awake@example.org"));
-      assertThat(tab.post("/api/counter", Map.of("page", page)).status()).isEqualTo(200);
+      DemoClient anna = new DemoClient(http, run.base());
+      memberPage = anna.openPage();
+      anna.post("/api/login", Map.of("user", "awake@example.org"));
+      for (int i = 0; i < 3; i++) {
+        assertThat(anna.post("/api/counter", Map.of("page", memberPage)).status()).isEqualTo(200);
+      }
+      DemoClient visitor = new DemoClient(http, run.base());
+      guestPage = visitor.openPage();
+      for (int i = 0; i < 5; i++) {
+        assertThat(visitor.post("/api/counter", Map.of("page", guestPage)).status())
+            .isEqualTo(200);
+      }
+      assertThat(anna.get("/api/state?page=" + memberPage).number("counter")).isEqualTo(3);
+      assertThat(visitor.get("/api/state?page=" + guestPage).number("counter")).isEqualTo(5);
+      member = anna.cookie();
+      guest = visitor.cookie();
       workers = run.workerProcesses();
       assertThat(workers).hasSize(2);
-
-      ChildCryo.kill("KILL", run.process().pid());
       for (ProcessHandle worker : workers) {
-        Poll.until("worker " + worker.pid() + " exits", () -> !worker.isAlive());
+        ChildCryo.kill("STOP", worker.pid());
       }
+      ChildCryo.kill("KILL", run.process().pid());
+      run.process().waitFor();
     } finally {
-      run.close();
+      run.close(); // the commander only: its workers are orphans now
     }
-    assertThat(parcels(home.resolve("freezer"))).as("nothing written to the freezer").isEmpty();
 
-    ServeRun next = ServeRun.serving(home, "--workers", "1");
-    try {
-      assertThat(next.out()).contains("cryo serves");
+    ServeRun next = ServeRun.start(home, "--workers", "1");
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      Poll.until("the next run waits for the workers before", () -> {
+        assertThat(next.err()).doesNotContain("its journal was adopted");
+        return next.err().contains("this start waits for them");
+      });
+      for (ProcessHandle worker : workers) {
+        ChildCryo.kill("CONT", worker.pid());
+      }
+      next.awaitUrl();
+      for (ProcessHandle worker : workers) {
+        assertThat(worker.isAlive()).as("worker %s of the killed run, once the next serves",
+            worker.pid()).isFalse();
+      }
+      assertThat(next.err()).contains("2 users that were awake come back from their newest"
+          + " parcel", "0 users that were awake left no parcel");
+      DemoClient anna = new DemoClient(http, next.base());
+      anna.useCookie(member);
+      assertThat(anna.get("/api/state?page=" + memberPage).number("counter")).isEqualTo(3);
+      assertThat(anna.post("/api/counter", Map.of("page", memberPage)).status()).isEqualTo(200);
+      assertThat(anna.get("/api/state?page=" + memberPage).number("counter")).isEqualTo(4);
+      DemoClient visitor = new DemoClient(http, next.base());
+      visitor.useCookie(guest);
+      assertThat(visitor.get("/api/state?page=" + guestPage).number("counter")).isEqualTo(5);
     } finally {
       next.close();
-    }
-  }
-
-  private static List<Path> parcels(Path freezer) throws Exception {
-    if (!Files.isDirectory(freezer)) {
-      return List.of();
-    }
-    try (Stream<Path> walk = Files.walk(freezer)) {
-      return walk.filter(Files::isRegularFile).toList();
     }
   }
 }

@@ -3,9 +3,11 @@ package dev.cryo.commander;
 import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
+import dev.cryo.freezer.ParcelHeader;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -14,8 +16,11 @@ import java.util.Set;
 /**
  * What a start takes over from the run before it, in this order: its reboot data (a drain's,
  * {@link RebootData}); else its journal ({@link JournalReplay}: the run was killed): its frozen
- * users come back, the users that were awake are lost (named, their folders dropped with every
- * other folder nobody answers for); else nothing, and the working freezer is wiped. A journal
+ * users come back, and so do the users that were awake whose parcel the freezer holds — written by
+ * their worker when it lost its commander ({@code WorkerMain}), or else an older one, named with
+ * its age; the awake users without a parcel are lost (named, their folders dropped with every
+ * other folder nobody answers for); else nothing, and the working freezer is wiped. The start
+ * calls this only once no worker of the run before still writes ({@code FreezerWriters}). A journal
  * damaged before its last record is adopted not at all: it is moved aside under a dated name
  * ({@code DIR/journal-corrupt-…}), reported, and the freezer is wiped. A journal left beside reboot
  * data is older than it: the new run's journal replaces it.
@@ -33,6 +38,9 @@ final class Adoption {
 
   /** The prefix of a damaged journal moved aside. */
   static final String CORRUPT_JOURNAL_PREFIX = "journal-corrupt-";
+
+  /** How many characters of the parcels' ages the start's line shows at most. */
+  private static final int AGES_SHOWN = 2_000;
 
   private Adoption() {}
 
@@ -68,7 +76,10 @@ final class Adoption {
       return item;
     }
 
-    /** The users of the run before that were awake when it was killed: lost, sorted. */
+    /**
+     * The users of the run before that were awake when it was killed and left no parcel: lost,
+     * sorted.
+     */
     List<String> lost() {
       return lost;
     }
@@ -161,12 +172,36 @@ final class Adoption {
           + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
           + " starts with no user (its frozen users' state is lost)", Source.NOTHING);
     }
-    CommanderItem item = replay.item(now);
-    List<String> lost = replay.awake();
+    List<String> parcelled = new ArrayList<>();
+    List<String> lost = new ArrayList<>();
+    StringBuilder ages = new StringBuilder();
+    for (String user : replay.awake()) {
+      Optional<ParcelHeader> header;
+      try {
+        header = freezer.userParcelHeader(user);
+      } catch (FreezerException e) { // a parcel that does not read is no state to come back to
+        header = Optional.empty();
+      }
+      if (header.isPresent()) {
+        parcelled.add(user);
+        if (ages.length() < AGES_SHOWN) {
+          ages.append(ages.length() == 0 ? "" : ", ").append(user).append(" (written ")
+              .append(header.get().writtenAt()).append(", ").append(header.get().cause())
+              .append(')');
+        }
+      } else {
+        lost.add(user);
+      }
+    }
+    CommanderItem item = replay.item(now, parcelled);
     return found(Optional.of(item), lost, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
-        + ": " + item.frozen().size() + " frozen users come back; " + lost.size() + " users that"
-        + " were awake are lost" + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
+        + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
+        + parcelled.size() + " users that were awake come back from their newest parcel"
+        + (parcelled.isEmpty() ? "" : " (" + ages + (ages.length() >= AGES_SHOWN ? ", …" : "")
+            + ")")
+        + "; " + lost.size() + " users that were awake left no parcel and are lost"
+        + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
         + "; the folders nobody answers for are dropped", Source.JOURNAL);
   }
 

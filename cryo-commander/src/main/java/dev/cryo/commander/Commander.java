@@ -10,11 +10,13 @@ import dev.cryo.control.StopRequest;
 import dev.cryo.control.StopWatcher;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerUsage;
+import dev.cryo.freezer.FreezerWriters;
 import dev.cryo.lock.LockBusyException;
 import dev.cryo.lock.LockException;
 import dev.cryo.lock.ProcessLock;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +45,9 @@ import java.util.concurrent.TimeoutException;
  * {@code events.jsonl} (the event log, see the package description), {@code journal} (its maps,
  * for a start after a crash), {@code freezer/} (the working freezer: at start, the reboot data
  * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
- * {@code workers/NAME.log} (each worker's output) and
+ * {@code generations} (the lease of the run's generations, {@link Generations}),
+ * {@code writers.lock} (held shared by every worker for its life: a start waits for it,
+ * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output) and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address), and, between two calls of {@code cryo
  * reload}, {@code reload.json} and {@code reload-result.json} ({@link ReloadRequests}).
@@ -76,6 +80,14 @@ public final class Commander implements AutoCloseable {
   static final String GENERATIONS = "generations";
   /** The working freezer in the home. */
   static final String FREEZER = "freezer";
+  /** The file the run's workers hold shared while they may write the freezer ({@link FreezerWriters}). */
+  static final String WRITERS = "writers.lock";
+  /**
+   * How long a start waits for the workers of a run before it (a commander killed) to finish
+   * writing their users into the freezer: their own bound ({@code WorkerMain}'s, 10 s) and a
+   * margin for their exit.
+   */
+  static final Duration WRITERS_WAIT = Duration.ofSeconds(15);
 
   /**
    * Every name of the home the run reads, writes or creates, and what it keeps there: what
@@ -91,6 +103,7 @@ public final class Commander implements AutoCloseable {
       RunHome.Expected.file(Journal.FILE_NAME),
       RunHome.Expected.file(Journal.NEW_FILE_NAME),
       RunHome.Expected.file(GENERATIONS),
+      RunHome.Expected.file(WRITERS),
       RunHome.Expected.file(EventLog.FILE_NAME),
       RunHome.Expected.file(EventLog.PREVIOUS_FILE_NAME),
       RunHome.Expected.directory(FREEZER),
@@ -227,6 +240,7 @@ public final class Commander implements AutoCloseable {
       runDirectory.writeRunState(state);
       StopWatcher watcher = runDirectory.watch(state.invocationId(), runHome);
       Freezer freezer = new Freezer(runHome.directory(FREEZER));
+      awaitWriters(runHome, home);
       Adoption.Found taken = Adoption.at(runHome, freezer, config.clock().instant()); // reads only
       Path sockets = runHome.shown(SOCKETS);
       Path privateSockets = null;
@@ -280,6 +294,36 @@ public final class Commander implements AutoCloseable {
       }
       throw new CommanderException(Reason.HOME_UNUSABLE, "the run in " + home + " could not be"
           + " set up (" + e + "); nothing runs and the lock was released", e);
+    }
+  }
+
+  /**
+   * Waits until no worker of a run before this one still writes into the freezer (a commander
+   * killed leaves its workers freezing their users, {@link FreezerWriters}), before anything in
+   * the freezer is adopted or swept.
+   *
+   * @throws CommanderException {@code HOME_HELD} when some still did after {@link #WRITERS_WAIT}
+   */
+  private static void awaitWriters(RunHome runHome, Path home) throws IOException {
+    try (FileChannel writers = runHome.create(WRITERS)) {
+      if (FreezerWriters.awaitNone(writers, Duration.ZERO)) {
+        return;
+      }
+      LOG.log(Level.INFO, "workers of the run before still write their users into the freezer;"
+          + " this start waits for them (" + WRITERS_WAIT.toSeconds() + " s at most) before it"
+          + " adopts anything");
+      if (!FreezerWriters.awaitNone(writers, WRITERS_WAIT)) {
+        throw new CommanderException(Reason.HOME_HELD, "workers of the run before still write"
+            + " into the freezer of " + home + " after " + WRITERS_WAIT.toSeconds() + " s (they"
+            + " hold " + runHome.shown(WRITERS) + "); nothing was adopted, changed or started:"
+            + " wait for them to exit, or kill them (their awake users are then lost), then start"
+            + " again", null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CommanderException(Reason.HOME_UNUSABLE, "the start was interrupted while the"
+          + " workers of the run before wrote into the freezer of " + home + "; nothing was"
+          + " adopted, changed or started", e);
     }
   }
 

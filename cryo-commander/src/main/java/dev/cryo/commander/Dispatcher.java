@@ -10,13 +10,13 @@ import dev.cryo.wire.RemoteFailure;
 import dev.cryo.wire.WireClosedException;
 import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.WireTimeoutException;
-import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.Grant;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -193,8 +193,9 @@ final class Dispatcher {
           }
           problem = "worker " + worker.name() + " refused it (" + failure.code() + ": "
               + failure.message() + ")";
-          missing = Codes.NO_PARCEL.equals(failure.code()) ? user : null;
-          if (!Codes.USER_LEFT_FROZEN.equals(failure.code())) {
+          RefusalReason reason = RefusalReason.of(failure.code());
+          missing = reason == RefusalReason.NO_PARCEL ? user : null;
+          if (reason != RefusalReason.USER_LEFT_FROZEN) {
             pause(deadline);
           }
           continue;
@@ -227,12 +228,31 @@ final class Dispatcher {
       HttpResult result = ProtocolCodec.read(bytes, HttpResult.class);
       checkOrdering(worker, connection, result);
       List<Map.Entry<String, String>> headers = entries(result.headers());
+      if (frozen && unreadable(headers)) { // answered by the worker's host: still frozen, kept
+        routing.unbindFrozen(user, worker.name()); // any worker may try, a newer version too
+        LOG.log(Level.WARNING, "worker " + worker.name() + " cannot read the parcels of '" + user
+            + "'; he stays frozen, his parcels kept");
+      }
       if (config.placementHeader()) {
         headers.add(Map.entry(PLACEMENT_HEADER, "worker=" + worker.name() + "; generation="
             + grant.generation()));
       }
       return new Reply(result.status(), headers, result.body());
     }
+  }
+
+  /**
+   * Whether a served reply is the worker host's answer to state it cannot read: its
+   * {@code Cryo-Reason} names {@link RefusalReason#UNREADABLE_PARCEL}.
+   */
+  private static boolean unreadable(List<Map.Entry<String, String>> headers) {
+    for (Map.Entry<String, String> header : headers) {
+      if (header.getKey().equalsIgnoreCase("Cryo-Reason")
+          && RefusalReason.of(header.getValue()) == RefusalReason.UNREADABLE_PARCEL) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -284,34 +304,34 @@ final class Dispatcher {
         });
   }
 
-  /** A refusal's reply when no retry can mend it; empty when the request is routed again. */
+  /**
+   * A refusal's reply when no retry can mend it ({@link RefusalReason#isRetryable()} false: the
+   * reason's {@link RefusalReason#status()}); empty when the request is routed again.
+   */
   private Optional<Reply> refused(RemoteFailure failure, WorkerHandle worker, String user,
       boolean frozen) {
-    String code = failure.code();
-    if (Codes.isRetryable(code) || Codes.USER_MISMATCH.equals(code)) {
-      if (frozen && Codes.WAKE_FAILED.equals(code)) {
+    RefusalReason reason = RefusalReason.of(failure.code());
+    if (reason.isRetryable()) {
+      if ((frozen && reason == RefusalReason.WAKE_FAILED) || reason == RefusalReason.NO_PARCEL) {
+        // still frozen, parcels as they were: any worker may try (a drain's may not be written yet)
         routing.unbindFrozen(user, worker.name());
       }
       return Optional.empty();
     }
-    if (Codes.UNREADABLE_PARCEL.equals(code)) {
+    if (reason == RefusalReason.UNREADABLE_PARCEL) {
       routing.unbindFrozen(user, worker.name()); // still frozen, parcels kept: any worker may try
       LOG.log(Level.WARNING, "worker " + worker.name() + " cannot read the parcels of '" + user
           + "': " + failure.message());
-      return Optional.of(Reply.text(503, "Your saved state could not be read by the version of"
-          + " the application running now: it was written by another version (" + failure.message()
-          + "). It is kept, untouched, in the server's freezer; nothing was lost. Try again once"
-          + " the application is upgraded, or tell the operator ('cryo freezer ls' shows it as"
-          + " unreadable). Reason: unreadable_parcel.", Map.entry("Retry-After", "60"),
-          Map.entry("Cryo-Reason", Codes.UNREADABLE_PARCEL)));
-    }
-    if (Codes.NO_PARCEL.equals(code)) { // perhaps not written yet (a drain's): any worker, again
-      routing.unbindFrozen(user, worker.name());
-      return Optional.empty();
+      return Optional.of(Reply.text(reason.status(), "Your saved state could not be read by the"
+          + " version of the application running now: it was written by another version ("
+          + failure.message() + "). It is kept, untouched, in the server's freezer; nothing was"
+          + " lost. Try again once the application is upgraded, or tell the operator ('cryo"
+          + " freezer ls' shows it as unreadable). Reason: " + reason.code() + ".",
+          Map.entry("Retry-After", "60"), Map.entry("Cryo-Reason", reason.code())));
     }
     LOG.log(Level.ERROR, "worker " + worker.name() + " refused a request of '" + user + "' ("
-        + code + "): " + failure.message());
-    return Optional.of(Reply.text(500, "internal error"));
+        + failure.code() + "): " + failure.message());
+    return Optional.of(Reply.text(reason.status(), "internal error"));
   }
 
   /**
@@ -325,7 +345,7 @@ final class Dispatcher {
         + "). The server has forgotten it: your next request starts afresh, as a new visitor."
         + " Tell the operator if this keeps happening (the run's events name you as lost)."
         + " Reason: no_parcel.", Map.entry("Retry-After", "1"),
-        Map.entry("Cryo-Reason", Codes.NO_PARCEL));
+        Map.entry("Cryo-Reason", RefusalReason.NO_PARCEL.code()));
   }
 
   /**

@@ -150,7 +150,10 @@ public final class JournalReplay {
     return users(true);
   }
 
-  /** The users awake (on a worker) at the end of the journal, sorted: lost with a crash. */
+  /**
+   * The users awake (on a worker) at the end of the journal, sorted: with a crash of the
+   * commander, each comes back only from the parcel his worker wrote (or an older one).
+   */
   public List<String> awake() {
     return users(false);
   }
@@ -170,7 +173,16 @@ public final class JournalReplay {
    * the journal knows), as an item to adopt.
    */
   CommanderItem item(Instant now) {
-    List<String> frozen = frozen();
+    return item(now, List.of());
+  }
+
+  /**
+   * The frozen users and {@code parcelled} (awake ones whose parcel the freezer holds), with their
+   * connections and pages, as an item to adopt: all of them frozen.
+   */
+  CommanderItem item(Instant now, List<String> parcelled) {
+    List<String> frozen = new ArrayList<>(frozen());
+    frozen.addAll(parcelled);
     TreeSet<String> kept = new TreeSet<>(frozen);
     Map<String, String> connections = new HashMap<>();
     connectionUser.forEach((connection, user) -> {

@@ -245,7 +245,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     Path socket = sockets.resolve(name + ".sock");
     SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
         freezer.root().toString(), config.application(),
-        appPath == null ? null : appPath.toString(), config.workerHeapBytes());
+        appPath == null ? null : appPath.toString(), config.workerHeapBytes(),
+        home.shown(Commander.WRITERS).toString());
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;

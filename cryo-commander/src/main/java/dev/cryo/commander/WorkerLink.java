@@ -7,7 +7,7 @@ import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.wire.protocol.AnnouncementMessage;
-import dev.cryo.wire.protocol.Codes;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.Locate;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.Presentation;
@@ -116,7 +116,8 @@ final class WorkerLink implements WireHandler {
     if (Methods.PUSH.equals(method)) {
       return ProtocolCodec.write(events.push(read(payload, PushMessage.class)));
     }
-    throw new WireRefusal(Codes.BAD_REQUEST, "the commander serves no '" + method + "' call");
+    throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), "the commander serves no '" + method
+        + "' call");
   }
 
   private byte[] present(byte[] payload) {
@@ -194,7 +195,7 @@ final class WorkerLink implements WireHandler {
     try {
       return ProtocolCodec.read(payload, type);
     } catch (ProtocolException e) {
-      throw new WireRefusal(Codes.BAD_REQUEST, e.getMessage());
+      throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), e.getMessage());
     }
   }
 
@@ -206,6 +207,6 @@ final class WorkerLink implements WireHandler {
     if (current != null) {
       current.close();
     }
-    return new WireRefusal(Codes.BAD_REQUEST, why);
+    return new WireRefusal(RefusalReason.BAD_REQUEST.code(), why);
   }
 }

@@ -128,7 +128,8 @@
  *       data's path, or null), {@code failure}, {@code took_ms}.
  *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
  *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
- *       (counts), {@code lost} (the users that were awake when it was killed, sorted).
+ *       (counts), {@code lost} (the users that were awake when it was killed and left no
+ *       parcel, sorted).
  *   <li>{@code user_expired} — a frozen user past his time to live ({@link
  *       dev.cryo.commander.Housekeeping}): {@code user}, {@code connections} (how many were
  *       forgotten with him), {@code message}; his folder is dropped right after.

@@ -6,7 +6,6 @@ import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireLimits;
 import dev.cryo.wire.WireRefusal;
 import dev.cryo.wire.protocol.AnnouncementMessage;
-import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.FreezeResult;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
@@ -14,6 +13,7 @@ import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.Presentation;
 import dev.cryo.wire.protocol.ProtocolCodec;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.SpawnPayload;
 import dev.cryo.wire.protocol.UserOrder;
 import java.io.IOException;
@@ -50,7 +50,10 @@ import java.util.concurrent.CountDownLatch;
  * {@code cryo.fake.deaf=NAME} makes the worker spawned as NAME, once presented, send an
  * announcement of a kind the commander skips every 100 ms while it serves its first ping on the
  * thread that reads its wire and never returns from it: from then on it reads nothing, yet its
- * frames keep coming.
+ * frames keep coming; {@code cryo.fake.refuse=CODE} refuses every {@code http} call with the refusal
+ * code CODE; {@code cryo.fake.unreadable=true} answers every call that would wake a user as the
+ * worker's application host answers state it cannot read (a 503 naming
+ * {@code Cryo-Reason: unreadable_parcel}), waking nobody.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -213,7 +216,8 @@ public final class FakeWorkerMain implements WireHandler {
         }
         yield ProtocolCodec.write(result);
       }
-      default -> throw new WireRefusal(Codes.BAD_REQUEST, "the fake serves no " + method);
+      default -> throw new WireRefusal(RefusalReason.BAD_REQUEST.code(),
+          "the fake serves no " + method);
     };
   }
 
@@ -225,6 +229,10 @@ public final class FakeWorkerMain implements WireHandler {
   }
 
   private synchronized HttpResult http(HttpCall call) throws IOException {
+    String refusal = System.getProperty("cryo.fake.refuse");
+    if (refusal != null) {
+      throw new WireRefusal(refusal, "the fake refuses every call with " + refusal);
+    }
     String user = call.user();
     if (user == null) {
       user = connections.get(call.connection());
@@ -236,8 +244,16 @@ public final class FakeWorkerMain implements WireHandler {
         announce("new_connection", user, List.of(call.connection()));
       }
     } else if (!counters.containsKey(user)) {
+      if (call.grant().kind() == dev.cryo.wire.protocol.Grant.Kind.WAKE
+          && Boolean.getBoolean("cryo.fake.unreadable")) {
+        return new HttpResult(503, List.of(List.of("Content-Type", "application/json"),
+            List.of("Retry-After", "60"),
+            List.of("Cryo-Reason", RefusalReason.UNREADABLE_PARCEL.code())),
+            "{\"error\":\"unreadable_parcel\"}".getBytes(StandardCharsets.UTF_8), null,
+            sequence);
+      }
       if (call.grant().kind() != dev.cryo.wire.protocol.Grant.Kind.WAKE) {
-        throw new WireRefusal(Codes.USER_LEFT_FROZEN, "'" + user + "' is not here");
+        throw new WireRefusal(RefusalReason.USER_LEFT_FROZEN.code(), "'" + user + "' is not here");
       }
       wake(user, call.connection());
     }
@@ -257,12 +273,13 @@ public final class FakeWorkerMain implements WireHandler {
 
   private void wake(String user, String connection) throws IOException {
     if (!freezer.tryTakeSemaphore(user, spawn.name())) {
-      throw new WireRefusal(Codes.SEMAPHORE_TIMEOUT, "the semaphore of '" + user + "' is taken");
+      throw new WireRefusal(RefusalReason.SEMAPHORE_TIMEOUT.code(),
+          "the semaphore of '" + user + "' is taken");
     }
     try {
       Object parcel = freezer.readUserParcel(user).orElse(null);
       if (parcel == null) {
-        throw new WireRefusal(Codes.NO_PARCEL, "no parcel for '" + user + "'");
+        throw new WireRefusal(RefusalReason.NO_PARCEL.code(), "no parcel for '" + user + "'");
       }
       freezer.dropUserParcel(user);
       counters.put(user, ((Number) ((Map<?, ?>) parcel).get("counter")).longValue());

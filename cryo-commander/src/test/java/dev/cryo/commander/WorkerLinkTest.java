@@ -27,7 +27,7 @@ class WorkerLinkTest {
   private final RecordingSink sink = new RecordingSink();
   private final Routing routing = new Routing(sink);
   private final SpawnPayload spawn = new SpawnPayload("main_0001", "main", "/tmp/x/main_0001.sock",
-      "/tmp/x/freezer", "test.App", null, 64L << 20);
+      "/tmp/x/freezer", "test.App", null, 64L << 20, null);
   private final WorkerHandle handle = new WorkerHandle(spawn, Instant.EPOCH);
   private final AtomicInteger presentations = new AtomicInteger();
   private final WorkerLink link = linkOf(handle);
@@ -77,7 +77,7 @@ class WorkerLinkTest {
     assertThatThrownBy(() -> link.onCall(Methods.PRESENT, presentation("impostor", spawn)))
         .isInstanceOf(WireRefusal.class).hasMessageContaining("impostor");
     SpawnPayload elsewhere = new SpawnPayload("main_0001", "main", "/tmp/other.sock",
-        spawn.freezer(), spawn.application(), null, spawn.heapBytes());
+        spawn.freezer(), spawn.application(), null, spawn.heapBytes(), null);
     assertThatThrownBy(() -> link.onCall(Methods.PRESENT, presentation("main_0001", elsewhere)))
         .isInstanceOf(WireRefusal.class).hasMessageContaining("/tmp/other.sock");
     assertThat(handle.state()).isEqualTo(WorkerState.STARTING);

@@ -1,17 +1,17 @@
 package dev.cryo.demo;
 
-import dev.cryo.wire.protocol.Grant;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.app.Response;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.lock.LockException;
+import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.worker.AppHost;
-import dev.cryo.worker.Call;
-import dev.cryo.worker.CallKind;
 import dev.cryo.worker.FreezeOutcome;
-import dev.cryo.worker.HttpReply;
 import dev.cryo.worker.IdentityLocator;
 import dev.cryo.worker.Worker;
 import java.io.IOException;
@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,6 +42,8 @@ class DemoThroughAppHostTest {
   Freezer freezer;
   final Map<String, IdentityLocator.Location> whereabouts = new ConcurrentHashMap<>();
   final List<Worker> workers = new ArrayList<>();
+  /** The application host of each worker. */
+  static final Map<Worker, AppHost> HOSTS = new ConcurrentHashMap<>();
   Worker w1;
   Worker w2;
 
@@ -54,11 +55,13 @@ class DemoThroughAppHostTest {
   }
 
   private Worker worker(String name) {
+    AppHost host = AppHost.load(DemoApplication.class.getName(), null);
     Worker worker = Worker.builder(name, freezer).group("demo")
-        .application(AppHost.load(DemoApplication.class.getName(), null))
+        .application(host)
         .identityLocator(user -> whereabouts.getOrDefault(user, IdentityLocator.Location.NOWHERE))
         .semaphoreWaitLimit(Duration.ofSeconds(5)).build();
     workers.add(worker);
+    HOSTS.put(worker, host);
     return worker;
   }
 
@@ -67,29 +70,26 @@ class DemoThroughAppHostTest {
     workers.forEach(Worker::close);
   }
 
-  /** One HTTP call as the commander hands it to a worker. */
-  private static HttpReply http(Worker worker, String user, String connection, boolean frozen,
+  /** One HTTP call as the commander hands it to a worker, served by its application host. */
+  private static Response http(Worker worker, String user, String connection, boolean frozen,
       String method, String pathAndQuery, Object body, Map<String, Object> move) {
     int mark = pathAndQuery.indexOf('?');
-    Map<String, Object> arguments = new HashMap<>();
-    arguments.put("method", method);
-    arguments.put("path", mark < 0 ? pathAndQuery : pathAndQuery.substring(0, mark));
-    arguments.put("query", mark < 0 ? "" : pathAndQuery.substring(mark + 1));
-    arguments.put("headers", List.of(List.of("Content-Type", "application/json")));
+    byte[] bytes;
     try {
-      arguments.put("body", body == null ? new byte[0] : JSON.writeValueAsBytes(body));
+      bytes = body == null ? new byte[0] : JSON.writeValueAsBytes(body);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
-    if (move != null) {
-      arguments.put("move", move);
-    }
-    return (HttpReply) worker.call(new Call(user, connection, null, CallKind.USER_EVENT,
-        frozen ? Grant.wake(0, 0) : Grant.ALONE,
-        AppHost.HTTP, arguments, null));
+    MoveInfo moveInfo = move == null ? null : new MoveInfo((String) move.get("from"),
+        (String) move.get("to"), (String) move.get("refused"));
+    return HOSTS.get(worker).serve(worker, new HttpCall(user, connection,
+        frozen ? Grant.wake(0, 0) : Grant.ALONE, method,
+        mark < 0 ? pathAndQuery : pathAndQuery.substring(0, mark),
+        mark < 0 ? "" : pathAndQuery.substring(mark + 1),
+        List.of(List.of("Content-Type", "application/json")), bytes, moveInfo));
   }
 
-  private static JsonNode ok(HttpReply reply) {
+  private static JsonNode ok(Response reply) {
     String text = new String(reply.body(), StandardCharsets.UTF_8);
     assertThat(reply.status()).as(text).isEqualTo(200);
     try {
@@ -175,7 +175,7 @@ class DemoThroughAppHostTest {
     ok(http(w1, null, "c1", false, "POST", "/api/notes", Map.of("page", page, "text", "guest's"),
         null));
 
-    HttpReply login = http(w1, null, "c1", false, "POST", "/api/login",
+    Response login = http(w1, null, "c1", false, "POST", "/api/login",
         Map.of("user", "anna", "page", page), null);
 
     assertThat(login.status()).isEqualTo(303);
@@ -232,7 +232,7 @@ class DemoThroughAppHostTest {
     assertThat(state.get("notes").toString()).isEqualTo("[\"kept\"]");
     assertThat(state.get("worker").asText()).isEqualTo("w2");
 
-    HttpReply refused = http(w2, "anna", "c1", false, "POST", "/api/move", null,
+    Response refused = http(w2, "anna", "c1", false, "POST", "/api/move", null,
         Map.of("from", "w2", "refused", "no_other_worker"));
     assertThat(refused.status()).isEqualTo(409);
     assertThat(new String(refused.body(), StandardCharsets.UTF_8))

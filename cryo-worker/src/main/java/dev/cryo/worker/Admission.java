@@ -6,6 +6,7 @@ import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.time.Clock;
 import java.time.Instant;
@@ -95,7 +96,7 @@ final class Admission {
     if (connection.isPresent()) {
       String owner = connection.get().user();
       if (call.user() != null && !call.user().equals(owner)) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, call.user(), "connection '"
+        throw new WorkerException(RefusalReason.USER_MISMATCH, call.user(), "connection '"
             + call.connectionId() + "' belongs to '" + owner + "' on worker " + name + ", not to '"
             + call.user() + "'; nothing was served: route the call as '" + owner
             + "', or log the connection in first");
@@ -131,7 +132,7 @@ final class Admission {
             continue;
           }
           if (departures.quitting()) {
-            fresh.flag = TransferFlag.TRANSFER; // the plan of a quit is terminal: late arrivals leave too
+            fresh.transferIfUnflagged(); // the plan of a quit is terminal: late arrivals leave too
           }
           if (call.userFrozen() && !registry.userItems().contains(user)) {
             startUnfreezing(fresh);
@@ -147,26 +148,23 @@ final class Admission {
       RequestSlot slot = null;
       tenant.lock.lock();
       try {
-        if (!tenant.present) {
+        if (!tenant.present()) {
           continue;
         }
-        boolean rowless = tenant.phase == Phase.ACTIVE && tenant.departure == null
-            && !registry.userItems().contains(user);
-        if (tenant.phase != Phase.LEAVING && tenant.generation != grant.generation()) {
-          if (!(rowless && grant.creates() && grant.generation() > tenant.generation)) {
-            throw stale(user, grant, tenant);
-          }
-          tenant.generation = grant.generation(); // his calls outlived his rows: a new stay
-        } else if (rowless && !grant.creates()) {
-          throw stale(user, grant, null); // dropped under calls in flight: not live here
+        boolean hasRows = registry.userItems().contains(user);
+        boolean rowless = tenant.rowless(hasRows);
+        switch (tenant.fence(grant, hasRows)) {
+          case OTHER_GENERATION -> throw stale(user, grant, tenant);
+          case NOT_LIVE -> throw stale(user, grant, null); // dropped under calls in flight
+          case PASSED -> { }
         }
         if (!wake && call.userFrozen() && rowless) {
           // Present without rows (his calls outlived them): the verdict is honoured all the same.
           startUnfreezing(tenant);
           wake = true;
         }
-        phase = tenant.phase;
-        transition = tenant.transition;
+        phase = tenant.phase();
+        transition = tenant.transition();
         if (phase != Phase.LEAVING) {
           slot = open(tenant, call);
         }
@@ -181,11 +179,11 @@ final class Admission {
       } catch (CompletionException | java.util.concurrent.CancellationException e) {
         Throwable cause = e.getCause() != null ? e.getCause() : e;
         if (cause instanceof WorkerException refusal
-            && (refusal.reason() == WorkerException.Reason.NO_PARCEL
-                || refusal.reason() == WorkerException.Reason.UNREADABLE_PARCEL)) {
+            && (refusal.reason() == RefusalReason.NO_PARCEL
+                || refusal.reason() == RefusalReason.UNREADABLE_PARCEL)) {
           throw new WorkerException(refusal.reason(), user, refusal.getMessage(), refusal);
         }
-        throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "waking '" + user
+        throw new WorkerException(RefusalReason.WAKE_FAILED, user, "waking '" + user
             + "' on worker " + name + " failed (" + cause.getMessage() + "); no row and no"
             + " semaphore were left: retry the call", cause);
       }
@@ -196,10 +194,10 @@ final class Admission {
       if (!call.userFrozen()) {
         tenant.lock.lock();
         try {
-          if (!tenant.present) {
-            throw WorkerException.userLeft(user, tenant.leftTo, "'" + user + "' left worker "
-                + name + " (" + tenant.leftBecause + ") while the call waited; nothing was served: "
-                + (tenant.leftTo == WorkerException.Where.FROZEN
+          if (!tenant.present()) {
+            throw WorkerException.userLeft(user, tenant.leftTo(), "'" + user + "' left worker "
+                + name + " (" + tenant.leftBecause() + ") while the call waited; nothing was served: "
+                + (tenant.leftTo() == WorkerException.Where.FROZEN
                     ? "route the call again, with the verdict frozen"
                     : "route the call again from the maps as the announcements left them"));
           }
@@ -212,10 +210,10 @@ final class Admission {
 
   /** The refusal of a call whose grant does not fit the tenant the worker holds (or none). */
   private WorkerException stale(String user, Grant grant, Tenant tenant) {
-    return new WorkerException(WorkerException.Reason.STALE_GRANT, user, (tenant == null
+    return new WorkerException(RefusalReason.STALE_GRANT, user, (tenant == null
         ? "'" + user + "' is not on worker " + name + ", and the call's grant (" + grant
             + ") creates nobody"
-        : "worker " + name + " holds '" + user + "' at generation " + tenant.generation
+        : "worker " + name + " holds '" + user + "' at generation " + tenant.generation()
             + ", not at the call's grant (" + grant + ")")
         + "; nothing was served or created: the call was decided on a stale reading of the maps,"
         + " route it again from them");
@@ -223,14 +221,13 @@ final class Admission {
 
   /** Marks a tenant being woken, with his placeholder row; the caller holds his lock. */
   private void startUnfreezing(Tenant tenant) {
-    tenant.phase = Phase.UNFREEZING;
-    tenant.transition = new CompletableFuture<>();
+    tenant.startWaking();
     registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
   private RequestSlot open(Tenant tenant, Call call) {
     RequestSlot slot = new RequestSlot(worker, tenant, call);
-    tenant.slots.add(slot);
+    tenant.open(slot);
     return slot;
   }
 
@@ -245,19 +242,15 @@ final class Admission {
         if (slot.tenant != tenant) {
           continue; // moved by a login meanwhile
         }
-        if (!tenant.slots.remove(slot)) {
+        Tenant.Closed closed = tenant.close(slot);
+        if (closed == Tenant.Closed.NOT_OPEN) {
           return; // closed already, or cut by a quit
         }
-        tenant.servedCalls++;
         servedCalls.incrementAndGet();
-        if (tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE) {
-          if (tenant.departure != null) {
-            tenant.phase = Phase.LEAVING;
-            tenant.transition = new CompletableFuture<>();
-            start = tenant.departure.start();
-          } else if (!registry.userItems().contains(tenant.user)) {
-            worker.leave(tenant, "no rows left");
-          }
+        if (closed == Tenant.Closed.DEPARTING) {
+          start = tenant.startClaimed();
+        } else if (closed == Tenant.Closed.IDLE && !registry.userItems().contains(tenant.user)) {
+          worker.leave(tenant, "no rows left");
         }
       } finally {
         tenant.lock.unlock();
@@ -288,7 +281,7 @@ final class Admission {
     Optional<PageRow> page = registry.pageItems().get(call.pageId());
     if (page.isPresent()) {
       if (!page.get().connectionId().equals(call.connectionId())) {
-        throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "page '"
+        throw new WorkerException(RefusalReason.USER_MISMATCH, user, "page '"
             + call.pageId() + "' hangs from connection '" + page.get().connectionId() + "', not '"
             + call.connectionId() + "'; nothing was served: route the call with its own connection");
       }
@@ -301,7 +294,7 @@ final class Admission {
   private void newConnection(String user, String connectionId) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' is not on"
           + " worker " + name + "; connection '" + connectionId + "' was not created: route the"
           + " call again");
     }
@@ -317,7 +310,7 @@ final class Admission {
           return; // born by a sister call meanwhile
         }
         if (e.reason() == RegisterException.Reason.DUPLICATE_KEY) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, "connection '"
+          throw new WorkerException(RefusalReason.USER_MISMATCH, user, "connection '"
               + connectionId + "' was born meanwhile for another user on worker " + name
               + "; nothing was served: route the call as its owner", e);
         }
@@ -337,13 +330,13 @@ final class Admission {
   void newPage(String user, String connectionId, String pageId, Map<String, ?> fields) {
     Tenant tenant = tenants.get(user);
     if (tenant == null) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user + "' is not on"
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' is not on"
           + " worker " + name + "; page '" + pageId + "' was not created: open a call for him first");
     }
     tenant.lock.lock();
     try {
-      if (tenant.phase == Phase.LEAVING) { // a call cut by a quit, under its user's departure
-        boolean tail = tenant.departure != null && tenant.departure.loginTail();
+      if (tenant.phase() == Phase.LEAVING) { // a call cut by a quit, under its user's departure
+        boolean tail = tenant.inLoginTail();
         throw WorkerException.userLeft(user, tail ? WorkerException.Where.MOVING
             : WorkerException.Where.FROZEN, "'" + user + "' is leaving worker " + name + " (his"
             + " call was cut by a quit); page '" + pageId + "' was not created: nothing a cut"
@@ -359,7 +352,7 @@ final class Admission {
           return; // born by a sister call meanwhile
         }
         if (e.reason() == RegisterException.Reason.USER_MISMATCH) {
-          throw new WorkerException(WorkerException.Reason.USER_MISMATCH, user, e.getMessage(), e);
+          throw new WorkerException(RefusalReason.USER_MISMATCH, user, e.getMessage(), e);
         }
         throw e;
       }
@@ -406,7 +399,7 @@ final class Admission {
 
   private void refuseIfFinished(String user) {
     if (departures.finished()) {
-      throw new WorkerException(WorkerException.Reason.WORKER_FINISHED, user, "worker " + name
+      throw new WorkerException(RefusalReason.WORKER_FINISHED, user, "worker " + name
           + " has quit; nothing was served: route the call to another worker");
     }
   }

@@ -4,6 +4,7 @@ import dev.cryo.app.CallHost;
 import dev.cryo.app.CryoApplication;
 import dev.cryo.app.Dispatcher;
 import dev.cryo.app.FreezeReason;
+import dev.cryo.app.HostPolicy;
 import dev.cryo.app.LoginResult;
 import dev.cryo.app.Move;
 import dev.cryo.app.Pushed;
@@ -17,7 +18,10 @@ import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.Store;
 import dev.cryo.register.StoreException;
 import dev.cryo.register.UserRow;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PushMessage;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -28,42 +32,40 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
- * The worker's {@link Application} over a {@link CryoApplication}: serves HTTP calls through the
- * application's routes, keeps its typed state in the worker's stores, runs its hooks.
+ * The worker's application host: serves a {@link CryoApplication}'s HTTP calls through its routes,
+ * keeps its typed state in the worker's stores, runs its hooks — under the {@link HostPolicy} the
+ * test kit shares, so that what passes in the kit behaves the same here.
  *
  * <pre>{@code
  * AppHost host = AppHost.load("dev.cryo.demo.DemoApplication", null);
  * Worker worker = Worker.builder("w1", freezer).application(host).build();
- * HttpReply reply = (HttpReply) worker.call(new Call(null, "c1", null, CallKind.USER_EVENT, false,
- *     "http", Map.of("method", "POST", "path", "/api/pages", "query", "", "headers", List.of(),
- *     "body", new byte[0]), null));
+ * Response reply = host.serve(worker, new HttpCall(null, "c1", Grant.ALONE, "POST", "/api/pages",
+ *     "", List.of(), new byte[0], null));
  * }</pre>
  *
  * <h2>The call</h2>
  *
- * <p>An HTTP request is a worker {@link Call} of kind {@link CallKind#USER_EVENT}, operation
- * {@code "http"}, no page, and arguments {@code {method, path, query, headers: [[name, value], …],
- * body: byte[], move: null | {from, to, refused}, socketless: true (optional)}}. With
- * {@code socketless} (the commander's word that no page socket was bound anywhere when it sent the
- * call), a push of the call to a page, connection or user this worker holds is answered here —
- * its pages counted from the worker's registry, none written — instead of being relayed; any other
- * push is relayed. {@link #handle} returns an {@link HttpReply};
- * the application's own failures are a {@code 500} with a generic body (logged), never a throw. A
- * refusal of the worker met while serving (the user left, the worker finished, the identity could
- * not be located) is thrown as that {@link WorkerException}, for the caller to route again.
+ * <p>{@link #serve} takes the wire's {@link HttpCall} and makes the application's {@link Request}
+ * of it once: the call opens a request slot on the worker for its user and connection under the
+ * commander's grant (no page: it stamps the connection's and the user's clocks as a human event),
+ * and the request goes to the application's routes. With {@code socketless} (the commander's word
+ * that no page socket was bound anywhere when it sent the call), a push of the call to a page,
+ * connection or user this worker holds is answered here — its pages counted from the worker's
+ * registry, none written — instead of being relayed; any other push is relayed. The application's
+ * own failures are a {@code 500} with a generic body (logged), never a throw. A refusal of the
+ * worker met while serving (the user left, the worker finished, the identity could not be located)
+ * is thrown as that {@link WorkerException}, for the commander to route again; state this version
+ * cannot read is answered with {@link HostPolicy#unreadableParcel}.
  *
  * <h2>One turn per user</h2>
  *
@@ -80,9 +82,10 @@ import java.util.function.Function;
  *
  * <h2>Hooks</h2>
  *
- * <p>{@link CryoApplication#onWake} runs in the user's turn before his first call served here since
- * his row arrived (born, woken, adopted); {@link CryoApplication#onFreeze} from the worker's
- * {@link Application#beforeFreeze}; {@link CryoApplication#onPageClosed} from
+ * <p>As {@link HostPolicy} says, a stay being the user's row here (a row that comes back from the
+ * freezer is a new object): {@link CryoApplication#onWake} runs in the user's turn before his
+ * first call served since his row arrived (born, woken, adopted); {@link CryoApplication#onFreeze}
+ * from the worker's {@link Application#beforeFreeze}; {@link CryoApplication#onPageClosed} from
  * {@link Application#pagesClosed}, in the user's turn.
  *
  * <p>Thread-safe.
@@ -91,17 +94,9 @@ public final class AppHost implements Application {
 
   private static final System.Logger LOG = System.getLogger(AppHost.class.getName());
 
-  /** The operation of an HTTP call. */
-  public static final String HTTP = "http";
-
-  /** The argument of an HTTP call saying that no page socket was bound when it was sent. */
-  public static final String SOCKETLESS = "socketless";
-
   private final Dispatcher dispatcher;
+  private final HostPolicy policy;
   private final UserTurns turns = new UserTurns();
-  /** The user rows whose onWake ran; a row that comes back from the freezer is a new object. */
-  private final Set<UserRow> welcomed = Collections.synchronizedSet(
-      Collections.newSetFromMap(new WeakHashMap<>()));
   private final SecureRandom random = new SecureRandom();
   private volatile Pusher pusher = Pusher.NOWHERE;
 
@@ -113,6 +108,7 @@ public final class AppHost implements Application {
   public AppHost(CryoApplication application) {
     try {
       this.dispatcher = Dispatcher.of(Objects.requireNonNull(application, "application"));
+      this.policy = HostPolicy.of(dispatcher);
     } catch (IllegalArgumentException e) {
       throw new LoadException(LoadException.Reason.BAD_ROUTES, e.getMessage()
           + "; the worker cannot serve it: fix its routes", e);
@@ -230,33 +226,63 @@ public final class AppHost implements Application {
   // ---- calls ----------------------------------------------------------------------------------
 
   /**
-   * Serves one HTTP call in its user's turn.
+   * Serves one HTTP call of the commander's on {@code worker} (this host's worker), in its user's
+   * turn; the wire's call becomes the application's {@link Request} here, once. Returns only once
+   * every announcement the call caused was delivered, as {@link Worker#call} does.
    *
-   * @return an {@link HttpReply}
-   * @throws IllegalArgumentException when the call is not an HTTP call of the shape above
-   * @throws WorkerException a refusal of the worker met while serving (see the class comment)
+   * @return the reply: the application's, or {@link HostPolicy}'s (a failed {@code onWake}, state
+   *     this version cannot read)
+   * @throws WorkerException {@link RefusalReason#BAD_REQUEST} when the call does not make a request
+   *     (a header that is no pair, a move without its ends), or a refusal of the worker met while
+   *     serving (see the class comment); nothing of the call was served
+   */
+  public Response serve(Worker worker, HttpCall call) {
+    Request request;
+    Move move;
+    try {
+      request = Request.of(call.method(), call.path(), call.query(), headersOf(call.headers()),
+          call.body());
+      move = moveOf(call.move());
+    } catch (IllegalArgumentException e) {
+      throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
+    }
+    dev.cryo.worker.Call admission = new dev.cryo.worker.Call(call.user(), call.connection(), null,
+        CallKind.USER_EVENT, call.grant(), "", Map.of(), Map.of());
+    try (RequestSlot slot = worker.openRequest(admission)) {
+      return serve(new CallContext(worker, slot), request, move,
+          Boolean.TRUE.equals(call.socketless()));
+    } catch (WorkerException refusal) {
+      if (refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
+        return HostPolicy.unreadableParcel(refusal.getMessage());
+      }
+      throw refusal;
+    } finally {
+      worker.awaitAnnouncements(); // the reply, or the refusal, never overtakes what it caused
+    }
+  }
+
+  /**
+   * Not a way in: this host serves the commander's HTTP calls through
+   * {@link #serve(Worker, HttpCall)}.
+   *
+   * @throws UnsupportedOperationException always; nothing was served
    */
   @Override
-  public HttpReply handle(CallContext context) {
-    dev.cryo.worker.Call call = context.call();
-    if (!HTTP.equals(call.operation())) {
-      throw new IllegalArgumentException("an application host serves operation '" + HTTP
-          + "' only, got '" + call.operation() + "'; nothing was served");
-    }
-    Request request = requestOf(call.arguments());
-    Move move = moveOf(call.arguments().get("move"));
-    Host host = new Host(context, turns.enter(context.user()),
-        Boolean.TRUE.equals(call.arguments().get(SOCKETLESS)));
+  public Object handle(CallContext context) {
+    throw new UnsupportedOperationException("an application host serves HTTP calls through"
+        + " serve(worker, httpCall), not worker calls; nothing was served");
+  }
+
+  private Response serve(CallContext context, Request request, Move move, boolean socketless) {
+    Host host = new Host(context, turns.enter(context.user()), socketless);
     try {
       UserRow row = userRow(context);
-      if (row != null && !welcomed.contains(row)) {
-        Throwable failure = dispatcher.wake(host);
-        if (failure != null) {
-          rethrowWorkerRefusal(failure);
-          return replyOf(Response.json(500, Map.of("error", "application_failed", "message",
-              "the application failed to wake this user; the failure was logged")));
+      if (row != null) {
+        Dispatcher.Served refused = policy.welcome(row, host);
+        if (refused != null) {
+          rethrowWorkerRefusal(refused.failure());
+          return refused.response();
         }
-        welcomed.add(row);
       }
       Dispatcher.Served served = dispatcher.serve(request, move, host);
       if (served.failure() != null && host.wrote) {
@@ -265,7 +291,7 @@ public final class AppHost implements Application {
       if (served.failure() != null) {
         rethrowWorkerRefusal(served.failure());
       }
-      return replyOf(served.response());
+      return served.response();
     } finally {
       turns.exit(host.turn);
     }
@@ -280,104 +306,56 @@ public final class AppHost implements Application {
    * run again (its writes would be applied twice), so it is answered 503 here, never routed again.
    * Anything else is the application's failure, a 500.
    */
-  private static HttpReply interrupted(Throwable failure) {
+  private static Response interrupted(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof WorkerException refusal && refusal.isRetryable()) {
         LOG.log(System.Logger.Level.WARNING, "a call of '" + refusal.user() + "' was interrupted"
             + " after it had written state (" + refusal.reason().code() + "); it is answered 503"
             + " and not run again");
-        return new HttpReply(503, List.of(List.of("Content-Type", Response.JSON),
-            List.of("Retry-After", "1")), ("{\"error\":\"interrupted\",\"message\":\"this"
-            + " request was interrupted after it had changed your state ("
-            + refusal.reason().code() + "); what it wrote is kept, nothing was run twice: reload"
-            + " to see where you stand\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return Response.json(503, Map.of("error", "interrupted", "message", "this request was"
+            + " interrupted after it had changed your state (" + refusal.reason().code()
+            + "); what it wrote is kept, nothing was run twice: reload to see where you stand"))
+            .withHeader("Retry-After", "1");
       }
     }
-    return replyOf(Response.json(500, Map.of("error", "application_failed", "message",
-        "the application failed on this request; the failure was logged")));
+    return Response.json(500, Map.of("error", "application_failed", "message",
+        "the application failed on this request; the failure was logged"));
   }
 
   /** A refusal of the worker is the caller's to handle (route again), not a 500. */
   private static void rethrowWorkerRefusal(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof WorkerException refusal && (refusal.isRetryable()
-          || refusal.reason() == WorkerException.Reason.WORKER_FINISHED
-          || refusal.reason() == WorkerException.Reason.USER_MISMATCH
-          || refusal.reason() == WorkerException.Reason.UNKNOWN_CONNECTION)) {
+          || refusal.reason() == RefusalReason.UNKNOWN_CONNECTION)) {
         throw refusal;
       }
     }
   }
 
-  private static HttpReply replyOf(Response response) {
-    List<List<String>> headers = new ArrayList<>();
-    for (Map.Entry<String, String> header : response.headers()) {
-      headers.add(List.of(header.getKey(), header.getValue()));
+  private static List<Map.Entry<String, String>> headersOf(List<List<String>> pairs) {
+    List<Map.Entry<String, String>> headers = new ArrayList<>(pairs.size());
+    for (List<String> pair : pairs) {
+      if (pair == null || pair.size() != 2 || pair.get(0) == null || pair.get(1) == null) {
+        throw new IllegalArgumentException("an HTTP call's header is a [name, value] pair, got "
+            + pair + "; nothing was served");
+      }
+      headers.add(Map.entry(pair.get(0), pair.get(1)));
     }
-    return new HttpReply(response.status(), headers, response.body());
+    return headers;
   }
 
-  private static Request requestOf(Map<String, Object> arguments) {
-    String method = text(arguments, "method", true);
-    String path = text(arguments, "path", true);
-    String query = text(arguments, "query", false);
-    List<Map.Entry<String, String>> headers = new ArrayList<>();
-    Object rawHeaders = arguments.get("headers");
-    if (rawHeaders != null) {
-      if (!(rawHeaders instanceof List<?> list)) {
-        throw badArgument("headers", "a list of [name, value] pairs", rawHeaders);
-      }
-      for (Object pair : list) {
-        if (!(pair instanceof List<?> header) || header.size() != 2
-            || !(header.get(0) instanceof String name) || !(header.get(1) instanceof String value)) {
-          throw badArgument("headers", "a list of [name, value] pairs", pair);
-        }
-        headers.add(Map.entry(name, value));
-      }
-    }
-    Object body = arguments.get("body");
-    if (body != null && !(body instanceof byte[])) {
-      throw badArgument("body", "bytes", body);
-    }
-    return Request.of(method, path, query, headers, (byte[]) body);
-  }
-
-  private static String text(Map<String, Object> arguments, String name, boolean required) {
-    Object value = arguments.get(name);
-    if (value == null && !required) {
+  private static Move moveOf(MoveInfo move) {
+    if (move == null) {
       return null;
     }
-    if (!(value instanceof String text) || (required && text.isEmpty())) {
-      throw badArgument(name, "a string", value);
+    if (move.refused() != null) { // a user frozen or new has no worker to leave: from may be null
+      return Move.refused(move.from(), move.refused());
     }
-    return text;
-  }
-
-  private static Move moveOf(Object raw) {
-    if (raw == null) {
-      return null;
+    if (move.from() == null || move.to() == null) {
+      throw new IllegalArgumentException("a move that was not refused names its origin and its"
+          + " destination, got " + move + "; nothing was served");
     }
-    if (!(raw instanceof Map<?, ?> move)) {
-      throw badArgument("move", "null or {from, to, refused}", raw);
-    }
-    Object refused = move.get("refused");
-    if (refused != null) { // a user frozen or new has no worker to leave: from may be null
-      return Move.refused(move.get("from") instanceof String from ? from : null,
-          String.valueOf(refused));
-    }
-    if (!(move.get("from") instanceof String from)) {
-      throw badArgument("move", "{from, to, refused} with an origin", raw);
-    }
-    if (!(move.get("to") instanceof String to)) {
-      throw badArgument("move", "{from, to, refused} with a destination", raw);
-    }
-    return Move.moved(from, to);
-  }
-
-  private static IllegalArgumentException badArgument(String name, String expected, Object got) {
-    return new IllegalArgumentException("the HTTP call's argument '" + name + "' must be "
-        + expected + ", got " + (got == null ? "nothing" : got.getClass().getSimpleName())
-        + "; nothing was served");
+    return Move.moved(move.from(), move.to());
   }
 
   // ---- versions -------------------------------------------------------------------------------
@@ -413,8 +391,7 @@ public final class AppHost implements Application {
     if (row == null) {
       return;
     }
-    welcomed.remove(row); // if the freeze fails he stays, and onWake runs again
-    dispatcher.freeze(new StayHost(worker, user), reasonOf(cause));
+    policy.freeze(row, new StayHost(worker, user), reasonOf(cause)); // a failed freeze: woken again
   }
 
   @Override
@@ -508,7 +485,7 @@ public final class AppHost implements Application {
           case PAGE -> context.withPageStore(pageId, action);
         };
       } catch (WorkerException e) {
-        if (e.reason() == WorkerException.Reason.UNKNOWN_PAGE) {
+        if (e.reason() == RefusalReason.UNKNOWN_PAGE) {
           throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, e.getMessage(), e);
         }
         throw e;

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.wire.protocol.RefusalReason;
 import java.util.List;
 
 /**
@@ -25,7 +26,7 @@ public interface Application {
    *
    * @return the reply, handed back to the caller of {@link Worker#call} unchanged
    * @throws Exception anything; the worker closes the request slot and reports it as a
-   *     {@link WorkerException} with {@link WorkerException.Reason#APPLICATION_FAILED}
+   *     {@link WorkerException} with {@link RefusalReason#APPLICATION_FAILED}
    */
   Object handle(CallContext context) throws Exception;
 
@@ -70,7 +71,7 @@ public interface Application {
    * {@link #stateVersion()}, on a disk thread with the user's semaphore held, before any row is
    * rebuilt. A throw means this version cannot read the parcel: the worker leaves every parcel of
    * the user as it was, writes the freezer's {@link dev.cryo.freezer.Freezer#UNREADABLE_NOTE} and
-   * refuses the call with {@link WorkerException.Reason#UNREADABLE_PARCEL}. The default reads no
+   * refuses the call with {@link RefusalReason#UNREADABLE_PARCEL}. The default reads no
    * other version than its own.
    *
    * @param level {@code "user"}, {@code "connection"} or {@code "page"}

@@ -1,6 +1,7 @@
 package dev.cryo.worker;
 
 import dev.cryo.register.Store;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -13,7 +14,7 @@ import java.util.function.Function;
  * <p>Store access nests only upwards: inside {@link #withPageStore} the action may call
  * {@link #withConnectionStore} and {@link #withUserStore}, inside {@link #withConnectionStore} only
  * {@link #withUserStore}; the other way round is refused with
- * {@link WorkerException.Reason#LOCK_ORDER}, as is a lifecycle operation from inside a store
+ * {@link RefusalReason#LOCK_ORDER}, as is a lifecycle operation from inside a store
  * action. A context is valid only during its call, on any thread the handler uses.
  */
 public final class CallContext {
@@ -61,9 +62,9 @@ public final class CallContext {
   /**
    * Runs {@code action} on the page's store holding the page's row lock, and returns its result.
    *
-   * @throws WorkerException {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the
-   *     connection's or the user's lock; {@link WorkerException.Reason#USER_LEFT} when the page is
-   *     no longer registered; {@link WorkerException.Reason#UNKNOWN_PAGE} when the call is for no
+   * @throws WorkerException {@link RefusalReason#LOCK_ORDER} when the thread holds the
+   *     connection's or the user's lock; {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} when the page is
+   *     no longer registered; {@link RefusalReason#UNKNOWN_PAGE} when the call is for no
    *     page
    */
   public <T> T withPageStore(Function<Store, T> action) {
@@ -75,9 +76,9 @@ public final class CallContext {
    * instance one named in the request's body — holding that page's row lock, and returns its
    * result. Nests as {@link #withPageStore(Function)}.
    *
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_PAGE} when the page is not on
+   * @throws WorkerException {@link RefusalReason#UNKNOWN_PAGE} when the page is not on
    *     this worker or hangs from another connection (nothing was read or written);
-   *     {@link WorkerException.Reason#LOCK_ORDER} as {@link #withPageStore(Function)}
+   *     {@link RefusalReason#LOCK_ORDER} as {@link #withPageStore(Function)}
    */
   public <T> T withPageStore(String pageId, Function<Store, T> action) {
     return worker.withPageStore(slot, pageId, action);
@@ -104,13 +105,13 @@ public final class CallContext {
    * root); announced as {@code new_page}. A page of that id already on this connection is left as
    * it is.
    *
-   * @throws WorkerException {@link WorkerException.Reason#USER_MISMATCH} when the id is a page of
+   * @throws WorkerException {@link RefusalReason#USER_MISMATCH} when the id is a page of
    *     another connection's
    */
   public void newPage(String pageId, Map<String, Object> fields) {
     worker.newPage(slot.user(), slot.connectionId(), pageId, fields);
     if (!hasPage(pageId)) {
-      throw new WorkerException(WorkerException.Reason.USER_MISMATCH, slot.user(), "page '"
+      throw new WorkerException(RefusalReason.USER_MISMATCH, slot.user(), "page '"
           + pageId + "' already hangs from another connection than '" + slot.connectionId()
           + "'; nothing was created: open the page under a fresh id");
     }

@@ -3,7 +3,6 @@ package dev.cryo.worker;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
-import dev.cryo.worker.Tenant.Phase;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -169,9 +168,8 @@ final class Departures {
       if (tenant != null) {
         tenant.lock.lock();
         try {
-          if (tenant.present) {
-            tenant.flag = flag;
-            tenant.departureFailed = false;
+          tenant.plan(flag);
+          if (tenant.present()) {
             enqueue(tenant);
           }
         } finally {
@@ -192,7 +190,7 @@ final class Departures {
 
   /** A flagged user may leave now (his wake or his last call ended): queued again, then kicked. */
   void kickIfFlagged(Tenant tenant) {
-    if (tenant.flag != null) {
+    if (tenant.flag() != null) {
       enqueue(tenant);
       kickDepartures();
     }
@@ -251,7 +249,7 @@ final class Departures {
     boolean deferred;
     next.lock.lock();
     try {
-      deferred = next.present && next.phase == Phase.ACTIVE && next.departure != null;
+      deferred = next.departureDeferred();
     } finally {
       next.lock.unlock();
     }
@@ -272,7 +270,7 @@ final class Departures {
   private static TransferFlag flagOf(Tenant tenant) {
     tenant.lock.lock();
     try {
-      return tenant.flag;
+      return tenant.flag();
     } finally {
       tenant.lock.unlock();
     }
@@ -316,17 +314,7 @@ final class Departures {
   private boolean canLeave(Tenant tenant) {
     tenant.lock.lock();
     try {
-      if (!tenant.present || tenant.flag == null || tenant.departure != null
-          || tenant.phase != Phase.ACTIVE || tenant.departureFailed) {
-        return false;
-      }
-      if (!registry.userItems().contains(tenant.user)) {
-        if (tenant.slots.isEmpty()) {
-          tenant.flag = null; // consumed by his absence
-        }
-        return false;
-      }
-      return true;
+      return tenant.canLeave(registry.userItems().contains(tenant.user));
     } finally {
       tenant.lock.unlock();
     }
@@ -383,11 +371,8 @@ final class Departures {
     for (Tenant tenant : tenants.values()) {
       tenant.lock.lock();
       try {
-        if (tenant.present) {
-          if (tenant.flag != TransferFlag.EXPIRY) { // an expiry order stays one
-            tenant.flag = TransferFlag.TRANSFER;
-          }
-          tenant.departureFailed = false;
+        tenant.quitting(); // an expiry order stays one
+        if (tenant.present()) {
           enqueue(tenant);
         }
       } finally {
@@ -416,8 +401,7 @@ final class Departures {
         boolean straggler;
         tenant.lock.lock();
         try {
-          straggler = tenant.present && tenant.phase == Phase.ACTIVE && tenant.departure != null
-              && !tenant.slots.isEmpty();
+          straggler = tenant.straggling();
         } finally {
           tenant.lock.unlock();
         }
@@ -485,9 +469,7 @@ final class Departures {
   private boolean holdsQuit(Tenant tenant) {
     tenant.lock.lock();
     try {
-      boolean shell = tenant.slots.isEmpty() && tenant.phase == Phase.ACTIVE
-          && !registry.userItems().contains(tenant.user);
-      return tenant.present && !tenant.departureFailed && !shell;
+      return tenant.holdsQuit(registry.userItems().contains(tenant.user));
     } finally {
       tenant.lock.unlock();
     }

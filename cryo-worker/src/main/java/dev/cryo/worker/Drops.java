@@ -6,6 +6,7 @@ import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,15 +28,15 @@ import java.util.function.Supplier;
  * <p>A drop respects the phase of the user's stay. While he is being frozen, woken or handed over
  * by a login tail, the drop waits for that transition — outside every lock, up to the worker's
  * transition wait — and then applies to what it left: to him when he is still here; refused with
- * {@link WorkerException.Reason#USER_LEFT} ({@link WorkerException.Where#FROZEN}) when he went
+ * {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} ({@link WorkerException.Where#FROZEN}) when he went
  * into the freezer meanwhile, so that nothing announced as dropped ever comes back at his next
  * wake and no freeze loses its rows under it; with
- * {@link WorkerException.Reason#IN_TRANSITION} (retryable) when the transition outlasts the wait.
+ * {@link RefusalReason#IN_TRANSITION} (retryable) when the transition outlasts the wait.
  *
  * <p>Thread-safe, with the worker's locking ({@link LockOrder}): each drop changes the registry
  * and publishes under the user's tenant lock, having tried (never waited for) the page locks the
  * registry's detach seam takes; a busy page is waited for outside every lock, within the quit's
- * grace ({@link WorkerException.Reason#ROW_BUSY} past it). The drop delivers its announcements
+ * grace ({@link RefusalReason#ROW_BUSY} past it). The drop delivers its announcements
  * before it returns.
  */
 final class Drops {
@@ -76,11 +77,11 @@ final class Drops {
       List<String> closed = new ArrayList<>();
       Object outcome = attempt(tenant, "the drop of '" + user + "'", deadline,
           () -> pagesOfUser(user), () -> {
-            if (generation >= 0 && tenant.generation != generation) {
+            if (generation >= 0 && tenant.generation() != generation) {
               return false; // another stay of his: the order was decided on stale maps
             }
             boolean dropped = dropAnnounced(user, closed);
-            if (dropped && tenant.slots.isEmpty()) {
+            if (dropped && tenant.pending() == 0) {
               worker.leave(tenant, "dropped");
             }
             return dropped;
@@ -124,7 +125,7 @@ final class Drops {
    * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
    * when it was his last ({@code drop_user}).
    *
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here
+   * @throws WorkerException {@link RefusalReason#UNKNOWN_CONNECTION} when it is not here
    */
   void dropConnection(String connectionId) {
     long deadline = System.nanoTime() + worker.transitionWait().toNanos();
@@ -157,7 +158,7 @@ final class Drops {
             announcer.publish(AnnouncementKind.DROP_CONNECTION, user, connectionId);
             if (userGoes) {
               announcer.publish(AnnouncementKind.DROP_USER, user, user);
-              if (tenant.slots.isEmpty()) {
+              if (tenant.pending() == 0) {
                 worker.leave(tenant, "dropped");
               }
             }
@@ -213,7 +214,7 @@ final class Drops {
             }
             if (userGoes) {
               announcer.publish(AnnouncementKind.DROP_USER, user, user);
-              if (tenant.slots.isEmpty()) {
+              if (tenant.pending() == 0) {
                 worker.leave(tenant, "dropped");
               }
             }
@@ -235,9 +236,9 @@ final class Drops {
    * waits — outside every lock, until {@code deadline} ({@link System#nanoTime()}) — for what was
    * in the way, and returns {@link #AGAIN}.
    *
-   * @throws WorkerException {@link WorkerException.Reason#USER_LEFT} when he was frozen while the
-   *     drop waited, {@link WorkerException.Reason#IN_TRANSITION} or
-   *     {@link WorkerException.Reason#ROW_BUSY} past the deadline; nothing was changed
+   * @throws WorkerException {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} when he was frozen while the
+   *     drop waited, {@link RefusalReason#IN_TRANSITION} or
+   *     {@link RefusalReason#ROW_BUSY} past the deadline; nothing was changed
    */
   private Object attempt(Tenant tenant, String order, long deadline,
       Supplier<List<PageRow>> pages, Supplier<Object> step) {
@@ -245,11 +246,11 @@ final class Drops {
     ReentrantLock busy = null;
     tenant.lock.lock();
     try {
-      if (!tenant.present) {
+      if (!tenant.present()) {
         return AGAIN;
       }
-      if (tenant.phase != Phase.ACTIVE) {
-        transition = tenant.transition; // a freeze, a wake or a login tail: wait, then look again
+      if (tenant.phase() != Phase.ACTIVE) {
+        transition = tenant.transition(); // a freeze, a wake or a login tail: wait, then look again
       } else {
         List<ReentrantLock> pageLocks = worker.pageLocks(pages.get());
         busy = LockOrder.tryLockAll(pageLocks);
@@ -267,7 +268,7 @@ final class Drops {
     if (transition != null) {
       awaitTransition(tenant, transition, order, deadline);
     } else if (!LockOrder.awaitFree(busy, deadline)) {
-      throw new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user, order + " on worker "
+      throw new WorkerException(RefusalReason.ROW_BUSY, tenant.user, order + " on worker "
           + name + " waited for a page a call's store action holds until its bound; nothing was"
           + " dropped: retry once that call is done");
     }
@@ -288,7 +289,7 @@ final class Drops {
     }
     tenant.lock.lock();
     try {
-      if (!tenant.present && tenant.leftTo == WorkerException.Where.FROZEN) {
+      if (!tenant.present() && tenant.leftTo() == WorkerException.Where.FROZEN) {
         throw WorkerException.userLeft(tenant.user, WorkerException.Where.FROZEN, "'"
             + tenant.user + "' was frozen on worker " + name + " before " + order + " could run;"
             + " nothing was dropped, and what it named is in the freezer with him: drop it"
@@ -300,7 +301,7 @@ final class Drops {
   }
 
   private WorkerException inTransition(Tenant tenant, String order) {
-    return new WorkerException(WorkerException.Reason.IN_TRANSITION, tenant.user, order
+    return new WorkerException(RefusalReason.IN_TRANSITION, tenant.user, order
         + " waited " + worker.transitionWait() + " for '" + tenant.user + "' to finish being"
         + " frozen, woken or handed over on worker " + name + "; nothing was dropped: retry");
   }
@@ -319,7 +320,7 @@ final class Drops {
   }
 
   WorkerException unknownConnection(String connectionId) {
-    return new WorkerException(WorkerException.Reason.UNKNOWN_CONNECTION, null, "connection '"
+    return new WorkerException(RefusalReason.UNKNOWN_CONNECTION, null, "connection '"
         + connectionId + "' is not on worker " + name + "; nothing was changed");
   }
 }

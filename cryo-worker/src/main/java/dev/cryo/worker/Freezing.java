@@ -6,7 +6,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
-import dev.cryo.worker.Tenant.Phase;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -88,57 +88,22 @@ final class Freezing {
     if (tenant == null) {
       return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
     }
-    CompletableFuture<Void> waitWake = null;
-    CompletableFuture<Object> result;
-    Runnable start = null;
+    Tenant.Claim claim;
     tenant.lock.lock();
     try {
-      if (!tenant.present || (generation >= 0 && tenant.generation != generation)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      }
-      if (tenant.departure != null && tenant.departure.loginTail()) {
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls the tail waited for
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-        waitWake = tenant.departure.result().thenApply(outcome -> null); // then depart
-        result = null;
-      } else if (tenant.departure != null) {
-        result = tenant.departure.result();
-        if (force && tenant.phase == Phase.ACTIVE) { // a quit cuts the calls it waited for
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      } else if (tenant.phase == Phase.UNFREEZING) {
-        waitWake = tenant.transition;
-        result = null;
-      } else if (!registry.userItems().contains(user)) {
-        return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
-      } else {
-        CompletableFuture<Object> departure = new CompletableFuture<>();
-        result = departure;
-        tenant.departure = new Tenant.Departure(departure,
-            () -> runDeparture(tenant, expire, cause, departure), false);
-        if (tenant.slots.isEmpty() || force) {
-          tenant.cut = !tenant.slots.isEmpty();
-          tenant.slots.clear();
-          tenant.phase = Phase.LEAVING;
-          tenant.transition = new CompletableFuture<>();
-          start = tenant.departure.start();
-        }
-      }
+      claim = tenant.claimDeparture(generation, force, registry.userItems().contains(user),
+          result -> () -> runDeparture(tenant, expire, cause, result));
     } finally {
       tenant.lock.unlock();
     }
-    if (start != null) {
-      start.run();
+    if (claim == null) {
+      return CompletableFuture.completedFuture(FreezeOutcome.NOT_HOSTED);
     }
+    if (claim.start() != null) {
+      claim.start().run();
+    }
+    CompletableFuture<Void> waitWake = claim.waitFirst();
+    CompletableFuture<Object> result = claim.result();
     if (waitWake != null) { // the departure waits for the wake (or the login tail) in progress
       return waitWake.handle((ignored, failure) -> null)
           .thenCompose(ignored -> depart(user, expire, cause, force, generation));
@@ -152,14 +117,13 @@ final class Freezing {
     boolean cut;
     tenant.lock.lock();
     try {
-      cut = tenant.cut;
-      tenant.cut = false;
+      cut = tenant.takeCut();
       rowless = !registry.userItems().contains(tenant.user);
       if (rowless) { // dropped under the calls the departure waited for: nothing left to move
         worker.leave(tenant, "dropped");
-        tenant.transition.complete(null);
+        tenant.departed();
       }
-      expire |= tenant.flag == TransferFlag.EXPIRY; // an expiry order wins over a claimed freeze
+      expire |= tenant.expiryOrdered(); // an expiry order wins over a claimed freeze
     } finally {
       tenant.lock.unlock();
     }
@@ -191,15 +155,7 @@ final class Freezing {
                 + " he stays alive and active here (failure " + freezeFailures.get() + ")", cause2);
             tenant.lock.lock();
             try {
-              tenant.phase = Phase.ACTIVE;
-              tenant.departure = null;
-              if (tenant.flag == TransferFlag.EXPIRY) {
-                tenant.departureFailed = false; // an expiry order is not consumed: it runs next
-              } else {
-                tenant.flag = null; // consumed by a counted failure
-                tenant.departureFailed = true;
-              }
-              tenant.transition.complete(null);
+              tenant.freezeFailed();
             } finally {
               tenant.lock.unlock();
             }
@@ -234,7 +190,7 @@ final class Freezing {
         }
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "expired");
-        tenant.transition.complete(null);
+        tenant.departed();
       }
     } finally {
       tenant.lock.unlock();
@@ -249,7 +205,7 @@ final class Freezing {
     } else if (clock.instant().isBefore(deadline)) {
       schedule.schedule(retryInterval, () -> runExpiry(tenant, result, deadline, cut));
     } else {
-      WorkerException failure = new WorkerException(WorkerException.Reason.ROW_BUSY, tenant.user,
+      WorkerException failure = new WorkerException(RefusalReason.ROW_BUSY, tenant.user,
           "page '" + busy.pageId() + "' of '" + tenant.user + "' stayed locked by a call's store"
               + " action for " + worker.rowWait() + "; his expiry was given up and nothing was"
               + " dropped: he stays alive here, flagged, until the call returns and a plan asks"
@@ -259,10 +215,7 @@ final class Freezing {
           failure);
       tenant.lock.lock();
       try {
-        tenant.phase = Phase.ACTIVE;
-        tenant.departure = null;
-        tenant.departureFailed = true; // counted and logged; the flag stays, riding the photo
-        tenant.transition.complete(null);
+        tenant.expiryFailed(); // counted and logged; the flag stays, riding the photo
       } finally {
         tenant.lock.unlock();
       }
@@ -282,12 +235,11 @@ final class Freezing {
   private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
       throws IOException {
     String user = tenant.user;
-    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(
-        WorkerException.Reason.USER_LEFT, user, "'" + user + "' left worker " + name
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' left worker " + name
             + " before his freeze; nothing was written"));
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
     Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion(),
-        tenant.generation);
+        tenant.generation());
     Map<String, Map<String, Object>> connectionParcels = new LinkedHashMap<>();
     List<PageRow> allPages = new ArrayList<>();
     for (String connectionId : connectionIds) {
@@ -309,7 +261,7 @@ final class Freezing {
       }
     } catch (IOException | RuntimeException e) {
       Throwable undone = undo(into, user, connectionParcels.keySet(), e);
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+      throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "the freezer refused"
           + " the parcels of '" + user + "' (" + e.getMessage() + "); the departure was aborted"
           + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
           + " the semaphore was given back: free space or fix the freezer, then freeze again",
@@ -323,7 +275,7 @@ final class Freezing {
       ReentrantLock busy = LockOrder.tryLockAll(pageLocks);
       if (busy != null) {
         busyPage = allPages.get(pageLocks.indexOf(busy));
-      } else if (tenant.flag == TransferFlag.EXPIRY) { // ordered while the parcels were written
+      } else if (tenant.expiryOrdered()) { // ordered while the parcels were written
         try {
           drops.dropAnnounced(user, closed);
         } finally {
@@ -332,7 +284,7 @@ final class Freezing {
         expired = true;
         departures.count(q -> q.dropped.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "expired");
-        tenant.transition.complete(null);
+        tenant.departed();
       } else {
         try {
           registry.dropUser(user);
@@ -345,7 +297,7 @@ final class Freezing {
         }
         departures.count(q -> q.frozen.incrementAndGet()); // before he leaves: a quit may finish
         worker.leave(tenant, "frozen", WorkerException.Where.FROZEN);
-        tenant.transition.complete(null);
+        tenant.departed();
       }
     } finally {
       tenant.lock.unlock();
@@ -363,7 +315,7 @@ final class Freezing {
     if (busyPage != null) { // nothing was dropped: take the parcels back, then try again later
       Throwable undoFailure = undo(into, user, connectionParcels.keySet(), null);
       if (undoFailure != null) {
-        throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "page '"
+        throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "page '"
             + busyPage.pageId() + "' of '" + user + "' was busy when his freeze emptied memory,"
             + " and the parcels already written could not be taken back (" + undoFailure
             + "); he stays alive and active on worker " + name + ", nothing was announced:"

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.wire.protocol.RefusalReason;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,7 @@ import java.util.Objects;
  *
  * <p>Called on the thread of the call that logs in, with no lock of the worker held; it may block
  * (a round trip to the commander). Implementations must be thread-safe. A throw refuses the login
- * with {@link WorkerException.Reason#LOCATE_FAILED}, nothing changed.
+ * with {@link RefusalReason#LOCATE_FAILED}, nothing changed.
  */
 @FunctionalInterface
 public interface IdentityLocator {

@@ -1,6 +1,7 @@
 package dev.cryo.worker;
 
 import dev.cryo.register.PageRow;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * users' names. Nothing holding a row lock takes a tenant lock: a store action — the only way an
  * application holds a row lock — asking for a lifecycle operation (opening or dropping a page, a
  * login, a drop, a freeze, a call, a photo) is refused with
- * {@link WorkerException.Reason#LOCK_ORDER} when the tenant lock is taken, before anything is
+ * {@link RefusalReason#LOCK_ORDER} when the tenant lock is taken, before anything is
  * changed.
  *
  * <p><b>Why this way round.</b> The registry's seams run under page locks and may lock the
@@ -54,7 +55,7 @@ final class LockOrder {
 
   /**
    * A user's tenant lock: a re-entrant lock that refuses, with
-   * {@link WorkerException.Reason#LOCK_ORDER}, to be taken by a thread inside a store action.
+   * {@link RefusalReason#LOCK_ORDER}, to be taken by a thread inside a store action.
    */
   static final class TenantLock extends ReentrantLock {
 
@@ -76,12 +77,12 @@ final class LockOrder {
   }
 
   /**
-   * Refuses, with {@link WorkerException.Reason#LOCK_ORDER}, a lifecycle operation on
+   * Refuses, with {@link RefusalReason#LOCK_ORDER}, a lifecycle operation on
    * {@code user} asked by a thread inside a store action.
    */
   static void refuseInsideStoreAction(String user) {
     if (inStoreAction()) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, user, "a lifecycle operation"
+      throw new WorkerException(RefusalReason.LOCK_ORDER, user, "a lifecycle operation"
           + " on '" + user + "' (opening or dropping a page, a login, a drop, a freeze, a call,"
           + " a photo) was asked from inside a store action, which holds a row lock; nothing was"
           + " changed: return from the store action first, then ask (the worker's lock order"

@@ -6,6 +6,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.worker.Tenant.Phase;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -90,12 +91,12 @@ final class Login {
     try {
       location = locator.locate(user);
     } catch (Exception e) {
-      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "nobody could say where"
+      throw new WorkerException(RefusalReason.LOCATE_FAILED, user, "nobody could say where"
           + " '" + user + "' lives (" + e + "); connection '" + connectionId + "' was not logged in"
           + " and nothing was changed: retry the login", e);
     }
     if (location == null) {
-      throw new WorkerException(WorkerException.Reason.LOCATE_FAILED, user, "the identity locator"
+      throw new WorkerException(RefusalReason.LOCATE_FAILED, user, "the identity locator"
           + " answered nothing for '" + user + "'; connection '" + connectionId + "' was not logged"
           + " in and nothing was changed: fix the locator, then retry");
     }
@@ -107,7 +108,7 @@ final class Login {
     UserRow previousRow = registry.userItems().get(previous)
         .orElseThrow(() -> worker.unknownConnection(connection.connectionId()));
     if (Worker.held(previousRow) && !Worker.held(connection)) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, previous, "the login of"
+      throw new WorkerException(RefusalReason.LOCK_ORDER, previous, "the login of"
           + " connection '" + connection.connectionId() + "' was asked while holding the lock of '"
           + previous + "' alone; nothing was changed: release it, or hold the connection's first");
     }
@@ -139,7 +140,7 @@ final class Login {
         break;
       }
       if (!LockOrder.awaitFree(busy, deadline)) {
-        throw new WorkerException(WorkerException.Reason.ROW_BUSY, previous, "the login of"
+        throw new WorkerException(RefusalReason.ROW_BUSY, previous, "the login of"
             + " connection '" + connection.connectionId() + "' into '" + user + "' waited "
             + worker.rowWait() + " for a call's store action on its rows; nothing was changed:"
             + " retry the login once that call is done");
@@ -151,22 +152,17 @@ final class Login {
   /** The relabel itself; the caller holds both users' locks and the rows'. */
   private void relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
       String previous, String user, boolean guest) {
-    if (!to.present || to.phase != Phase.ACTIVE) {
-      throw new WorkerException(WorkerException.Reason.USER_LEFT, user, "'" + user
+    if (!to.present() || to.phase() != Phase.ACTIVE) {
+      throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user
           + "' is leaving or being woken on worker " + name + "; connection '"
           + connection.connectionId() + "' was not logged in: retry");
     }
     boolean targetSeen = registry.userItems().contains(user);
     boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
     registry.changeConnectionUser(connection.connectionId(), user, Map.of());
-    for (RequestSlot slot : from.slotsOf(connection.connectionId())) {
-      from.slots.remove(slot);
-      to.slots.add(slot);
-      slot.tenant = to;
-      slot.user = user;
-    }
+    from.moveSlots(connection.connectionId(), to, user);
     if (guest) {
-      from.flag = null; // the guest's flag is dropped; a real previous owner keeps his
+      from.dropFlag(); // the guest's flag is dropped; a real previous owner keeps his
     }
     announcer.publish(AnnouncementKind.LOGIN, user, List.of(connection.connectionId()), previous);
     if (!targetSeen && !transfer) {
@@ -175,7 +171,7 @@ final class Login {
     if (!transfer && !registry.userItems().contains(previous)) {
       announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
     }
-    if (!registry.userItems().contains(previous) && from.slots.isEmpty()) {
+    if (!registry.userItems().contains(previous) && from.pending() == 0) {
       worker.leave(from, "logged in as '" + user + "'");
     }
   }
@@ -192,26 +188,25 @@ final class Login {
     while (true) {
       Tenant tenant = location.createsOn(name)
           ? tenants.computeIfAbsent(user, u -> new Tenant(u, generation)) : tenants.get(user);
-      if (tenant == null || (tenant.generation != generation && tenant.present)) {
-        throw new WorkerException(WorkerException.Reason.STALE_GRANT, user, "'" + user + "' was"
-            + " located on worker " + name + " at generation " + generation + ", but "
-            + (tenant == null ? "he is not here any more" : "he is here at generation "
-                + tenant.generation) + "; the connection was not logged in and nothing was"
-            + " changed: retry the login");
+      if (tenant == null) {
+        throw staleLocation(user, generation, null);
       }
       CompletableFuture<Void> transition;
       tenant.lock.lock();
       try {
-        if (!tenant.present) {
+        if (!tenant.locatedAt(generation)) {
+          throw staleLocation(user, generation, tenant.generation());
+        }
+        if (!tenant.present()) {
           continue;
         }
-        if (tenant.phase == Phase.ACTIVE) {
-          if (departures.quitting() && tenant.flag == null) {
-            tenant.flag = TransferFlag.TRANSFER;
+        if (tenant.phase() == Phase.ACTIVE) {
+          if (departures.quitting()) {
+            tenant.transferIfUnflagged();
           }
           return tenant;
         }
-        transition = tenant.transition;
+        transition = tenant.transition();
       } finally {
         tenant.lock.unlock();
       }
@@ -224,18 +219,12 @@ final class Login {
     Runnable start = null;
     from.lock.lock();
     try {
-      if (!from.present || from.departure != null || from.phase != Phase.ACTIVE) {
-        return CompletableFuture.failedFuture(new WorkerException(WorkerException.Reason.USER_LEFT,
+      if (!from.claimLoginTail(result, () -> runLoginTail(from, connectionId, user, result))) {
+        return CompletableFuture.failedFuture(new WorkerException(RefusalReason.USER_LEFT_MOVING,
             from.user, "'" + from.user + "' is already leaving worker " + name + "; connection '"
                 + connectionId + "' was not handed over: retry once he is gone or back"));
       }
-      from.departure = new Tenant.Departure(result,
-          () -> runLoginTail(from, connectionId, user, result), true);
-      if (from.slots.isEmpty()) {
-        from.phase = Phase.LEAVING;
-        from.transition = new CompletableFuture<>();
-        start = from.departure.start();
-      }
+      start = from.startIfIdle();
     } finally {
       from.lock.unlock();
     }
@@ -259,11 +248,7 @@ final class Login {
             + "' failed on worker " + name + "; the connection stays alive here as it was", cause);
         from.lock.lock();
         try {
-          if (from.present) {
-            from.phase = Phase.ACTIVE;
-            from.departure = null;
-          }
-          from.transition.complete(null);
+          from.tailFailed();
         } finally {
           from.lock.unlock();
         }
@@ -298,7 +283,7 @@ final class Login {
       } catch (IOException | RuntimeException dropFailure) {
         e.addSuppressed(dropFailure);
       }
-      throw new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the freezer refused"
+      throw new WorkerException(RefusalReason.FREEZER_FAILED, user, "the freezer refused"
           + " the parcel of connection '" + connectionId + "' under '" + user + "' ("
           + e.getMessage() + "); the connection stays alive on worker " + name + " as it was and"
           + " nothing was announced: retry the login once the freezer is fixed", e);
@@ -321,14 +306,11 @@ final class Login {
           announcer.publish(AnnouncementKind.DROP_PAGES, previous, pageIds, null);
         }
         announcer.publish(AnnouncementKind.DROP_CONNECTION, previous, connectionId);
-        from.departure = null;
         if (ownerGoes) {
           announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
           worker.leave(from, "logged in elsewhere as '" + user + "'");
-        } else {
-          from.phase = Phase.ACTIVE;
         }
-        from.transition.complete(null);
+        from.handedOver(!ownerGoes);
       }
     } finally {
       from.lock.unlock();
@@ -338,5 +320,13 @@ final class Login {
       throw new LockOrder.RowBusy("a page row of connection '" + connectionId + "'");
     }
     announcer.deliver();
+  }
+
+
+  private WorkerException staleLocation(String user, long generation, Long held) {
+    return new WorkerException(RefusalReason.STALE_GRANT, user, "'" + user + "' was"
+        + " located on worker " + name + " at generation " + generation + ", but "
+        + (held == null ? "he is not here any more" : "he is here at generation " + held)
+        + "; the connection was not logged in and nothing was changed: retry the login");
   }
 }

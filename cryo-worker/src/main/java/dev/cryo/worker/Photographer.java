@@ -86,12 +86,12 @@ final class Photographer {
           pages += count;
         }
         connections += connectionPages.size();
-        int userPending = tenant == null ? 0 : tenant.slots.size();
+        int userPending = tenant == null ? 0 : tenant.pending();
         pending += userPending;
         users.put(user, new Photo.UserPhoto(UserState.of(row.get(UserState.FIELD)), connectionPages,
-            tenant == null ? 0 : tenant.servedCalls, userPending, row.lastRefresh(),
+            tenant == null ? 0 : tenant.servedCalls(), userPending, row.lastRefresh(),
             row.get(Parcels.LAST_RPC_TS, Instant.class), row.get(Parcels.LAST_USER_TS, Instant.class),
-            tenant == null ? null : tenant.flag, tenant == null ? 0 : tenant.generation));
+            tenant == null ? null : tenant.flag(), tenant == null ? 0 : tenant.generation()));
       } finally {
         if (tenant != null) {
           tenant.lock.unlock();

@@ -2,6 +2,7 @@ package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
 import dev.cryo.lock.LockException;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -85,9 +86,9 @@ final class SemaphoreTrips {
    * trip tries again on the schedule, up to the row wait (the quit's grace) from its start.
    *
    * @return completes with what the work returned; or exceptionally with a {@link WorkerException}:
-   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT} (nothing was done),
-   *     {@link WorkerException.Reason#ROW_BUSY} (nothing was done),
-   *     {@link WorkerException.Reason#FREEZER_FAILED}, or the work's own
+   *     {@link RefusalReason#SEMAPHORE_TIMEOUT} (nothing was done),
+   *     {@link RefusalReason#ROW_BUSY} (nothing was done),
+   *     {@link RefusalReason#FREEZER_FAILED}, or the work's own
    */
   <T> CompletableFuture<T> run(Supplier<Freezer> root, String user, String purpose,
       DiskWork<T> work) {
@@ -115,7 +116,7 @@ final class SemaphoreTrips {
         try {
           taken = into.tryTakeSemaphore(user, holder);
         } catch (LockException | RuntimeException e) {
-          result.completeExceptionally(new WorkerException(WorkerException.Reason.FREEZER_FAILED,
+          result.completeExceptionally(new WorkerException(RefusalReason.FREEZER_FAILED,
               user, "worker " + worker + " could not take the semaphore of '" + user + "' for its "
                   + purpose + " (" + e.getMessage() + "); nothing was changed", e));
           return;
@@ -129,7 +130,7 @@ final class SemaphoreTrips {
           }
           if (!clock.instant().isBefore(deadline)) {
             result.completeExceptionally(new WorkerException(
-                WorkerException.Reason.SEMAPHORE_TIMEOUT, user, "the semaphore of '" + user
+                RefusalReason.SEMAPHORE_TIMEOUT, user, "the semaphore of '" + user
                     + "' stayed held by " + holderOf(into, user) + " past the wait limit of "
                     + waitLimit + "; worker " + worker + " gave up its " + purpose + " and changed"
                     + " nothing: retry later"));
@@ -145,7 +146,7 @@ final class SemaphoreTrips {
         } catch (LockOrder.RowBusy busy) {
           release(into, user, holder); // never held while waiting for a row
           if (!clock.instant().isBefore(rowDeadline)) {
-            result.completeExceptionally(new WorkerException(WorkerException.Reason.ROW_BUSY,
+            result.completeExceptionally(new WorkerException(RefusalReason.ROW_BUSY,
                 user, busy.getMessage() + " of '" + user + "' stayed locked by a call's store"
                     + " action (a call stuck in its handler) for " + rowWait + "; worker " + worker
                     + " gave up its " + purpose + " and changed nothing: the call must return"
@@ -157,7 +158,7 @@ final class SemaphoreTrips {
         } catch (Throwable e) {
           release(into, user, holder);
           result.completeExceptionally(e instanceof WorkerException ? e
-              : new WorkerException(WorkerException.Reason.FREEZER_FAILED, user, "the " + purpose
+              : new WorkerException(RefusalReason.FREEZER_FAILED, user, "the " + purpose
                   + " of '" + user + "' on worker " + worker + " failed: " + e.getMessage()
                   + "; the semaphore was given back", e));
           return;
@@ -174,7 +175,7 @@ final class SemaphoreTrips {
     try {
       disk.execute(task);
     } catch (RejectedExecutionException e) {
-      result.completeExceptionally(new WorkerException(WorkerException.Reason.WORKER_FINISHED, null,
+      result.completeExceptionally(new WorkerException(RefusalReason.WORKER_FINISHED, null,
           "worker " + worker + " has stopped its disk work; nothing was changed", e));
     }
   }

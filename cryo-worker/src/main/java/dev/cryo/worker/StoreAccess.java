@@ -5,6 +5,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.Store;
 import dev.cryo.register.UserRow;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -27,7 +28,7 @@ final class StoreAccess {
   /** Runs a store action under its row's lock; see {@link CallContext#withPageStore}. */
   <T> T withStore(CallContext.Level level, RequestSlot slot, Function<Store, T> action) {
     if (level == CallContext.Level.PAGE && slot.pageId() == null) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "the call from"
+      throw new WorkerException(RefusalReason.UNKNOWN_PAGE, slot.user(), "the call from"
           + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
           + " nothing was read or written: name the page (withPageStore(pageId, action))");
     }
@@ -42,7 +43,7 @@ final class StoreAccess {
     Objects.requireNonNull(pageId, "pageId");
     PageRow page = registry.pageItems().get(pageId).orElse(null);
     if (page == null || !page.connectionId().equals(slot.connectionId())) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+      throw new WorkerException(RefusalReason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
           + "' " + (page == null ? "is not on worker " + name
               : "hangs from another connection than '" + slot.connectionId() + "'")
           + "; nothing was read or written: a call reaches only the pages of its own connection");
@@ -62,7 +63,7 @@ final class StoreAccess {
     };
     if (row == null) {
       Tenant tenant = slot.tenant;
-      WorkerException.Where where = !tenant.present && tenant.leftTo != null ? tenant.leftTo
+      WorkerException.Where where = !tenant.present() && tenant.leftTo() != null ? tenant.leftTo()
           : WorkerException.Where.MOVING;
       throw WorkerException.userLeft(slot.user(), where, "the " + level
           + " row of the call from connection '" + slot.connectionId() + "'"
@@ -70,7 +71,7 @@ final class StoreAccess {
           + name + "; nothing was read or written: the user left (a cut call, a drop)");
     }
     if (level == CallContext.Level.PAGE && !page.connectionId().equals(slot.connectionId())) {
-      throw new WorkerException(WorkerException.Reason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
+      throw new WorkerException(RefusalReason.UNKNOWN_PAGE, slot.user(), "page '" + pageId
           + "' no longer hangs from connection '" + slot.connectionId() + "'; nothing was read or"
           + " written");
     }
@@ -80,7 +81,7 @@ final class StoreAccess {
       case USER -> false;
     };
     if (outOfOrder) {
-      throw new WorkerException(WorkerException.Reason.LOCK_ORDER, slot.user(), "the " + level
+      throw new WorkerException(RefusalReason.LOCK_ORDER, slot.user(), "the " + level
           + " store was asked for while holding the lock of a row above it; nothing was run: nest"
           + " store actions upwards only (page, then connection, then user)");
     }

@@ -3,7 +3,7 @@ package dev.cryo.worker;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
-import dev.cryo.worker.Tenant.Phase;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -66,7 +66,7 @@ final class Waking {
       if (failure == null) {
         // After the delivery and the release: a woken caller has heard the adoption, and the
         // semaphore is free again.
-        tenant.transition.complete(null);
+        tenant.wakeSettled();
         departures.kickIfFlagged(tenant);
       } else {
         Throwable cause = Worker.unwrap(failure);
@@ -78,7 +78,7 @@ final class Waking {
             registry.dropUser(user); // the placeholder, never announced
           }
           worker.leave(tenant, "its wake failed");
-          tenant.transition.completeExceptionally(cause);
+          tenant.wakeFailed(cause);
         } finally {
           tenant.lock.unlock();
         }
@@ -98,7 +98,7 @@ final class Waking {
     String user = tenant.user;
     Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
     if (userParcel == null) {
-      throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, "the call brought the"
+      throw new WorkerException(RefusalReason.NO_PARCEL, user, "the call brought the"
           + " verdict that '" + user + "' is frozen, but the freezer at " + freezer.root()
           + " holds no parcel of his; nothing was created, nothing was announced and the"
           + " semaphore was given back: the maps are wrong about him — find where his parcel went"
@@ -107,7 +107,7 @@ final class Waking {
     }
     long written = Parcels.generationOf(userParcel);
     if (written < parcelGeneration) {
-      throw new WorkerException(WorkerException.Reason.NO_PARCEL, user, "the call brought the"
+      throw new WorkerException(RefusalReason.NO_PARCEL, user, "the call brought the"
           + " verdict that '" + user + "' was frozen at generation " + parcelGeneration + ", but"
           + " the freezer at " + freezer.root() + " holds only a parcel of his generation "
           + written + ": residue of an older stay, never him; nothing was read into memory,"
@@ -149,7 +149,7 @@ final class Waking {
             birth.length > 2 ? (String) birth[2] : null);
       }
       announcer.publish(AnnouncementKind.USER_ADOPTED, user, user);
-      tenant.phase = Phase.ACTIVE;
+      tenant.woken();
     } finally {
       tenant.lock.unlock();
     }
@@ -178,7 +178,7 @@ final class Waking {
     }
     LOG.log(Level.WARNING, "'" + user + "' cannot be woken on worker " + name + ": his parcels were "
         + why + "; they are kept in the freezer as they were");
-    return new WorkerException(WorkerException.Reason.UNREADABLE_PARCEL, user, "the saved state of '"
+    return new WorkerException(RefusalReason.UNREADABLE_PARCEL, user, "the saved state of '"
         + user + "' was " + why + "; it is kept in the freezer as it was (nothing was read,"
         + " changed or dropped): run a version of the application that reads state version "
         + e.version + ", or upgrade it in CryoApplication.upgrade");
@@ -234,10 +234,10 @@ final class Waking {
     boolean mine = false;
     tenant.lock.lock();
     try {
-      probe = tenant.probes.get(connectionId);
+      CompletableFuture<Void> fresh = new CompletableFuture<>();
+      probe = tenant.probe(connectionId, fresh);
       if (probe == null) {
-        probe = new CompletableFuture<>();
-        tenant.probes.put(connectionId, probe);
+        probe = fresh;
         mine = true;
       }
     } finally {
@@ -251,7 +251,7 @@ final class Waking {
       }).whenComplete((ignored, failure) -> {
         tenant.lock.lock();
         try {
-          tenant.probes.remove(connectionId);
+          tenant.probed(connectionId);
         } finally {
           tenant.lock.unlock();
         }
@@ -266,10 +266,10 @@ final class Waking {
       probe.join();
     } catch (CompletionException e) {
       if (e.getCause() instanceof WorkerException refusal
-          && refusal.reason() == WorkerException.Reason.UNREADABLE_PARCEL) {
+          && refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
         throw new WorkerException(refusal.reason(), user, refusal.getMessage(), refusal);
       }
-      throw new WorkerException(WorkerException.Reason.WAKE_FAILED, user, "adopting connection '"
+      throw new WorkerException(RefusalReason.WAKE_FAILED, user, "adopting connection '"
           + connectionId + "' of '" + user + "' on worker " + name + " failed ("
           + e.getCause().getMessage() + "); its parcel was left as it was: retry the call",
           e.getCause());

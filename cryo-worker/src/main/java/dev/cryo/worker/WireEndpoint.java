@@ -1,30 +1,29 @@
 package dev.cryo.worker;
 
+import dev.cryo.app.Response;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireHandler;
 import dev.cryo.wire.WireRefusal;
 import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.protocol.AnnouncementMessage;
-import dev.cryo.wire.protocol.Codes;
 import dev.cryo.wire.protocol.ConnectionOrder;
 import dev.cryo.wire.protocol.Dropped;
 import dev.cryo.wire.protocol.FreezeResult;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
-import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
 import dev.cryo.wire.protocol.QuitOrder;
 import dev.cryo.wire.protocol.QuitResult;
+import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.UserOrder;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -123,10 +122,10 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
             new Dropped(dropConnection(ProtocolCodec.read(payload, ConnectionOrder.class))));
         case Methods.QUIT -> ProtocolCodec.write(
             quit(ProtocolCodec.read(payload, QuitOrder.class)));
-        default -> throw new WireRefusal(Codes.BAD_REQUEST, "no such call on a worker: " + method);
+        default -> throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), "no such call on a worker: " + method);
       };
     } catch (ProtocolException e) {
-      throw new WireRefusal(Codes.BAD_REQUEST, e.getMessage());
+      throw new WireRefusal(RefusalReason.BAD_REQUEST.code(), e.getMessage());
     } catch (WorkerException e) {
       throw refusal(e);
     }
@@ -140,35 +139,28 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
   @Override
   public void onClosed(String reason) {
     LOG.log(Level.INFO, "the wire of worker " + (worker == null ? "?" : worker.name())
-        + " ended (" + reason + "): its calls are cut and it exits without writing anything");
+        + " ended (" + reason + "): it freezes its users and exits");
     onWireLost.run();
   }
 
+  /**
+   * Serves an HTTP call through the worker's application host: the wire's call goes to it as it
+   * is, and becomes the application's request there, once.
+   */
   private HttpResult http(HttpCall request) {
-    Map<String, Object> arguments = new HashMap<>();
-    arguments.put("method", request.method());
-    arguments.put("path", request.path());
-    arguments.put("query", request.query());
-    arguments.put("headers", request.headers());
-    arguments.put("body", request.body());
-    if (Boolean.TRUE.equals(request.socketless())) {
-      arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
+    if (!(worker.application() instanceof AppHost host)) {
+      throw new WorkerException(RefusalReason.INTERNAL, request.user(), "worker " + worker.name()
+          + " serves no application host, so it cannot serve HTTP calls; nothing was served:"
+          + " start it with an application");
     }
-    MoveInfo move = request.move();
-    if (move != null) {
-      Map<String, Object> moved = new LinkedHashMap<>();
-      moved.put("from", move.from());
-      moved.put("to", move.to());
-      moved.put("refused", move.refused());
-      arguments.put("move", moved);
+    Response reply = host.serve(worker, request);
+    List<List<String>> headers = new ArrayList<>(reply.headers().size());
+    for (Map.Entry<String, String> header : reply.headers()) {
+      headers.add(List.of(header.getKey(), header.getValue()));
     }
-    Call call = new Call(request.user(), request.connection(), null, CallKind.USER_EVENT,
-        request.grant(), AppHost.HTTP, arguments, Map.of());
-    Object reply = worker.call(call);
-    HttpReply http = (HttpReply) reply;
     String owner = worker.registry().connectionItems().get(request.connection())
         .map(connection -> connection.user()).orElse(null);
-    return new HttpResult(http.status(), http.headers(), http.body(), owner,
+    return new HttpResult(reply.status(), headers, reply.body(), owner,
         worker.announcementWatermark());
   }
 
@@ -244,23 +236,11 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     return instant == null ? 0 : instant.toEpochMilli();
   }
 
-  /** The wire's refusal for a worker's refusal: its code tells the commander what to do. */
+  /**
+   * The wire's refusal for a worker's refusal: its code, {@link RefusalReason#code()}, tells the
+   * commander what to do.
+   */
   static WireRefusal refusal(WorkerException e) {
-    String code = switch (e.reason()) {
-      case USER_LEFT -> e.where() == WorkerException.Where.FROZEN ? Codes.USER_LEFT_FROZEN
-          : Codes.USER_LEFT_MOVING;
-      case NO_PARCEL -> Codes.NO_PARCEL;
-      case UNREADABLE_PARCEL -> Codes.UNREADABLE_PARCEL;
-      case LOCATE_FAILED -> Codes.LOCATE_FAILED;
-      case ROW_BUSY -> Codes.ROW_BUSY;
-      case IN_TRANSITION -> Codes.IN_TRANSITION;
-      case WORKER_FINISHED -> Codes.WORKER_FINISHED;
-      case WAKE_FAILED -> Codes.WAKE_FAILED;
-      case SEMAPHORE_TIMEOUT -> Codes.SEMAPHORE_TIMEOUT;
-      case USER_MISMATCH -> Codes.USER_MISMATCH;
-      case STALE_GRANT -> Codes.STALE_GRANT;
-      default -> Codes.INTERNAL;
-    };
-    return new WireRefusal(code, e.getMessage());
+    return new WireRefusal(e.reason().code(), e.getMessage());
   }
 }

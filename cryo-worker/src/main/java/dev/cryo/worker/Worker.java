@@ -6,6 +6,7 @@ import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.Store;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +41,7 @@ import java.util.function.Function;
  * row is active is served. A call for a user the worker does not hold is served after a wake, but
  * the user's own parcel is woken only when the call brings the verdict "this user is frozen"
  * ({@link Call#userFrozen()}) — also when a tenant of his is present without rows — and a verdict
- * finding no parcel is refused ({@link WorkerException.Reason#NO_PARCEL}), never born as an empty
+ * finding no parcel is refused ({@link RefusalReason#NO_PARCEL}), never born as an empty
  * user; without the verdict a user parcel is residue and is never touched, and the user is born
  * fresh. A connection the worker does not hold is looked for in the user's folder by the
  * worker itself, whatever the verdict. A burst of calls on a frozen user makes one disk trip: the
@@ -92,7 +93,7 @@ import java.util.function.Function;
  * users' names), then row locks (page, then connection, then user), then the registry's structure
  * lock, then the announcer's. Nothing holding a row lock takes a tenant lock: a lifecycle
  * operation asked from inside a store action ({@link CallContext#withPageStore} and its siblings)
- * is refused with {@link WorkerException.Reason#LOCK_ORDER} before anything changes. This is what
+ * is refused with {@link RefusalReason#LOCK_ORDER} before anything changes. This is what
  * lets a drop lock the pages it takes (the registry's detach seam) under the tenant lock without a
  * handler, inside a page's store, deadlocking it by opening a page or logging in. And a thread
  * holding a tenant lock, a disk thread or a semaphore never waits for a row lock a store action
@@ -145,7 +146,7 @@ public final class Worker implements AutoCloseable {
     this.stateVersion = builder.application.stateVersion();
     this.announcer = new Announcer(builder.listener, user -> {
       Tenant tenant = tenants.get(user);
-      return tenant == null ? 0 : tenant.generation;
+      return tenant == null ? 0 : tenant.generation(); // volatile: no tenant lock here
     });
     if (builder.disk == null) {
       AtomicInteger count = new AtomicInteger();
@@ -264,7 +265,7 @@ public final class Worker implements AutoCloseable {
    *
    * @return what the application returned
    * @throws WorkerException when the user cannot be woken or served (see {@link #openRequest}), or
-   *     {@link WorkerException.Reason#APPLICATION_FAILED} when the handler threw
+   *     {@link RefusalReason#APPLICATION_FAILED} when the handler threw
    */
   public Object call(Call call) {
     if (call.kind() == CallKind.PING) {
@@ -281,7 +282,7 @@ public final class Worker implements AutoCloseable {
       } catch (WorkerException e) {
         throw e;
       } catch (Exception e) {
-        throw new WorkerException(WorkerException.Reason.APPLICATION_FAILED, slot.user(),
+        throw new WorkerException(RefusalReason.APPLICATION_FAILED, slot.user(),
             "the application failed on '" + call.operation() + "' for "
                 + (call.pageId() == null ? "connection '" + call.connectionId()
                     : "page '" + call.pageId()) + "' of '" + slot.user() + "': " + e + "; the call's slot was closed and the user"
@@ -338,13 +339,13 @@ public final class Worker implements AutoCloseable {
    * {@link #awaitAnnouncements()} before replying, as {@link #call} does.
    *
    * @throws IllegalArgumentException for a {@link CallKind#PING}
-   * @throws WorkerException {@link WorkerException.Reason#WAKE_FAILED} when the wake or the
+   * @throws WorkerException {@link RefusalReason#WAKE_FAILED} when the wake or the
    *     connection's adoption failed (nothing of it is left; retry),
-   *     {@link WorkerException.Reason#NO_PARCEL} when the call brought the verdict and the freezer
+   *     {@link RefusalReason#NO_PARCEL} when the call brought the verdict and the freezer
    *     holds no parcel of the user (nothing was created or announced),
-   *     {@link WorkerException.Reason#USER_LEFT} when the user left while the call waited
-   *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link WorkerException.Reason#USER_MISMATCH} when the
-   *     connection or page belongs to another user, {@link WorkerException.Reason#WORKER_FINISHED}
+   *     {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} when the user left while the call waited
+   *     ({@link WorkerException#where()} says whether to route it again with the verdict), {@link RefusalReason#USER_MISMATCH} when the
+   *     connection or page belongs to another user, {@link RefusalReason#WORKER_FINISHED}
    */
   public RequestSlot openRequest(Call call) {
     if (call.kind() == CallKind.PING) {
@@ -389,8 +390,8 @@ public final class Worker implements AutoCloseable {
    * @return completes — once its announcements were delivered — with {@link FreezeOutcome#FROZEN},
    *     {@link FreezeOutcome#DROPPED} (an expiry was ordered meanwhile) or
    *     {@link FreezeOutcome#NOT_HOSTED}; or exceptionally with a {@link WorkerException}
-   *     ({@link WorkerException.Reason#FREEZER_FAILED},
-   *     {@link WorkerException.Reason#SEMAPHORE_TIMEOUT}, {@link WorkerException.Reason#ROW_BUSY}:
+   *     ({@link RefusalReason#FREEZER_FAILED},
+   *     {@link RefusalReason#SEMAPHORE_TIMEOUT}, {@link RefusalReason#ROW_BUSY}:
    *     a call's store action held one of his rows past the grace), the user then alive and active
    *     as he was
    */
@@ -426,12 +427,7 @@ public final class Worker implements AutoCloseable {
 
   /** Takes a tenant out of the map for good, saying where he went; the caller holds its lock. */
   void leave(Tenant tenant, String because, WorkerException.Where where) {
-    tenant.present = false;
-    tenant.leftBecause = because;
-    tenant.leftTo = where;
-    tenant.departure = null;
-    tenant.flag = null;
-    tenant.slots.clear();
+    tenant.left(because, where);
     tenants.remove(tenant.user, tenant);
   }
 
@@ -444,11 +440,11 @@ public final class Worker implements AutoCloseable {
    * lock, bounded), then applies to what it left.
    *
    * @return whether he was here
-   * @throws WorkerException {@link WorkerException.Reason#USER_LEFT} with
+   * @throws WorkerException {@link RefusalReason#USER_LEFT_FROZEN} or {@link RefusalReason#USER_LEFT_MOVING} with
    *     {@link WorkerException.Where#FROZEN} when he was frozen while the drop waited (nothing was
-   *     dropped: he is in the freezer); {@link WorkerException.Reason#IN_TRANSITION} or
-   *     {@link WorkerException.Reason#ROW_BUSY} when the wait outlasted its bound (retryable);
-   *     {@link WorkerException.Reason#LOCK_ORDER} from inside a store action
+   *     dropped: he is in the freezer); {@link RefusalReason#IN_TRANSITION} or
+   *     {@link RefusalReason#ROW_BUSY} when the wait outlasted its bound (retryable);
+   *     {@link RefusalReason#LOCK_ORDER} from inside a store action
    */
   public boolean dropUser(String user) {
     return drops.dropUser(user, -1);
@@ -466,7 +462,7 @@ public final class Worker implements AutoCloseable {
    * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
    * when it was his last ({@code drop_user}); the phase is respected as by {@link #dropUser}.
    *
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION} when it is not here,
+   * @throws WorkerException {@link RefusalReason#UNKNOWN_CONNECTION} when it is not here,
    *     and as {@link #dropUser}
    */
   public void dropConnection(String connectionId) {
@@ -545,9 +541,9 @@ public final class Worker implements AutoCloseable {
    *
    * @return completes with the outcome, or exceptionally with a {@link WorkerException}; complete
    *     on return when relabelled in place
-   * @throws WorkerException {@link WorkerException.Reason#UNKNOWN_CONNECTION},
-   *     {@link WorkerException.Reason#LOCATE_FAILED} when the locator failed,
-   *     {@link WorkerException.Reason#LOCK_ORDER} when the thread holds the previous owner's lock;
+   * @throws WorkerException {@link RefusalReason#UNKNOWN_CONNECTION},
+   *     {@link RefusalReason#LOCATE_FAILED} when the locator failed,
+   *     {@link RefusalReason#LOCK_ORDER} when the thread holds the previous owner's lock;
    *     nothing was changed
    * @throws RegisterException {@link RegisterException.Reason#GUEST_TARGET} for a guest identity
    */

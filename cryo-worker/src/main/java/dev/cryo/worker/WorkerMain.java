@@ -2,6 +2,7 @@ package dev.cryo.worker;
 
 import dev.cryo.app.Pushed;
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.FreezerWriters;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireLimits;
 import dev.cryo.wire.protocol.Location;
@@ -13,21 +14,29 @@ import dev.cryo.wire.protocol.PushMessage;
 import dev.cryo.wire.protocol.PushResult;
 import dev.cryo.wire.protocol.SpawnPayload;
 import java.lang.System.Logger.Level;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The entry point of a worker process: reads its spawn payload from the environment variable
  * {@link SpawnPayload#ENVIRONMENT}, loads the application, connects to the commander's socket,
  * presents itself, and serves until its wire ends.
  *
- * <p>When the wire ends the commander is gone (or gave up on this worker): the process exits at
- * once, cutting its calls and writing nothing — what is in memory is lost, what is in the freezer
- * stays for the next commander. Exit codes: 0 after a quit or the end of the wire, 78 for a spawn
- * payload that does not read, 70 when the start failed.
+ * <p>When the wire ends the commander is gone (killed, or it gave up on this worker): the worker
+ * quits into the freezer on its own — every user frozen, his calls in flight cut after half of
+ * {@link #COMMANDER_LOSS_GRACE} — and the process exits when the quit is done, or after
+ * {@link #COMMANDER_LOSS_GRACE} at the latest. The parcels carry each stay's generation, so the
+ * next commander adopts them as the users' newest state. For all that time the worker holds its
+ * share of the run's writers file ({@link FreezerWriters}), which the next start waits for before
+ * it adopts or sweeps anything. After a quit the commander asked for, the end of the wire ends the
+ * process at once. Exit codes: 0 after a quit or the end of the wire, 78 for a spawn payload that
+ * does not read, 70 when the start failed.
  *
  * <p>The system property {@value #QUIT_DEPARTURES_PROPERTY} sets how many of a quit's departures
  * run at once ({@link Worker.Builder#quitDeparturesAtOnce}); unset, the builder's default. It is
@@ -46,8 +55,21 @@ public final class WorkerMain {
   /** How long a push may wait for the commander before it counts as having reached nothing. */
   static final Duration PUSH_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * How long a worker that lost its commander may take to freeze its users before the process
+   * ends whatever is left; the next start waits a little longer for it.
+   */
+  static final Duration COMMANDER_LOSS_GRACE = Duration.ofSeconds(10);
+
   /** The system property naming how many of a quit's departures run at once. */
   static final String QUIT_DEPARTURES_PROPERTY = "cryo.worker.quitDeparturesAtOnce";
+
+  /**
+   * The run's writers file, held shared for the life of the process; referenced here so that no
+   * collection of an unreachable channel ever closes it (and lets the lock go) early.
+   */
+  @SuppressWarnings("unused")
+  private static volatile FileChannel writers;
 
   private WorkerMain() {}
 
@@ -95,9 +117,13 @@ public final class WorkerMain {
   }
 
   private static void run(SpawnPayload spawn) throws Exception {
+    if (spawn.writers() != null) { // held for the life of the process: the kernel lets it go
+      writers = FreezerWriters.hold(Path.of(spawn.writers()));
+    }
     AppHost host = AppHost.load(spawn.application(),
         spawn.appPath() == null ? null : Path.of(spawn.appPath()));
-    WireEndpoint endpoint = new WireEndpoint(() -> Runtime.getRuntime().halt(0));
+    AtomicReference<Worker> built = new AtomicReference<>();
+    WireEndpoint endpoint = new WireEndpoint(() -> commanderLost(built.get()));
     SocketChannel channel = Wire.connect(Path.of(spawn.wire()));
     Wire wire = Wire.open(channel, spawn.name(), endpoint, Methods.WORKER_CALLS,
         Methods.WORKER_EVENTS, WireLimits.defaults());
@@ -108,6 +134,7 @@ public final class WorkerMain {
         .identityLocator(user -> locate(wire, user))
         .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)))
         .build();
+    built.set(worker);
     endpoint.bind(worker, wire);
     host.pusher((target, key, json) -> push(wire, target, key, json));
     ProcessHandle self = ProcessHandle.current();
@@ -119,6 +146,41 @@ public final class WorkerMain {
     LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
         + " and serves " + spawn.application());
     new CountDownLatch(1).await(); // the end of the wire halts the process
+  }
+
+  /**
+   * The end of the wire: the worker quits into the freezer (a quit begun already, the commander's,
+   * is waited for instead), then the process halts; it halts after {@link #COMMANDER_LOSS_GRACE}
+   * whatever the quit did. Called once or more, from any thread.
+   */
+  static void commanderLost(Worker worker) {
+    if (worker == null) { // the wire ended before the worker was built: nobody to freeze
+      Runtime.getRuntime().halt(0);
+      return;
+    }
+    Thread.ofPlatform().daemon().name("cryo-commander-lost-halt").start(() -> {
+      try {
+        Thread.sleep(COMMANDER_LOSS_GRACE); // the bound of the whole freeze, not a synchronisation
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.log(Level.WARNING, "worker " + worker.name() + " lost its commander and could not"
+          + " freeze every user within " + COMMANDER_LOSS_GRACE.toSeconds() + " s; it exits, and"
+          + " the users left in its memory are lost");
+      Runtime.getRuntime().halt(0);
+    });
+    try {
+      QuitReport report = worker.quit(worker.freezer(), Duration.ZERO,
+          COMMANDER_LOSS_GRACE.dividedBy(2)).get();
+      LOG.log(Level.INFO, "worker " + worker.name() + " lost its commander and froze its users"
+          + " into " + worker.freezer().root() + ": " + report);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      LOG.log(Level.ERROR, "worker " + worker.name() + " lost its commander and its quit failed;"
+          + " the users left in its memory are lost", e.getCause());
+    }
+    Runtime.getRuntime().halt(0);
   }
 
   /** One push through the commander; a push that cannot be had reaches nothing (logged). */

@@ -3,12 +3,19 @@
  * into the freezer and wakes them from it.
  *
  * <p>A {@link dev.cryo.worker.Worker} holds a register registry (cryo-register) of the users placed
- * on it and a freezer (cryo-freezer) shared with the other workers of its run. It serves
- * {@link dev.cryo.worker.Call}s through an {@link dev.cryo.worker.Application}, tells every change
- * of its population as {@link dev.cryo.worker.Announcement}s, and describes itself in a
+ * on it and a freezer (cryo-freezer) shared with the other workers of its run. It tells every
+ * change of its population as {@link dev.cryo.worker.Announcement}s and describes itself in a
  * {@link dev.cryo.worker.Photo}. The commander, the wire between processes and the HTTP front drive
- * it through this API. {@link dev.cryo.worker.AppHost} serves an application written against
- * cryo-app ({@code dev.cryo.app}) as the worker's {@link dev.cryo.worker.Application}.
+ * it through this API.
+ *
+ * <p>An application is written against cryo-app ({@code dev.cryo.app}) and nothing else:
+ * {@link dev.cryo.worker.AppHost} serves it, and {@link dev.cryo.worker.AppHost#serve} is the one
+ * way an HTTP call reaches it — the wire's {@link dev.cryo.wire.protocol.HttpCall} becomes the
+ * application's {@link dev.cryo.app.Request} there, once, and the host follows the
+ * {@link dev.cryo.app.HostPolicy} the test kit follows too. The worker's own
+ * {@link dev.cryo.worker.Call} / {@link dev.cryo.worker.Application} seam (untyped operations, with
+ * its {@code ExampleApplication}) remains only for the worker's own tests and benchmarks, until the
+ * admission of a call is rebuilt around the owner of a user's stay; no application uses it.
  *
  * <h2>Rules of the package</h2>
  *
@@ -23,10 +30,15 @@
  *   <li>The fence ({@link dev.cryo.wire.protocol.Grant}): every call and order names the
  *       generation of the user's stay it is for. A tenant is made only by a birth or a wake grant,
  *       at its generation, and served or ordered only at that generation; anything else is refused
- *       {@code STALE_GRANT} and changes nothing. {@link dev.cryo.worker.Admission} judges a call's
- *       grant and {@link dev.cryo.worker.Login} a locate answer's, each under the user's tenant
- *       lock; {@code Tenant.generation} is written only there, and read by the announcer, the
- *       photographer and the fenced orders.
+ *       {@code STALE_GRANT} and changes nothing. The check is the stay's own ({@code Tenant.fence}
+ *       for a call's grant, {@code Tenant.locatedAt} for a login's locate answer).
+ *   <li>One owner per user's stay: {@code Tenant} holds the phase, generation, calls in flight,
+ *       departure and flag of the user's stay on this worker, and every transition of it (admit,
+ *       close a call, wake, depart, fail a departure, hand over at a login, relabel calls, flag,
+ *       leave) is one of its methods, called under its lock. The other classes
+ *       ({@code Admission}, {@code Waking}, {@code Freezing}, {@code Departures}, {@code Drops},
+ *       {@code Login}) do the registry, disk and announcement work around a transition and ask
+ *       the stay for it; they read its state and never write it.
  *   <li>The user's own parcel is woken only by a wake grant, and only when it was written at the
  *       grant's parcel generation or later; otherwise it is residue and is never touched. A wake
  *       leaves the parcels where they are (the next freeze writes over them); only a login tail's
@@ -39,7 +51,9 @@
  *   <li>A reply never overtakes the announcements its call caused: the worker waits, holding no
  *       user lock, until they were delivered; the photo and the replies carry the watermark.
  *   <li>Every refusal is a {@link dev.cryo.worker.WorkerException} with a machine-readable reason
- *       and a message saying what happened, what was kept and what to do.
+ *       in the protocol's one vocabulary ({@link dev.cryo.wire.protocol.RefusalReason}: what the
+ *       wire carries to the commander) and a message saying what happened, what was kept and what
+ *       to do.
  *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging
  *       backend and depends on nothing beyond cryo's own modules.
  * </ul>

@@ -125,8 +125,8 @@ class AppHostLoadTest {
     try (Harness harness = new Harness(temp.resolve("run"))) {
       Worker worker = harness.builder("w1").application(host).build();
       harness.workers.add(worker);
-      HttpReply reply = AppHostTest.serve(worker, AppHostTest.http("anna", "c1", "GET", "/hello",
-          null));
+      dev.cryo.app.Response reply = AppHostTest.serve(worker,
+          AppHostTest.http("anna", "c1", "GET", "/hello", null));
       assertThat(new String(reply.body(), StandardCharsets.UTF_8)).isEqualTo("{\"hello\":\"anna\"}");
     }
     assertThat(reasonOf(TallyApplication.class.getName(), writeNotAJar()))

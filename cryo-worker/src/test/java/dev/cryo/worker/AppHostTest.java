@@ -1,17 +1,17 @@
 package dev.cryo.worker;
 
-import dev.cryo.wire.protocol.Grant;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.register.Store;
+import dev.cryo.app.Response;
+import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.HttpCall;
+import dev.cryo.wire.protocol.MoveInfo;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** An application of cryo-app served through {@link AppHost} by real workers on a real freezer. */
 class AppHostTest {
@@ -55,20 +57,30 @@ class AppHostTest {
     harness.close();
   }
 
-  static Call http(String user, String connection, String method, String path, Object body) {
-    Map<String, Object> arguments = new HashMap<>();
+  /** An HTTP call as the commander sends it, for a worker alone (generation 0). */
+  static HttpCall http(String user, String connection, String method, String path, Object body) {
     int mark = path.indexOf('?');
-    arguments.put("method", method);
-    arguments.put("path", mark < 0 ? path : path.substring(0, mark));
-    arguments.put("query", mark < 0 ? "" : path.substring(mark + 1));
-    arguments.put("headers", List.of(List.of("Content-Type", "application/json")));
+    byte[] bytes;
     try {
-      arguments.put("body", body == null ? new byte[0] : JSON.writeValueAsBytes(body));
+      bytes = body == null ? new byte[0] : JSON.writeValueAsBytes(body);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
-    return new Call(user, connection, null, CallKind.USER_EVENT, Grant.ALONE, AppHost.HTTP, arguments,
-        null);
+    return new HttpCall(user, connection, Grant.ALONE, method,
+        mark < 0 ? path : path.substring(0, mark), mark < 0 ? "" : path.substring(mark + 1),
+        List.of(List.of("Content-Type", "application/json")), bytes, null);
+  }
+
+  /** {@code call} with the verdict "frozen": a wake of his parcel (generation 0). */
+  static HttpCall frozen(HttpCall call) {
+    return new HttpCall(call.user(), call.connection(), Grant.wake(0, 0), call.method(),
+        call.path(), call.query(), call.headers(), call.body(), call.move(), call.socketless());
+  }
+
+  /** {@code call} as part of a move that went as {@code move} says. */
+  static HttpCall moving(HttpCall call, MoveInfo move) {
+    return new HttpCall(call.user(), call.connection(), call.grant(), call.method(), call.path(),
+        call.query(), call.headers(), call.body(), move, call.socketless());
   }
 
   /**
@@ -107,28 +119,27 @@ class AppHostTest {
     assertThat(relayedReply.get("user").toString()).isEqualTo("[7,1]");
   }
 
-  static Call socketless(Call call) {
-    Map<String, Object> arguments = new HashMap<>(call.arguments());
-    arguments.put(AppHost.SOCKETLESS, Boolean.TRUE);
-    return new Call(call.user(), call.connectionId(), call.pageId(), call.kind(), call.grant(),
-        call.operation(), arguments, null);
+  static HttpCall socketless(HttpCall call) {
+    return new HttpCall(call.user(), call.connection(), call.grant(), call.method(), call.path(),
+        call.query(), call.headers(), call.body(), call.move(), Boolean.TRUE);
   }
 
-  static HttpReply serve(Worker worker, Call call) {
-    return (HttpReply) worker.call(call);
+  /** Serves {@code call} as the worker's wire endpoint does: through its application host. */
+  static Response serve(Worker worker, HttpCall call) {
+    return ((AppHost) worker.application()).serve(worker, call);
   }
 
-  static JsonNode json(HttpReply reply) {
+  static JsonNode json(Response reply) {
     try {
       return JSON.readTree(reply.body());
     } catch (IOException e) {
-      throw new AssertionError("not JSON: " + new String(reply.body(), StandardCharsets.UTF_8), e);
+      throw new AssertionError("not JSON: " + reply.bodyText(), e);
     }
   }
 
   @Test
   void aCallIsServedAndItsTypedStateIsPlainDataUnderTheClassName() {
-    HttpReply reply = serve(w1, http(null, "c1", "POST", "/count", null));
+    Response reply = serve(w1, http(null, "c1", "POST", "/count", null));
 
     assertThat(reply.status()).isEqualTo(200);
     assertThat(reply.header("Content-Type")).isEqualTo("application/json");
@@ -150,7 +161,7 @@ class AppHostTest {
     assertThat(w1.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
     assertThat(TallyApplication.LOG).endsWith("freeze:anna@w1:ORDERED");
 
-    HttpReply counted = serve(w2, http("anna", "c1", "POST", "/count", null).withUserFrozen());
+    Response counted = serve(w2, frozen(http("anna", "c1", "POST", "/count", null)));
     assertThat(json(counted).get("count").asLong()).isEqualTo(2);
     assertThat(json(counted).get("connection").asLong()).isEqualTo(2);
     assertThat(json(counted).get("worker").asText()).isEqualTo("w2");
@@ -167,14 +178,14 @@ class AppHostTest {
     serve(w1, http("anna", "c1", "POST", "/count", null));
     serve(w1, http("anna", "c1", "POST", "/count", null));
     w1.freezeUser("anna").join();
-    serve(w1, http("anna", "c1", "POST", "/count", null).withUserFrozen());
+    serve(w1, frozen(http("anna", "c1", "POST", "/count", null)));
     assertThat(TallyApplication.LOG).containsExactly("wake:anna@w1:0",
         "freeze:anna@w1:ORDERED", "wake:anna@w1:2");
   }
 
   @Test
   void anApplicationFailureIsA500WithAGenericBodyNeverAThrow() {
-    HttpReply reply = serve(w1, http("anna", "c1", "POST", "/fail", null));
+    Response reply = serve(w1, http("anna", "c1", "POST", "/fail", null));
     assertThat(reply.status()).isEqualTo(500);
     assertThat(json(reply).get("error").asText()).isEqualTo("application_failed");
     assertThat(new String(reply.body(), StandardCharsets.UTF_8)).doesNotContain("boom");
@@ -183,7 +194,7 @@ class AppHostTest {
 
   @Test
   void stateThatCannotBeFrozenIsRefusedWhenWrittenAndNothingIsStored() {
-    HttpReply reply = serve(w1, http("anna", "c1", "POST", "/unfreezable", null));
+    Response reply = serve(w1, http("anna", "c1", "POST", "/unfreezable", null));
     assertThat(reply.status()).isEqualTo(500);
     assertThat(w1.registry().userItems().get("anna").orElseThrow().get("store", Store.class).toMap()).isEmpty();
     assertThat(w1.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
@@ -194,9 +205,9 @@ class AppHostTest {
     String page = json(serve(w1, http("anna", "c1", "POST", "/pages", null))).get("page").asText();
     serve(w1, http("anna", "c1", "POST", "/lines", Map.of("page", page, "text", "mine")));
 
-    HttpReply foreign = serve(w1, http("bob", "c2", "POST", "/lines",
+    Response foreign = serve(w1, http("bob", "c2", "POST", "/lines",
         Map.of("page", page, "text", "not yours")));
-    HttpReply sameUserOtherConnection = serve(w1, http("anna", "c3", "GET", "/lines/" + page,
+    Response sameUserOtherConnection = serve(w1, http("anna", "c3", "GET", "/lines/" + page,
         null));
 
     assertThat(foreign.status()).isEqualTo(404);
@@ -208,7 +219,7 @@ class AppHostTest {
 
   @Test
   void theHtmlShellIsServedToAConnectionWithoutAPage() {
-    HttpReply reply = serve(w1, http(null, "c1", "GET", "/", null));
+    Response reply = serve(w1, http(null, "c1", "GET", "/", null));
     assertThat(reply.status()).isEqualTo(200);
     assertThat(reply.header("content-type")).startsWith("text/html");
     assertThat(serve(w1, http(null, "c1", "GET", "/nowhere", null)).status()).isEqualTo(404);
@@ -219,7 +230,7 @@ class AppHostTest {
     TallyApplication.gate = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(4);
     try {
-      List<Future<HttpReply>> anna = new ArrayList<>();
+      List<Future<Response>> anna = new ArrayList<>();
       anna.add(threads.submit(() -> serve(w1, http("anna", "c1", "GET", "/block?tag=a1", null))));
       harness.await("a1 inside", () -> TallyApplication.LOG.contains("enter:a1"));
       anna.add(threads.submit(() -> serve(w1, http("anna", "c2", "GET", "/block?tag=a2", null))));
@@ -233,7 +244,7 @@ class AppHostTest {
           "wake:bob@w1:0");
 
       TallyApplication.gate.countDown();
-      for (Future<HttpReply> call : anna) {
+      for (Future<Response> call : anna) {
         assertThat(call.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
       }
       assertThat(TallyApplication.LOG).containsExactly("wake:anna@w1:0", "enter:a1",
@@ -294,15 +305,13 @@ class AppHostTest {
   void aMoveRouteIsListedAndItsHandlerIsToldHowTheMoveWent() {
     assertThat(host1.moveRoutes()).containsExactly(List.of("POST", "/move"));
 
-    Map<String, Object> moved = new HashMap<>(http("anna", "c1", "POST", "/move", null)
-        .arguments());
-    moved.put("move", Map.of("from", "w1", "to", "w2"));
-    HttpReply reply = serve(w2, http("anna", "c1", "POST", "/move", null).withArguments(moved));
+    Response reply = serve(w2, moving(http("anna", "c1", "POST", "/move", null),
+        new MoveInfo("w1", "w2", null)));
     assertThat(json(reply).get("from").asText()).isEqualTo("w1");
     assertThat(json(reply).get("worker").asText()).isEqualTo("w2");
 
-    moved.put("move", Map.of("from", "w1", "refused", "no_other_worker"));
-    HttpReply refused = serve(w1, http("anna", "c1", "POST", "/move", null).withArguments(moved));
+    Response refused = serve(w1, moving(http("anna", "c1", "POST", "/move", null),
+        new MoveInfo("w1", null, "no_other_worker")));
     assertThat(refused.status()).isEqualTo(409);
     assertThat(json(refused).get("message").asText()).contains("no_other_worker");
   }
@@ -311,7 +320,7 @@ class AppHostTest {
   void pagesClosedForGoodRunTheHookAndFrozenOnesDoNot() {
     String page = json(serve(w1, http("anna", "c1", "POST", "/pages", null))).get("page").asText();
     w1.freezeUser("anna").join();
-    serve(w2, http("anna", "c1", "POST", "/count", null).withUserFrozen());
+    serve(w2, frozen(http("anna", "c1", "POST", "/count", null)));
     assertThat(TallyApplication.LOG).noneMatch(line -> line.startsWith("closed:"));
 
     w2.dropConnection("c1");
@@ -322,11 +331,14 @@ class AppHostTest {
   void anHttpCallOfAnotherShapeIsRefusedClearly() {
     assertThatThrownBy(() -> w1.call(Call.userEvent("anna", "c1", null, "increment")))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.APPLICATION_FAILED))
-        .hasMessageContaining("serves operation 'http' only");
-    Map<String, Object> broken = new HashMap<>(http("anna", "c1", "GET", "/", null).arguments());
-    broken.put("headers", List.of("not a pair"));
-    assertThatThrownBy(() -> w1.call(http("anna", "c1", "GET", "/", null).withArguments(broken)))
-        .hasMessageContaining("'headers' must be a list of [name, value] pairs");
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.APPLICATION_FAILED))
+        .hasMessageContaining("serves HTTP calls through serve(worker, httpCall)");
+    HttpCall broken = new HttpCall("bob", "c9", Grant.ALONE, "GET", "/", "",
+        List.of(List.of("not a pair")), null, null);
+    assertThatThrownBy(() -> serve(w1, broken))
+        .isInstanceOfSatisfying(WorkerException.class,
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.BAD_REQUEST))
+        .hasMessageContaining("header is a [name, value] pair");
+    assertThat(w1.registry().userItems().contains("bob")).as("nothing was served").isFalse();
   }
 }

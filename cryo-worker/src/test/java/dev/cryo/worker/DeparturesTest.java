@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.freezer.Freezer;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,7 +107,7 @@ class DeparturesTest {
     CompletableFuture<FreezeOutcome> freeze = worker.freezeUser("anna");
     driveRetries(freeze);
     assertThatThrownBy(freeze::join).cause().isInstanceOfSatisfying(WorkerException.class, e -> {
-      assertThat(e.reason()).isEqualTo(WorkerException.Reason.SEMAPHORE_TIMEOUT);
+      assertThat(e.reason()).isEqualTo(RefusalReason.SEMAPHORE_TIMEOUT);
       assertThat(e.getMessage()).contains("somebody else");
     });
     assertThat(worker.freezeFailures()).isEqualTo(1);
@@ -118,7 +119,7 @@ class DeparturesTest {
     driveRetries(wake);
     assertThatThrownBy(wake::join).isInstanceOf(CompletionException.class).cause()
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.WAKE_FAILED))
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.WAKE_FAILED))
         .hasRootCauseInstanceOf(WorkerException.class);
     assertThat(hosted(worker, "anna")).isFalse();
     assertThat(harness.freezer.semaphoreHolder("anna").orElseThrow().holder())
@@ -261,7 +262,7 @@ class DeparturesTest {
     stuck.close(); // a cut call closes quietly
     assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page")))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.WORKER_FINISHED));
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.WORKER_FINISHED));
   }
 
   @Test
@@ -313,7 +314,7 @@ class DeparturesTest {
 
       assertThatThrownBy(() -> worker2.freezeUser("anna").join()).cause()
           .isInstanceOfSatisfying(WorkerException.class,
-              e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.FREEZER_FAILED))
+              e -> assertThat(e.reason()).isEqualTo(RefusalReason.FREEZER_FAILED))
           .hasMessageContaining("stays alive and active");
       assertThat(worker2.freezeFailures()).isEqualTo(1);
       assertThat(worker2.photo().freezeFailures()).isEqualTo(1);

@@ -4,10 +4,12 @@ import static dev.cryo.worker.Harness.increment;
 import static dev.cryo.worker.Harness.number;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -16,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.Callable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,7 +105,7 @@ class DropsDuringDeparturesTest {
     assertThat(dropTold && c1Back).as("c1 announced dropped, then woken again").isFalse();
     assertThat(dropTold).as("the drop waited for the freeze, and found him frozen").isFalse();
     assertThat(refused).isInstanceOfSatisfying(WorkerException.class, e -> {
-      assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT);
+      assertThat(e.reason()).isEqualTo(RefusalReason.USER_LEFT_FROZEN);
       assertThat(e.where()).isEqualTo(WorkerException.Where.FROZEN);
       assertThat(e.isRetryable()).isTrue();
     });
@@ -206,7 +207,7 @@ class DropsDuringDeparturesTest {
     worker.planTransfers(Map.of("anna", TransferFlag.EXPIRY));
     harness.driveRetries(freeze);
     assertThat(failureOf(freeze)).isInstanceOfSatisfying(WorkerException.class,
-        e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.SEMAPHORE_TIMEOUT));
+        e -> assertThat(e.reason()).isEqualTo(RefusalReason.SEMAPHORE_TIMEOUT));
     assertThat(worker.photo().users().get("anna").transferFlag()).as("still ordered")
         .isEqualTo(TransferFlag.EXPIRY);
 
@@ -246,7 +247,7 @@ class DropsDuringDeparturesTest {
     assertThat(report.get(10, TimeUnit.SECONDS).frozen()).isEqualTo(1);
 
     assertThat(refused).isInstanceOfSatisfying(WorkerException.class,
-        e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT));
+        e -> assertThat(e.reason()).isEqualTo(RefusalReason.USER_LEFT_FROZEN));
     assertThat(harness.told("w1")).doesNotContain("new_page:p9").contains("drop_pages:p1");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -54,7 +55,7 @@ class FenceTest {
     assertThatThrownBy(() -> w1.call(increment("anna", "c1", "p1", "user")
         .withGrant(Grant.live(5))))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.STALE_GRANT);
+          assertThat(e.reason()).isEqualTo(RefusalReason.STALE_GRANT);
           assertThat(e.isRetryable()).isTrue();
         })
         .hasMessageContaining("not on worker w1").hasMessageContaining("live@5")
@@ -77,7 +78,7 @@ class FenceTest {
       assertThatThrownBy(() -> w2.call(increment("anna", "c1", "p1", "user").withGrant(stale)))
           .as(stale.toString())
           .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
-              .isEqualTo(WorkerException.Reason.STALE_GRANT))
+              .isEqualTo(RefusalReason.STALE_GRANT))
           .hasMessageContaining("holds 'anna' at generation 6");
     }
     assertThat(w2.call(increment("anna", "c1", "p1", "user").withGrant(Grant.live(6))))
@@ -106,7 +107,7 @@ class FenceTest {
     assertThatThrownBy(() -> w2.call(increment("anna", "c1", "p1", "user")
         .withGrant(Grant.wake(8, 7))))
         .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
-            .isEqualTo(WorkerException.Reason.NO_PARCEL))
+            .isEqualTo(RefusalReason.NO_PARCEL))
         .hasMessageContaining("generation 5").hasMessageContaining("residue");
     assertThat(Files.readAllBytes(parcel)).isEqualTo(before);
     assertThat(w2.registry().userItems().contains("anna")).isFalse();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -111,7 +112,7 @@ class LockOrderTest {
     }
     assertThat(refused).as("the handler's lifecycle call from inside a store action")
         .isInstanceOfSatisfying(WorkerException.class, e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.LOCK_ORDER);
+          assertThat(e.reason()).isEqualTo(RefusalReason.LOCK_ORDER);
           assertThat(e.getMessage()).contains("store action").contains("nothing was changed");
         });
     assertThat(drop.get(10, TimeUnit.SECONDS)).as("the drop went through").isTrue();

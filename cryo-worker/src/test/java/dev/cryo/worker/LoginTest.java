@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.register.RegisterException;
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -188,7 +189,7 @@ class LoginTest {
     harness.driveRetries(login);
 
     assertThatThrownBy(login::join).cause().isInstanceOfSatisfying(WorkerException.class,
-        e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.SEMAPHORE_TIMEOUT));
+        e -> assertThat(e.reason()).isEqualTo(RefusalReason.SEMAPHORE_TIMEOUT));
     assertAliveAsItWas();
     assertThat(harness.freezer.semaphoreHolder("anna").orElseThrow().holder())
         .isEqualTo("somebody else");
@@ -204,7 +205,7 @@ class LoginTest {
 
     assertThatThrownBy(() -> worker.login("c1", "anna").join()).cause()
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.FREEZER_FAILED))
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.FREEZER_FAILED))
         .hasMessageContaining("stays alive");
     assertAliveAsItWas();
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
@@ -266,7 +267,7 @@ class LoginTest {
 
     assertThatThrownBy(() -> blind.login("c1", "anna"))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.LOCATE_FAILED);
+          assertThat(e.reason()).isEqualTo(RefusalReason.LOCATE_FAILED);
           assertThat(e.isRetryable()).isTrue();
         })
         .hasMessageContaining("the commander did not answer")
@@ -289,7 +290,7 @@ class LoginTest {
 
     assertThatThrownBy(() -> worker.login("c1", "anna"))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.STALE_GRANT);
+          assertThat(e.reason()).isEqualTo(RefusalReason.STALE_GRANT);
           assertThat(e.isRetryable()).isTrue();
         })
         .hasMessageContaining("not here any more").hasMessageContaining("nothing was changed");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.register.ConnectionRow;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,7 +66,7 @@ class PagelessCallTest {
   void aPagelessCallHasNoPageStoreOfItsOwn() {
     assertThatThrownBy(() -> worker.call(shell("anna", "c1", "increment", Map.of())))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.UNKNOWN_PAGE))
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.UNKNOWN_PAGE))
         .hasMessageContaining("is for no page");
     // The refusal left the connection served: its stores are reachable.
     assertThat(number(worker.call(shell("anna", "c1", "increment",
@@ -94,7 +95,7 @@ class PagelessCallTest {
       assertThatThrownBy(() -> worker.call(shell("anna", "c1", "increment",
           Map.of("page", foreign))))
           .isInstanceOfSatisfying(WorkerException.class,
-              e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.UNKNOWN_PAGE))
+              e -> assertThat(e.reason()).isEqualTo(RefusalReason.UNKNOWN_PAGE))
           .hasMessageContaining("page '" + foreign + "'")
           .hasMessageContaining("nothing was read or written");
     }
@@ -107,7 +108,7 @@ class PagelessCallTest {
     worker.call(Harness.increment("bob", "c2", "p2", "page"));
     assertThatThrownBy(() -> worker.call(shell("anna", "c1", "open", Map.of("page", "p2"))))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_MISMATCH));
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.USER_MISMATCH));
     assertThat(worker.registry().pageItems().get("p2").orElseThrow().connectionId())
         .isEqualTo("c2");
   }

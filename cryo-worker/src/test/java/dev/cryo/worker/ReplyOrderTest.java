@@ -4,6 +4,7 @@ import static dev.cryo.worker.Harness.increment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cryo.wire.protocol.AnnouncementKind;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -132,7 +133,7 @@ class ReplyOrderTest {
 
     List<?> outcome = (List<?>) refused.get(10, TimeUnit.SECONDS);
     WorkerException e = (WorkerException) outcome.get(0);
-    assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT);
+    assertThat(e.reason()).isEqualTo(RefusalReason.USER_LEFT_FROZEN);
     assertThat(e.where()).as("where he went").isEqualTo(WorkerException.Where.FROZEN);
     assertThat(e.getMessage()).contains("with the verdict frozen");
     @SuppressWarnings("unchecked")
@@ -165,7 +166,7 @@ class ReplyOrderTest {
 
     assertThat(refused.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(WorkerException.class,
         e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.USER_LEFT);
+          assertThat(e.reason()).isEqualTo(RefusalReason.USER_LEFT_MOVING);
           assertThat(e.where()).isEqualTo(WorkerException.Where.MOVING);
           assertThat(e.getMessage()).doesNotContain("verdict frozen");
         });
@@ -174,7 +175,7 @@ class ReplyOrderTest {
 
   @Test
   void onlyAUserLeftRefusalSaysWhere() {
-    WorkerException other = new WorkerException(WorkerException.Reason.WAKE_FAILED, "anna", "x");
+    WorkerException other = new WorkerException(RefusalReason.WAKE_FAILED, "anna", "x");
     assertThat(other.where()).isNull();
     assertThat(WorkerException.Where.FROZEN.code()).isEqualTo("frozen");
     assertThat(WorkerException.Where.MOVING.code()).isEqualTo("moving");

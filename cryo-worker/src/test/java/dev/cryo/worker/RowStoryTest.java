@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.register.PageRow;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,7 +83,7 @@ class RowStoryTest {
     assertThat(worker.dropPage("p1")).isFalse();
     assertThatThrownBy(() -> worker.dropConnection("c1"))
         .isInstanceOfSatisfying(WorkerException.class,
-            e -> assertThat(e.reason()).isEqualTo(WorkerException.Reason.UNKNOWN_CONNECTION))
+            e -> assertThat(e.reason()).isEqualTo(RefusalReason.UNKNOWN_CONNECTION))
         .hasMessageContaining("nothing was changed");
   }
 
@@ -226,7 +227,7 @@ class RowStoryTest {
 
     assertThatThrownBy(() -> worker.call(increment("anna", "c1", "p1", "page").withUserFrozen()))
         .isInstanceOfSatisfying(WorkerException.class, e -> {
-          assertThat(e.reason()).isEqualTo(WorkerException.Reason.WAKE_FAILED);
+          assertThat(e.reason()).isEqualTo(RefusalReason.WAKE_FAILED);
           assertThat(e.isRetryable()).isTrue();
         });
     assertThat(worker.registry().userItems().contains("anna")).isFalse();

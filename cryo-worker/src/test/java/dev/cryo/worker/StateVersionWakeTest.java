@@ -1,16 +1,17 @@
 package dev.cryo.worker;
 
+import static dev.cryo.worker.AppHostTest.frozen;
 import static dev.cryo.worker.AppHostTest.http;
 import static dev.cryo.worker.AppHostTest.json;
 import static dev.cryo.worker.AppHostTest.serve;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cryo.app.CryoApplication;
 import dev.cryo.app.Routes;
 import dev.cryo.app.StateKey;
 import dev.cryo.app.StoredState;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.wire.protocol.RefusalReason;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -103,7 +104,8 @@ class StateVersionWakeTest {
     old.freezeUser("anna").join();
 
     Worker next = worker("w2", VersionTwo.class);
-    HttpReply reply = serve(next, http("anna", "c1", "POST", "/count", null).withUserFrozen());
+    dev.cryo.app.Response reply = serve(next, frozen(http("anna", "c1", "POST", "/count",
+        null)));
 
     assertThat(reply.status()).isEqualTo(200);
     assertThat(json(reply).get("total").asLong()).isEqualTo(3);
@@ -118,12 +120,12 @@ class StateVersionWakeTest {
     byte[] before = Files.readAllBytes(userParcel);
 
     Worker older = worker("w2", VersionOne.class);
-    assertThatThrownBy(() -> serve(older, http("anna", "c1", "POST", "/count", null)
-        .withUserFrozen()))
-        .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
-            .isEqualTo(WorkerException.Reason.UNREADABLE_PARCEL))
-        .hasMessageContaining("state version 2")
-        .hasMessageContaining("kept in the freezer");
+    dev.cryo.app.Response refused = serve(older, frozen(http("anna", "c1", "POST", "/count",
+        null)));
+    assertThat(refused.status()).isEqualTo(503);
+    assertThat(refused.header("Cryo-Reason")).isEqualTo(RefusalReason.UNREADABLE_PARCEL.code());
+    assertThat(json(refused).get("message").asText()).contains("state version 2",
+        "kept in the freezer");
 
     assertThat(Files.readAllBytes(userParcel)).isEqualTo(before); // never dropped, never changed
     assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isPresent();
@@ -134,7 +136,8 @@ class StateVersionWakeTest {
 
     // A version that reads it wakes him whole, and the note goes with the parcels.
     Worker again = worker("w3", VersionTwo.class);
-    HttpReply reply = serve(again, http("anna", "c1", "POST", "/count", null).withUserFrozen());
+    dev.cryo.app.Response reply = serve(again, frozen(http("anna", "c1", "POST", "/count",
+        null)));
     assertThat(json(reply).get("total").asLong()).isEqualTo(2);
     assertThat(harness.freezer.unreadableNoteHeader("anna")).isEmpty();
     // The parcel stays, residue of his stay now that he is awake: read only by a wake.

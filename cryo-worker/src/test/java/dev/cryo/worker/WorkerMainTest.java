@@ -72,7 +72,7 @@ class WorkerMainTest {
     Path socket = scratch.resolve("w.sock");
     Path freezer = scratch.resolve("freezer");
     SpawnPayload spawn = new SpawnPayload("w1", "main", socket.toString(), freezer.toString(),
-        TallyApplication.class.getName(), null, 64L << 20);
+        TallyApplication.class.getName(), null, 64L << 20, null);
     try (WireListener listener = WireListener.bind(socket)) {
       Process worker = start(spawn);
       try {

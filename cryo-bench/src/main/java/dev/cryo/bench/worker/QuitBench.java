@@ -1,16 +1,15 @@
 package dev.cryo.bench.worker;
 
-import dev.cryo.wire.protocol.Grant;
+import dev.cryo.app.Response;
 import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.ProcessCpu;
 import dev.cryo.bench.Scratch;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.protocol.AnnouncementMessage;
+import dev.cryo.wire.protocol.Grant;
+import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.worker.AppHost;
-import dev.cryo.worker.Call;
-import dev.cryo.worker.CallKind;
-import dev.cryo.worker.HttpReply;
 import dev.cryo.worker.QuitReport;
 import dev.cryo.worker.Worker;
 import java.nio.charset.StandardCharsets;
@@ -87,15 +86,20 @@ public final class QuitBench {
   /** A quit's wall time and the processor time the JVM used over it, in seconds. */
   private record Took(double seconds, double cpuSeconds) {}
 
+  /** The application host of each worker measured. */
+  private static final Map<Worker, AppHost> HOSTS = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** One worker filled with {@code users}, quit with {@code atOnce}; what the quit took. */
   private static Took quit(int users, int atOnce) throws Exception {
     Path root = Files.createTempDirectory("cryo-bench-quit-");
     AtomicLong wireBytes = new AtomicLong();
+    AppHost host = AppHost.load("dev.cryo.demo.DemoApplication", null);
     try (Worker worker = Worker.builder("bench", new Freezer(root.resolve("freezer")))
-        .group("bench").application(AppHost.load("dev.cryo.demo.DemoApplication", null))
+        .group("bench").application(host)
         .listener(a -> wireBytes.addAndGet(ProtocolCodec.write(new AnnouncementMessage(
             a.sequence(), a.kind().code(), a.user(), a.keys(), a.detail(), a.generation())).length))
         .quitDeparturesAtOnce(atOnce).build()) {
+      HOSTS.put(worker, host);
       try (ExecutorService makers = Executors.newFixedThreadPool(MAKERS)) {
         List<Future<?>> made = new java.util.ArrayList<>();
         for (int i = 0; i < users; i++) {
@@ -120,6 +124,7 @@ public final class QuitBench {
       }
       return new Took(took / 1e9, cpuSeconds);
     } finally {
+      HOSTS.clear();
       Scratch.delete(root);
     }
   }
@@ -141,11 +146,9 @@ public final class QuitBench {
   }
 
   private static String post(Worker worker, String connection, String path, String body) {
-    Map<String, Object> arguments = Map.of("method", "POST", "path", path, "query", "",
-        "headers", List.of(List.of("Content-Type", "application/json")),
-        "body", body.getBytes(StandardCharsets.UTF_8));
-    HttpReply reply = (HttpReply) worker.call(new Call(null, connection, null, CallKind.USER_EVENT,
-        Grant.ALONE, AppHost.HTTP, arguments, Map.of()));
+    Response reply = HOSTS.get(worker).serve(worker, new HttpCall(null, connection, Grant.ALONE,
+        "POST", path, "", List.of(List.of("Content-Type", "application/json")),
+        body.getBytes(StandardCharsets.UTF_8), null));
     if (reply.status() != 200 && reply.status() != 303) {
       throw new IllegalStateException("answered " + reply.status() + ": "
           + new String(reply.body(), StandardCharsets.UTF_8));

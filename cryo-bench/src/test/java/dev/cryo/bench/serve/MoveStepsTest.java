@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class MoveStepsTest {
 
   private static final SpawnPayload SPAWN = new SpawnPayload("main_0001", "main", "/tmp/w.sock",
-      "/tmp/freezer", "dev.cryo.demo.DemoApplication", null, 64L << 20);
+      "/tmp/freezer", "dev.cryo.demo.DemoApplication", null, 64L << 20, null);
 
   @Test
   void theWorkersOptionsGoBeforeTheClassPathAfterTheCommandersOwn() {

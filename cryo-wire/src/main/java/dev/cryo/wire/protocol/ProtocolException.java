@@ -2,7 +2,7 @@ package dev.cryo.wire.protocol;
 
 /**
  * A protocol message that does not read. The receiving side refuses it (code
- * {@link Codes#BAD_REQUEST}) and keeps the wire.
+ * {@link RefusalReason#BAD_REQUEST}) and keeps the wire.
  */
 public final class ProtocolException extends RuntimeException {
 

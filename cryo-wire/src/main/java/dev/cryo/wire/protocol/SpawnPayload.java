@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param application the application's class name
  * @param appPath a jar the application is loaded from, or null for the classpath
  * @param heapBytes the worker JVM's heap ceiling
+ * @param writers the file the worker holds shared for its life, as one of the run's freezer
+ *     writers ({@code dev.cryo.freezer.FreezerWriters}), or null for none
  */
 public record SpawnPayload(String name, String group, String wire, String freezer,
-    String application, String appPath, long heapBytes) {
+    String application, String appPath, long heapBytes, String writers) {
 
   /** The environment variable that carries the payload to the worker JVM. */
   public static final String ENVIRONMENT = "CRYO_WORKER_SPAWN";

@@ -6,5 +6,10 @@
  * Jackson's streaming API, byte for byte as Jackson's data binding writes them, and read as it
  * reads them except for the scalar coercions {@code MessageReaders} lists; the others go through
  * data binding. docs/wire.md documents every shape.
+ *
+ * <p>A worker's refusals speak one vocabulary, {@link dev.cryo.wire.protocol.RefusalReason}: the
+ * worker throws with it, the error reply carries its code, and the commander reads it to decide
+ * whether to route the call again and, if not, which status the front answers. The application's
+ * own refusals are replies, not this.
  */
 package dev.cryo.wire.protocol;

@@ -1,0 +1,162 @@
+package dev.cryo.worker;
+
+import static dev.cryo.worker.AppHostTest.frozen;
+import static dev.cryo.worker.AppHostTest.http;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cryo.app.CryoApplication;
+import dev.cryo.app.CryoTestKit;
+import dev.cryo.app.Response;
+import dev.cryo.app.Routes;
+import dev.cryo.app.StateKey;
+import dev.cryo.app.Stay;
+import dev.cryo.wire.protocol.HttpCall;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The same application in the test kit and in the runtime (a worker serving it through its
+ * application host, on a real freezer) answers the same: the kit cannot pass where the runtime
+ * fails. Each case is one host policy the two share.
+ */
+class HostParityTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** How many times {@link Moody#onWake} fails before it succeeds. */
+  static final AtomicInteger WAKE_FAILURES = new AtomicInteger();
+  /** How many times {@link Moody#onWake} ran. */
+  static final AtomicInteger WAKES = new AtomicInteger();
+
+  /** Counts per user; its onWake fails {@link #WAKE_FAILURES} times first. */
+  public static class Moody implements CryoApplication {
+    @StateKey("Counter")
+    public record Counter(long n) {}
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/count", call -> call.user(Counter.class).update(c -> new Counter(c.n() + 1)));
+    }
+
+    @Override
+    public void onWake(Stay stay) {
+      WAKES.incrementAndGet();
+      if (WAKE_FAILURES.getAndUpdate(left -> Math.max(0, left - 1)) > 0) {
+        throw new IllegalStateException("onWake is not ready");
+      }
+    }
+  }
+
+  /** The same application at state version 2, reading no other. */
+  public static final class MoodyTwo extends Moody {
+    @Override
+    public int stateVersion() {
+      return 2;
+    }
+  }
+
+  @TempDir Path temp;
+  Harness harness;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    WAKE_FAILURES.set(0);
+    WAKES.set(0);
+    harness = new Harness(temp);
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  private Worker worker(String name, Class<? extends CryoApplication> version) {
+    Worker worker = harness.builder(name).application(AppHost.load(version.getName(), null))
+        .build();
+    harness.workers.add(worker);
+    return worker;
+  }
+
+  /** What the runtime answers, as its worker's wire endpoint serves the commander's call. */
+  private static Reply runtime(Worker worker, HttpCall call) {
+    return kit(AppHostTest.serve(worker, call));
+  }
+
+  private static Reply kit(Response response) { // either host's reply, read the same way
+    return new Reply(response.status(), response.header("Content-Type"),
+        response.header("Retry-After"), response.header("Cryo-Reason"), json(response.body()));
+  }
+
+  private record Reply(int status, String contentType, String retryAfter, String reason,
+      JsonNode body) {}
+
+  private static JsonNode json(byte[] body) {
+    try {
+      return JSON.readTree(body);
+    } catch (IOException e) {
+      return JSON.getNodeFactory().textNode(new String(body, StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void aFailedOnWakeIsTheSame500AndRunsAgainOnTheNextCall() {
+    WAKE_FAILURES.set(1);
+    CryoTestKit kit = CryoTestKit.of(Moody::new).failOnApplicationError(false);
+    CryoTestKit.Connection browser = kit.connect();
+    Reply kitFailed = kit(browser.post("/count"));
+    Reply kitServed = kit(browser.post("/count"));
+    int kitWakes = WAKES.getAndSet(0);
+
+    WAKE_FAILURES.set(1);
+    Worker w1 = worker("w1", Moody.class);
+    Reply runtimeFailed = runtime(w1, http(null, "c1", "POST", "/count", null));
+    Reply runtimeServed = runtime(w1, http(null, "c1", "POST", "/count", null));
+    int runtimeWakes = WAKES.get();
+
+    assertThat(kitFailed.status()).isEqualTo(500);
+    assertThat(kitFailed).isEqualTo(runtimeFailed);
+    assertThat(kitServed.status()).isEqualTo(200);
+    assertThat(kitServed.body().get("n").asLong()).isEqualTo(1); // the failed call did nothing
+    assertThat(kitServed).isEqualTo(runtimeServed);
+    assertThat(kitWakes).as("onWake ran again after it failed, then once").isEqualTo(2)
+        .isEqualTo(runtimeWakes);
+  }
+
+  @Test
+  void stateTheRunningVersionCannotReadIsTheSame503() {
+    CryoTestKit kit = CryoTestKit.of(MoodyTwo::new).failOnApplicationError(false);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/count");
+    kit.upgradeTo(Moody::new); // a roll back: state version 2 is frozen, 1 runs
+    Reply kitRefused = kit(browser.post("/count"));
+
+    Worker newer = worker("w1", MoodyTwo.class);
+    runtime(newer, http(null, "c1", "POST", "/count", null));
+    newer.freezeUser("guest_c1").join();
+    Worker older = worker("w2", Moody.class);
+    Reply runtimeRefused = runtime(older, frozen(http(null, "c1", "POST", "/count", null)));
+
+    assertThat(kitRefused.status()).isEqualTo(503);
+    assertThat(kitRefused.reason()).isEqualTo("unreadable_parcel");
+    assertThat(kitRefused.retryAfter()).isNotNull();
+    assertThat(kitRefused.body().get("error").asText()).isEqualTo("unreadable_parcel");
+    assertThat(runtimeRefused.status()).isEqualTo(kitRefused.status());
+    assertThat(runtimeRefused.contentType()).isEqualTo(kitRefused.contentType());
+    assertThat(runtimeRefused.retryAfter()).isEqualTo(kitRefused.retryAfter());
+    assertThat(runtimeRefused.reason()).isEqualTo(kitRefused.reason());
+    assertThat(runtimeRefused.body().get("error")).isEqualTo(kitRefused.body().get("error"));
+    assertThat(runtimeRefused.body().get("message").asText())
+        .contains("kept as it was", "nothing was lost");
+    assertThat(kitRefused.body().get("message").asText())
+        .contains("kept as it was", "nothing was lost");
+  }
+}
