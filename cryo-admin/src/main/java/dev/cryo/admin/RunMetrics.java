@@ -38,7 +38,8 @@ import java.util.function.ToDoubleFunction;
  * worker and its answer), {@code cryo_wake_latency_seconds} (histogram: such a call that woke its
  * user), {@code cryo_births_total}, {@code cryo_freezes_total}, {@code cryo_wakes_total},
  * {@code cryo_moves_total{outcome}}, {@code cryo_users_lost_total},
- * {@code cryo_worker_deaths_total}, {@code cryo_worker_users{worker}}, {@code cryo_users{state}},
+ * {@code cryo_worker_deaths_total} (unplanned deaths only), {@code cryo_worker_quits_total}
+ * (planned ends: a reload's, a drain's quits), {@code cryo_worker_users{worker}}, {@code cryo_users{state}},
  * {@code cryo_sockets_open}, {@code cryo_pushes_total{outcome}}, {@code cryo_freezer_bytes},
  * {@code cryo_freezer_free_bytes}; the front's limits ({@link LimitStats}, bound with
  * {@link #bindLimits}): {@code cryo_front_limit{limit}}, {@code cryo_front_connections_open},
@@ -68,6 +69,7 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final Counter movesRefused;
   private final Counter usersLost;
   private final Counter workerDeaths;
+  private final Counter workerQuits;
   private final MultiGauge workerUsers;
   private volatile Status latest;
   private volatile SocketStats sockets = NO_SOCKETS;
@@ -121,7 +123,10 @@ public final class RunMetrics implements RunListener, RequestListener {
     movesRefused = Counter.builder("cryo.moves").description("Moves, done or refused")
         .tag("outcome", "refused").register(registry);
     usersLost = counter("cryo.users.lost", "Users lost with a dead worker");
-    workerDeaths = counter("cryo.worker.deaths", "Workers that died");
+    workerDeaths = counter("cryo.worker.deaths", "Workers that died unplanned (a crash, a kill, a"
+        + " silence, a quit that failed)");
+    workerQuits = counter("cryo.worker.quits", "Workers ended as planned: a quit into the freezer"
+        + " that reported (a reload, a drain, a shrink, an operator's quit)");
     workerUsers = MultiGauge.builder("cryo.worker.users")
         .description("Users living on each worker").register(registry);
     for (String state : List.of("placed", "frozen", "held")) {
@@ -249,7 +254,7 @@ public final class RunMetrics implements RunListener, RequestListener {
           .description("Repairs of the routing maps: a worker held what the maps did not give it")
           .tag("kind", String.valueOf(fields.get("kind"))).register(registry).increment();
       case "worker_died" -> {
-        workerDeaths.increment();
+        (Boolean.TRUE.equals(fields.get("planned")) ? workerQuits : workerDeaths).increment();
         if (fields.get("lost") instanceof Collection<?> lost) {
           usersLost.increment(lost.size());
         }

@@ -127,9 +127,24 @@ class RunMetricsTest {
     metrics.event("quit_ended", Map.of("worker", "main_0001", "frozen", 2, "dropped", 0,
         "failed", 0, "cut", 0));
     metrics.event("worker_died", Map.of("worker", "main_0001", "reason", "it quit into the"
-        + " freezer", "lost", List.of()));
+        + " freezer", "lost", List.of(), "planned", true));
     PrometheusText text = PrometheusText.parse(metrics.scrape());
     assertThat(text.value("cryo_freezes_total")).isEqualTo(2.0);
     assertThat(text.value("cryo_users_lost_total")).isEqualTo(0.0);
+  }
+
+  @Test
+  void aPlannedQuitIsNotADeath() {
+    metrics.event("worker_died", Map.of("worker", "main_0001", "reason", "it quit into the"
+        + " freezer", "lost", List.of(), "planned", true));
+    metrics.event("worker_died", Map.of("worker", "main_0002", "reason", "it quit into the"
+        + " freezer (the worker died during its quit)", "lost", List.of("anna"), "planned",
+        false));
+    metrics.event("worker_died", Map.of("worker", "main_0003", "reason", "its wire ended",
+        "lost", List.of()));
+    PrometheusText text = PrometheusText.parse(metrics.scrape());
+    assertThat(text.value("cryo_worker_deaths_total")).isEqualTo(2.0);
+    assertThat(text.value("cryo_worker_quits_total")).isEqualTo(1.0);
+    assertThat(text.value("cryo_users_lost_total")).isEqualTo(1.0);
   }
 }

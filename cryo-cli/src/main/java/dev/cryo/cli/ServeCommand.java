@@ -72,7 +72,8 @@ import picocli.CommandLine.Spec;
         "65:the run directory, or a file or directory in it, is another user's, writable by"
             + " others, or a link or special file; or it is readable by others and no run"
             + " directory (the line names it; nothing was changed)",
-        "69:the run could not start (the port, the workers, the application): the line says why",
+        "69:the run could not start (the port, the workers, the application): the line says why;"
+            + " the users it adopted are kept for the next start",
         "74:the file system refused an operation on the run directory",
         "75:another cryo serve holds the run directory"
     },
@@ -313,6 +314,7 @@ final class ServeCommand implements Callable<Integer> {
         out.println("cryo admin: http://" + hostForUrl(adminBind) + ":" + listener.port()
             + "/_cryo/status" + (token == null ? "" : " (token required)"));
       } catch (AdminException e) {
+        handBack(running, e.getMessage(), err);
         stop.run();
         throw new CommandFailure(ExitCodes.UNAVAILABLE, e.reason(), e.getMessage(), e);
       }
@@ -320,6 +322,7 @@ final class ServeCommand implements Callable<Integer> {
     try {
       front.start();
     } catch (FrontException e) {
+      handBack(running, e.getMessage(), err);
       stop.run();
       throw new CommandFailure(ExitCodes.UNAVAILABLE, "port_unavailable", e.getMessage(), e);
     }
@@ -343,6 +346,23 @@ final class ServeCommand implements Callable<Integer> {
           + " --max-connections-per-address, --request-timeout, --max-sockets,"
           + " --max-sockets-per-connection: " + e.getMessage() + "; nothing was started", e);
     }
+  }
+
+  /**
+   * A start that cannot complete (a port did not bind) gives back what it adopted, so that the next
+   * {@code cryo serve} finds every carried user as this one found him; says so in one line.
+   */
+  private static void handBack(AtomicReference<Commander> running, String why, PrintWriter err) {
+    Commander commander = running.getAndSet(null);
+    if (commander == null) {
+      return; // stopped meanwhile
+    }
+    try {
+      err.println("cryo: " + commander.abandonStart(why));
+    } catch (IllegalStateException e) {
+      err.println("cryo: " + e.getMessage());
+    }
+    err.flush();
   }
 
   private AdminToken adminToken() {

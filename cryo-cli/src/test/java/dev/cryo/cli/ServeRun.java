@@ -42,12 +42,22 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts {@code cryo serve} as {@link #start(Path, String...)} with {@code jvm} options. */
   static ServeRun start(Path home, List<String> jvm, String... args) throws IOException {
-    return start(home, jvm, java.util.Map.of(), args);
+    return start(home, jvm, java.util.Map.of(), 0, args);
   }
 
   /** Starts {@code cryo serve} with {@code jvm} options and {@code env} added to its environment. */
   static ServeRun start(Path home, List<String> jvm, java.util.Map<String, String> env,
       String... args) throws IOException {
+    return start(home, jvm, env, 0, args);
+  }
+
+  /** Starts {@code cryo serve --home HOME --port PORT args...}; does not wait for it. */
+  static ServeRun startOnPort(Path home, int port, String... args) throws IOException {
+    return start(home, List.of(), java.util.Map.of(), port, args);
+  }
+
+  private static ServeRun start(Path home, List<String> jvm, java.util.Map<String, String> env,
+      int port, String... args) throws IOException {
     Files.createDirectories(home.getParent());
     Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
     Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
@@ -55,7 +65,7 @@ final class ServeRun implements AutoCloseable {
         Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.addAll(jvm);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), Cryo.class.getName(),
-        "serve", "--home", home.toString(), "--port", "0"));
+        "serve", "--home", home.toString(), "--port", Integer.toString(port)));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);

@@ -23,7 +23,14 @@ import java.util.Set;
  * calls this only once no worker of the run before still writes ({@code FreezerWriters}). A journal
  * damaged before its last record is adopted not at all: it is moved aside under a dated name
  * ({@code DIR/journal-corrupt-…}), reported, and the freezer is wiped. A journal left beside reboot
- * data is older than it and removed.
+ * data is older than it: the new run's journal replaces it.
+ *
+ * <p><b>Write-ahead.</b> {@link #at} reads and consumes nothing that holds a user; the start adopts
+ * the maps, writes its own journal (which then durably holds every carried user), and only then
+ * {@link Found#consume}s what it found (the reboot data renamed back, the item dropped, the
+ * folders nobody answers for dropped). A start that fails after that {@link Found#handBack}s: the
+ * reboot data is committed again from its maps, or its journal is kept, so the next start finds
+ * every carried user as this one found him.
  *
  * <p>Runs once per start, under the run lock, before any worker; not thread-safe.
  */
@@ -37,42 +44,133 @@ final class Adoption {
 
   private Adoption() {}
 
-  /**
-   * What the start found.
-   *
-   * @param item the maps to adopt, if any
-   * @param lost the users of the run before that were awake when it was killed and left no
-   *     parcel: lost, sorted
-   * @param line the start's line about it, or null when there was nothing
-   */
-  record Found(Optional<CommanderItem> item, List<String> lost, String line) {}
+  /** Where the adopted maps came from. */
+  enum Source {
+    /** A drain's reboot data, {@code DIR/reboot}. */
+    REBOOT,
+    /** A drain's item left in the working root (killed before its rename). */
+    IN_PLACE,
+    /** The journal of a run that was killed. */
+    JOURNAL,
+    /** Nothing that reads: the run starts with no user. */
+    NOTHING
+  }
+
+  /** What the start found, and whether it consumed it yet. Used by the start's thread only. */
+  static final class Found {
+    private final Optional<CommanderItem> item;
+    private final List<String> lost;
+    private final String line;
+    private final Source source;
+    private boolean consumed;
+
+    private Found(Optional<CommanderItem> item, List<String> lost, String line, Source source) {
+      this.item = item;
+      this.lost = List.copyOf(lost);
+      this.line = line;
+      this.source = source;
+    }
+
+    /** The maps to adopt, if any. */
+    Optional<CommanderItem> item() {
+      return item;
+    }
+
+    /**
+     * The users of the run before that were awake when it was killed and left no parcel: lost,
+     * sorted.
+     */
+    List<String> lost() {
+      return lost;
+    }
+
+    /** The start's line about it, or null when there was nothing. */
+    String line() {
+      return line;
+    }
+
+    /** Where the maps came from. */
+    Source source() {
+      return source;
+    }
+
+    /**
+     * Consumes what was found, now that the new run's journal durably holds every user of
+     * {@link #item}: the reboot data renamed back onto the working root and its item dropped, or
+     * the folders nobody answers for dropped (a journal's), or the working root wiped (nothing).
+     */
+    void consume(RunHome home, Freezer freezer) throws FreezerException {
+      switch (source) {
+        case REBOOT -> RebootData.consume(freezer, RebootData.Where.REBOOT, home.path());
+        case IN_PLACE -> RebootData.consume(freezer, RebootData.Where.IN_PLACE, home.path());
+        case JOURNAL -> {
+          Set<String> claimed = new HashSet<>();
+          for (String user : item.orElseThrow().frozen()) {
+            claimed.add(Freezer.key(user));
+          }
+          freezer.cleanupFrozen(claimed);
+        }
+        case NOTHING -> freezer.wipeRoot(); // the maps are empty: every folder left is an orphan
+      }
+      consumed = true;
+    }
+
+    /**
+     * Gives back what a start that did not complete adopted, so that the next start finds it: when
+     * reboot data (or an item in place) was consumed, {@code maps} (the run's maps now, every user
+     * in it frozen) are committed again as reboot data and the journal is removed; otherwise the
+     * journal is kept (it holds every carried user) and nothing else is touched.
+     *
+     * @return where the users are kept, for the start's line
+     * @throws FreezerException when the reboot data cannot be committed again (the journal, kept,
+     *     still holds the users)
+     */
+    String handBack(RunHome home, Freezer freezer, CommanderItem maps)
+        throws FreezerException, IOException {
+      if ((source == Source.REBOOT || source == Source.IN_PLACE) && consumed) {
+        Path reboot = RebootData.commit(home.path(), freezer, maps, () -> { });
+        home.remove(Journal.FILE_NAME);
+        return "the reboot data " + reboot;
+      }
+      if (source == Source.REBOOT) {
+        home.remove(Journal.FILE_NAME); // the reboot data was not touched: it is newer
+        return "the reboot data " + home.shown(RebootData.DIRECTORY);
+      }
+      if (source == Source.IN_PLACE) { // not touched: the next start adopts it in place again
+        return "the item in the freezer " + freezer.root().resolve(Freezer.COMMANDER_PARCEL);
+      }
+      return "the journal " + home.shown(Journal.FILE_NAME);
+    }
+  }
 
   /**
-   * Takes over what {@code home} holds; leaves {@code freezer}'s root ready for the new run. The
-   * journal is read through the home's rule ({@link RunHome#read}): a journal that breaks it (a
-   * link, a FIFO, another user's) is refused, never read as "no journal" (which would wipe the
-   * freezer).
+   * Reads what {@code home} holds, consuming nothing (see the class description). The journal is
+   * read through the home's rule ({@link RunHome#read}): a journal that breaks it (a link, a FIFO,
+   * another user's) is refused, never read as "no journal" (which would wipe the freezer). What
+   * does not read is moved aside here, and the working root wiped: nothing that reads is lost.
    */
   static Found at(RunHome home, Freezer freezer, Instant now)
       throws IOException, FreezerException {
     Path journal = home.shown(Journal.FILE_NAME);
-    RebootData.Taken taken = RebootData.take(home.path(), freezer, now);
-    if (taken.item().isPresent() || taken.line() != null) {
-      home.remove(Journal.FILE_NAME); // the reboot data (or what was moved aside) is newer
-      return new Found(taken.item(), List.of(), taken.line());
+    RebootData.Taken taken = RebootData.read(home.path(), freezer, now);
+    if (taken.item().isPresent()) {
+      return found(taken.item(), List.of(), taken.line(), taken.where() == RebootData.Where.REBOOT
+          ? Source.REBOOT : Source.IN_PLACE);
+    }
+    if (taken.line() != null) { // moved aside: the journal beside it is older, and not adopted
+      home.remove(Journal.FILE_NAME);
+      return found(Optional.empty(), List.of(), taken.line(), Source.NOTHING);
     }
     Optional<byte[]> bytes = home.read(Journal.FILE_NAME, JournalReplay.MAX_BYTES);
     if (bytes.isEmpty()) {
-      freezer.wipeRoot(); // a new run: the maps are empty, so every folder left is an orphan
-      return new Found(Optional.empty(), List.of(), null);
+      return found(Optional.empty(), List.of(), null, Source.NOTHING);
     }
     JournalReplay replay = JournalReplay.replay(bytes.get(), journal);
     if (replay.corruption().isPresent()) {
       Path aside = RebootData.moveAside(home.path(), journal, now, CORRUPT_JOURNAL_PREFIX);
-      freezer.wipeRoot();
-      return new Found(Optional.empty(), List.of(), "the journal of the run before was not adopted:"
-          + " " + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
-          + " starts with no user (its frozen users' state is lost)");
+      return found(Optional.empty(), List.of(), "the journal of the run before was not adopted: "
+          + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
+          + " starts with no user (its frozen users' state is lost)", Source.NOTHING);
     }
     List<String> parcelled = new ArrayList<>();
     List<String> lost = new ArrayList<>();
@@ -96,13 +194,7 @@ final class Adoption {
       }
     }
     CommanderItem item = replay.item(now, parcelled);
-    Set<String> claimed = new HashSet<>();
-    for (String user : item.frozen()) {
-      claimed.add(Freezer.key(user));
-    }
-    List<String> swept = freezer.cleanupFrozen(claimed);
-    home.remove(Journal.FILE_NAME);
-    return new Found(Optional.of(item), lost, "the run before ended without a drain (killed):"
+    return found(Optional.of(item), lost, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
         + parcelled.size() + " users that were awake come back from their newest parcel"
@@ -110,6 +202,11 @@ final class Adoption {
             + ")")
         + "; " + lost.size() + " users that were awake left no parcel and are lost"
         + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
-        + "; " + swept.size() + " folders nobody answers for were dropped");
+        + "; the folders nobody answers for are dropped", Source.JOURNAL);
+  }
+
+  private static Found found(Optional<CommanderItem> item, List<String> lost, String line,
+      Source source) {
+    return new Found(item, lost, line, source);
   }
 }

@@ -139,11 +139,9 @@ public final class Commander implements AutoCloseable {
   private final StopWatcher stopWatcher;
   private final Path freezerRoot;
   private volatile FreezerUsage freezerUsage = FreezerUsage.UNKNOWN;
-  private volatile boolean running = true;
-  private volatile boolean admitting = true;
-  private boolean draining; // guarded by this
+  private final Lifecycle lifecycle = new Lifecycle();
   private volatile boolean stopRequested;
-  private boolean closed; // guarded by this
+  private volatile Adoption.Found found; // set once by start, before the journal
   private volatile String startLine;
   private volatile Journal journal; // set once by start, before any worker
   private String lastStopRefusal; // the tick's thread only: a refusal is logged once
@@ -172,7 +170,7 @@ public final class Commander implements AutoCloseable {
         config.workerHeapBytes(), config.memoryAvailable());
     Object placementLock = new Object();
     this.mover = new Mover(config, routing, supervisor, placement, placementLock,
-        () -> running);
+        () -> !lifecycle.stopped());
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
         this::admits, listeners, pushRelay::anyBound);
     this.quitter = new Quitter(routing, supervisor);
@@ -182,11 +180,12 @@ public final class Commander implements AutoCloseable {
       return thread;
     });
     this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
-    this.replacement = new Replacement(config, routing, supervisor, quitter::quit);
+    this.replacement = new Replacement(config, routing, supervisor, quitter::quit, lifecycle);
     this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
         RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(runHome, runState.invocationId(),
-        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())));
+        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())),
+        () -> lifecycle.wouldRefuse(Lifecycle.Change.RELOAD));
     this.sweep = new Sweep(routing, freezer);
     this.housekeeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-housekeeping");
@@ -242,7 +241,7 @@ public final class Commander implements AutoCloseable {
       StopWatcher watcher = runDirectory.watch(state.invocationId(), runHome);
       Freezer freezer = new Freezer(runHome.directory(FREEZER));
       awaitWriters(runHome, home);
-      Adoption.Found taken = Adoption.at(runHome, freezer, config.clock().instant());
+      Adoption.Found taken = Adoption.at(runHome, freezer, config.clock().instant()); // reads only
       Path sockets = runHome.shown(SOCKETS);
       Path privateSockets = null;
       if (sockets.resolve(String.format("%s_%04d.sock", Supervisor.GROUP, 9999)).toString()
@@ -256,6 +255,7 @@ public final class Commander implements AutoCloseable {
       EventLog events = EventLog.open(runHome, config.clock());
       commander = new Commander(config, runHome, lock, runDirectory, state, events, freezer,
           sockets, privateSockets, watcher);
+      commander.found = taken;
       if (taken.line() != null) {
         LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
         commander.startLine = taken.line();
@@ -264,12 +264,24 @@ public final class Commander implements AutoCloseable {
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
+      // Write-ahead: the new journal durably holds every carried user before what held him is
+      // consumed; a failure from here on hands it back ({@link #abandonStart}).
       commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers);
+      taken.consume(runHome, freezer);
       commander.startWorkers();
+      commander.lifecycle.served();
       return commander;
     } catch (IOException | RuntimeException e) {
       if (commander != null) {
-        commander.close();
+        String kept = commander.end(e instanceof CommanderException ? "it failed" : String
+            .valueOf(e), true, false);
+        if (e instanceof CommanderException failure && kept != null) {
+          throw new CommanderException(failure.reason(), failure.getMessage() + ". " + kept,
+              failure.getCause());
+        }
+        if (kept != null) {
+          LOG.log(Level.WARNING, kept);
+        }
       } else {
         closeQuietly(lock);
         closeQuietly(runHome);
@@ -444,7 +456,7 @@ public final class Commander implements AutoCloseable {
    * closed (the front answers 503, or 1013 for a handshake, with {@code Retry-After}).
    */
   public boolean admits() {
-    return running && admitting;
+    return lifecycle.admits();
   }
 
   /**
@@ -453,32 +465,38 @@ public final class Commander implements AutoCloseable {
    * ends; calls still in flight {@code grace} after the order are cut, their callers answered 503),
    * writes the commander's item into the freezer root and renames the root to the reboot data
    * ({@code DIR/reboot}), which the next start adopts: every user comes back frozen. Then closes as
-   * {@link #close} does ({@code run.json} marked ended, the lock released).
+   * {@link #close} does ({@code run.json} marked ended, the lock released; the journal removed
+   * when the reboot data was committed, kept otherwise, so the next start adopts it instead).
    *
-   * @param progress receives a line about every second (users left, per worker); called on this
-   *     thread
+   * <p>Phases ({@link Lifecycle}): begins while the run serves, at once; while a reload, the
+   * replacement of a worker, the close of a spare worker or a quit runs, it stops admitting at
+   * once, says {@code "<that change> is running: the drain will follow it"} to {@code progress},
+   * and waits for it to end — a reload stops before its next worker, and the worker being quit ends
+   * its quit first, so his users are frozen and carried. Hands over: the reboot data, and the
+   * report naming every user carried and every one not carried, with why.
+   *
+   * @param progress receives a line about every second (users left, per worker), and the line
+   *     above when it waits; called on this thread
    * @return what the drain did; its {@link DrainReport#summary()} is the last line to print
-   * @throws IllegalStateException when a drain already began or the run is closed
+   * @throws IllegalStateException when a drain already began, the run is still starting, or it
+   *     stops or is closed (nothing was changed)
    */
   public DrainReport drain(Duration grace, java.util.function.Consumer<String> progress)
       throws InterruptedException {
-    synchronized (this) {
-      if (closed || draining) {
-        throw new IllegalStateException("the run is " + (closed ? "closed" : "draining already")
-            + "; it is not drained again");
-      }
-      draining = true;
-    }
-    admitting = false;
-    DrainReport report;
     try {
-      // A worker being replaced or closed by the occupancy check ends its quit before the drain's.
-      occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30)));
+      lifecycle.beginDrain(progress);
+    } catch (InterruptedException e) {
+      end(null, false, false); // it admits nothing any more: a stop follows
+      throw e;
+    }
+    DrainReport report = null;
+    try {
+      occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30))); // no step from now on
       report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
-          () -> journal.flush(), () -> !running)
+          () -> journal.flush(), lifecycle::stopped)
           .run(grace, progress);
     } finally {
-      close();
+      end(null, false, report != null && report.committed());
     }
     return report;
   }
@@ -546,15 +564,27 @@ public final class Commander implements AutoCloseable {
    * calls still in flight {@code grace} after the order, each frozen user's hold is released (his
    * next request wakes him on whichever worker placement picks), and its process is ended. Users
    * whose departure failed are lost (named in the outcome). A replacement is started, as after any
-   * death, while fewer than the configured workers live. Refused, with nothing changed, when no
-   * worker of that name is running. Blocks its caller until the worker's process ended (at most the
-   * grace plus about two minutes); may be called from any thread.
+   * death, while fewer than the configured workers live. Begins only while the run serves (its
+   * phase is then {@code shrinking}): refused {@code BUSY}, nothing changed, while a reload, a
+   * replacement, another quit or a drain runs, {@code CLOSED} once the run stops; refused
+   * {@code NOT_RUNNING} when no worker of that name is running. A drain asked during the quit
+   * waits for it (and carries the users it froze). Blocks its caller until the worker's process
+   * ended (at most the grace plus about two minutes); may be called from any thread.
    */
   public QuitOutcome quitWorker(String name, Duration grace) {
     if (grace.isNegative()) {
       throw new IllegalArgumentException("a quit's grace is not negative, got " + grace);
     }
-    return quitter.quit(name, grace);
+    Optional<String> refusal = lifecycle.beginChange(Lifecycle.Change.QUIT);
+    if (refusal.isPresent()) {
+      return QuitOutcome.refused(name, lifecycle.stopped() ? QuitOutcome.Refusal.CLOSED
+          : QuitOutcome.Refusal.BUSY, refusal.get() + " (worker " + name + " was not quit)");
+    }
+    try {
+      return quitter.quit(name, grace);
+    } finally {
+      lifecycle.endChange(Lifecycle.Change.QUIT);
+    }
   }
 
   /** How long an old worker waits for calls in flight during a reload before it cuts them. */
@@ -566,14 +596,20 @@ public final class Commander implements AutoCloseable {
    * version's jar, when given), then the old one quit into the freezer with its users' requests
    * held (not refused) and served by whichever worker wakes them. New workers and wakes avoid the
    * workers still to be replaced. A new worker that does not start stops the reload there, the old
-   * workers running on with the former application path. Blocks its caller until it is done; one
-   * reload at a time (another is refused {@code BUSY}); may be called from any thread. Also what
-   * {@code cryo reload} reaches, through a request file read by the tick.
+   * workers running on with the former application path. Blocks its caller until it is done; may be
+   * called from any thread. Also what {@code cryo reload} reaches, through a request file read by
+   * the tick.
+   *
+   * <p>Phases ({@link Lifecycle}): begins only while the run serves (its phase is then
+   * {@code reloading}); refused {@code BUSY} while another change of workers runs, {@code DRAINING}
+   * once a drain was asked, {@code CLOSED} while starting or once stopped — nothing changed. A drain
+   * asked during it stops it before its next worker ({@code DRAINING}, the replaced workers named);
+   * the worker being quit ends its quit, and the drain carries his users.
    *
    * @param appPath the new version's jar, or null to keep the current one
    */
   public ReloadOutcome reload(Path appPath) {
-    if (!running) {
+    if (lifecycle.stopped()) {
       return new ReloadOutcome(ReloadOutcome.Refusal.CLOSED, List.of(), 0, List.of(), null, 0,
           "the commander is closed; nothing was reloaded");
     }
@@ -595,7 +631,9 @@ public final class Commander implements AutoCloseable {
           reception.isPresent() && reception.get() == handle));
     }
     Routing.Counts counts = routing.counts();
-    return new Status(!running ? "closed" : admitting ? "running" : "draining", now, runState.invocationId(),
+    Lifecycle.Phase phase = lifecycle.phase();
+    return new Status(lifecycle.stopped() ? "closed" : lifecycle.admits()
+        || phase == Lifecycle.Phase.STARTING ? "running" : "draining", now, runState.invocationId(),
         runState.pid(), runState.startedAt().toInstant(), home.toString(), rows,
         counts.placed(), counts.frozen(), counts.lost(), counts.held(), counts.connections(),
         counts.pages(), counts.anomalies(), freezerUsage);
@@ -700,22 +738,59 @@ public final class Commander implements AutoCloseable {
    * Stops now: kills every worker's process group (nothing is frozen), removes the journal (the
    * next start wipes the freezer, unless a drain committed its reboot data), writes the run's end
    * into {@code run.json} and a last {@code status.json}, and releases the run lock. Idempotent.
+   * During the start (a start that fails closes so), it hands back instead, as
+   * {@link #abandonStart} does.
    */
   @Override
   public void close() {
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    end(null, false, false);
+  }
+
+  /**
+   * Ends a run whose start its caller could not complete (the front's port or the admin port did
+   * not bind), leaving the next start what this one found: its workers are killed, and the users
+   * its start adopted are handed back — the reboot data committed again from its maps when the start
+   * had taken reboot data, else its journal kept (it holds every carried user) — then it closes as
+   * {@link #close} does. Begins in the phases {@code STARTING} and {@code SERVING}; meant for a run
+   * that admitted no request yet (a user awake now is not frozen, and is named as not kept).
+   *
+   * @param why what failed, for the line
+   * @return the one line that says what was kept and where, for the operator
+   * @throws IllegalStateException when the run drains, reloads, stops or is closed (nothing was
+   *     changed)
+   */
+  public String abandonStart(String why) {
+    Lifecycle.Phase phase = lifecycle.phase();
+    if (phase != Lifecycle.Phase.STARTING && phase != Lifecycle.Phase.SERVING) {
+      throw new IllegalStateException("the run is " + phase.code() + "; its start is not given"
+          + " up: stop it (cryo stop) instead");
     }
-    running = false;
+    String line = end(why, true, false);
+    return line == null ? "the run was stopped meanwhile; nothing was handed back" : line;
+  }
+
+  /**
+   * Ends the run, once: kills the workers, then hands back what the start adopted ({@code why}
+   * non-null, or the run was still starting), or keeps the journal when a drain did not commit,
+   * or removes it (a stop now, or a drain that committed).
+   *
+   * @return the hand-back's line, or null when nothing was handed back
+   */
+  private String end(String why, boolean handBack, boolean drainCommitted) {
+    Optional<Lifecycle.Phase> was = lifecycle.beginStop();
+    if (was.isEmpty()) {
+      return null;
+    }
+    boolean givingBack = handBack || was.get() == Lifecycle.Phase.STARTING;
     ticker.shutdownNow();
     housekeeper.shutdownNow();
     supervisor.close();
+    String line = null;
     Journal last = journal;
-    if (last != null) { // a close is a drain's end or a stop now: the next start reads no journal
-      last.close(true);
+    if (givingBack) {
+      line = handBack(why == null ? "the run was closed while it started" : why, last);
+    } else if (last != null) { // a drain's end or a stop now: the next start reads no journal
+      last.close(drainCommitted || was.get() != Lifecycle.Phase.DRAINING);
     }
     publishStatus();
     try {
@@ -729,6 +804,41 @@ public final class Commander implements AutoCloseable {
     }
     closeQuietly(lock);
     closeQuietly(runHome);
+    lifecycle.closed();
+    return line;
+  }
+
+  /** Hands back what the start adopted (see {@link #abandonStart}); its workers are dead. */
+  private String handBack(String why, Journal last) {
+    Routing.Snapshot maps = routing.snapshot();
+    CommanderItem item = CommanderItem.of(maps, config.clock().instant(), "drain");
+    java.util.TreeSet<String> awake = new java.util.TreeSet<>(maps.users().keySet());
+    awake.removeAll(item.frozen());
+    if (last != null) {
+      last.close(false); // written whole: it holds every carried user
+    }
+    String kept;
+    Adoption.Found taken = found;
+    try {
+      kept = taken == null ? "the home, untouched" : taken.handBack(runHome, freezer, item);
+    } catch (IOException | RuntimeException e) {
+      kept = "the journal " + runHome.shown(Journal.FILE_NAME) + " (the reboot data could not be"
+          + " committed again: " + e.getMessage() + ")";
+    }
+    int count = item.frozen().size();
+    if (count == 0 && awake.isEmpty() && (taken == null
+        || taken.source() == Adoption.Source.NOTHING)) {
+      String line = "the start did not complete (" + why + "); it had adopted no user, so nothing"
+          + " was kept";
+      LOG.log(Level.WARNING, line);
+      return line;
+    }
+    String line = "the start did not complete (" + why + "); the " + DrainReport.users(count)
+        + " it adopted " + (count == 1 ? "is" : "are") + " kept for the next start in " + kept
+        + (awake.isEmpty() ? "" : "; " + DrainReport.users(awake.size()) + " awake were not kept"
+            + " (never frozen): " + awake);
+    LOG.log(Level.WARNING, line);
+    return line;
   }
 
   private static void closeQuietly(RunHome runHome) {

@@ -11,7 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -120,16 +120,26 @@ final class Drain {
       }
     }
     List<QuitOutcome> outcomes = new ArrayList<>();
-    TreeSet<String> lost = new TreeSet<>();
+    Map<String, String> notCarried = new TreeMap<>();
     for (int i = 0; i < quits.size(); i++) {
       String name = names.get(i);
       QuitOutcome outcome = quits.get(i).exceptionally(e -> new QuitOutcome(name, null, 0, 0, 0, 0,
           List.of(), "the quit of " + name + " failed: " + e)).join();
       outcomes.add(outcome);
-      lost.addAll(outcome.lost());
+      for (String user : outcome.lost()) {
+        notCarried.put(user, "lost with worker " + name + ": his departure failed or the worker"
+            + " died during its quit");
+      }
     }
     beforeCommit.run();
-    CommanderItem item = CommanderItem.of(routing.snapshot(), clock.instant(), "drain");
+    Routing.Snapshot maps = routing.snapshot();
+    CommanderItem item = CommanderItem.of(maps, clock.instant(), "drain");
+    maps.users().forEach((user, location) -> {
+      if (!(location instanceof Location.Frozen)) {
+        notCarried.put(user, "awake on " + (location instanceof Location.OnWorker on ? "worker "
+            + on.worker() : "no worker") + " when the item was written: never frozen");
+      }
+    });
     Path reboot = null;
     String failure = null;
     try {
@@ -143,11 +153,13 @@ final class Drain {
       failure = e.getMessage();
       LOG.log(Level.ERROR, "the drain could not commit its reboot data: " + failure);
     }
-    DrainReport report = new DrainReport(item.frozen().size(), List.copyOf(lost), outcomes, reboot,
-        failure, Duration.ofNanos(System.nanoTime() - begun));
+    DrainReport report = new DrainReport(item.frozen(), notCarried, outcomes, reboot, failure,
+        Duration.ofNanos(System.nanoTime() - begun));
     Map<String, Object> end = new LinkedHashMap<>();
     end.put("carried", report.carried());
     end.put("lost", report.lost());
+    end.put("carried_users", report.carriedUsers());
+    end.put("not_carried", report.notCarried());
     end.put("reboot", reboot == null ? null : reboot.toString());
     end.put("failure", failure);
     end.put("took_ms", report.took().toMillis());

@@ -55,9 +55,15 @@ import java.util.concurrent.locks.LockSupport;
  * blocks the open) and emptied; after its rename its descriptor goes on as the journal's: nothing
  * is opened again by name.
  *
+ * <p><b>No interrupt closes it.</b> NIO closes an interruptible channel when the thread in one of
+ * its operations is interrupted, and a closed journal writes nothing more. So every operation on
+ * the files runs on the journal's own thread, which nothing interrupts (it is shut down, never
+ * interrupted); {@link #flush}, {@link #close} and the start hand their work to it and wait for it,
+ * an interrupt of theirs kept for later (set again when they return).
+ *
  * <p>Threads: {@link MapChanges} calls come under the maps' lock and only append to the buffer; the
  * writes run on a daemon thread of the journal's own; {@link #flush} and {@link #close} may be
- * called from any thread.
+ * called from any thread that holds no lock of the maps.
  */
 final class Journal implements MapChanges, AutoCloseable {
 
@@ -143,7 +149,15 @@ final class Journal implements MapChanges, AutoCloseable {
   static Journal start(RunHome home, Routing routing, Barrier barrier, Duration wakeWait)
       throws IOException {
     Journal journal = new Journal(home, routing, barrier, wakeWait);
-    journal.compact();
+    try {
+      journal.onWriter(() -> {
+        journal.compact();
+        return null;
+      });
+    } catch (IOException | RuntimeException e) {
+      journal.writer.shutdown();
+      throw e;
+    }
     long batch = BATCH.toMillis();
     journal.writer.scheduleWithFixedDelay(journal::tick, batch, batch, TimeUnit.MILLISECONDS);
     return journal;
@@ -172,8 +186,9 @@ final class Journal implements MapChanges, AutoCloseable {
   }
 
   @Override
-  public void located(String user, boolean frozen) {
-    append(new JournalRecord(frozen ? Kind.FROZEN : Kind.AWAKE, user, null), user, frozen);
+  public void located(String user, boolean frozen, long generation) {
+    append(frozen ? JournalRecord.frozen(user, generation)
+        : new JournalRecord(Kind.AWAKE, user, null), user, frozen);
   }
 
   @Override
@@ -268,9 +283,59 @@ final class Journal implements MapChanges, AutoCloseable {
 
   // ------------------------------------------------------------------------------- writing
 
-  /** Writes what is buffered now, and compacts when due; blocks until it is on disk. */
+  /**
+   * Writes what is buffered now, and compacts when due; blocks until it is on disk (or the write
+   * failed, which is logged). Runs on the journal's thread: an interrupt of the caller does not
+   * touch the file, and is set again when this returns.
+   */
   void flush() {
-    writeBatch();
+    try {
+      onWriter(() -> {
+        writeBatch();
+        return null;
+      });
+    } catch (IOException e) { // writeBatch logs its own failures
+      LOG.log(Level.ERROR, "the journal " + file + " could not be flushed: " + e);
+    }
+  }
+
+  /**
+   * Runs {@code work} on the journal's thread and waits for it, uninterruptibly: an interrupt of
+   * the caller is kept and set again on return. After a close, does nothing.
+   */
+  private <T> T onWriter(java.util.concurrent.Callable<T> work) throws IOException {
+    java.util.concurrent.Future<T> done;
+    try {
+      done = writer.submit(work);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return null; // closed: nothing more is written
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return done.get();
+        } catch (InterruptedException e) {
+          interrupted = true; // the file's operation is not the caller's to cut short
+        } catch (java.util.concurrent.ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof IOException io) {
+            throw io;
+          }
+          if (cause instanceof RuntimeException runtime) {
+            throw runtime;
+          }
+          if (cause instanceof Error error) {
+            throw error;
+          }
+          throw new IllegalStateException(cause);
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** The batch of the journal's clock: as {@link #flush}, after the wakes on their way. */
@@ -357,8 +422,9 @@ final class Journal implements MapChanges, AutoCloseable {
       List<byte[]> frames = new ArrayList<>();
       Taken[] dropped = new Taken[1];
       routing.withSnapshot(maps -> {
-        maps.users().forEach((user, location) -> frames.add(new JournalRecord(
-            location instanceof Location.Frozen ? Kind.FROZEN : Kind.AWAKE, user, null).frame()));
+        maps.users().forEach((user, location) -> frames.add((location instanceof Location.Frozen
+            frozen ? JournalRecord.frozen(user, frozen.generation())
+            : new JournalRecord(Kind.AWAKE, user, null)).frame()));
         maps.connectionUser().forEach((connection, user) -> frames.add(
             new JournalRecord(Kind.LINK, connection, user).frame()));
         maps.pageConnection().forEach((page, connection) -> frames.add(
@@ -409,11 +475,23 @@ final class Journal implements MapChanges, AutoCloseable {
   /**
    * Writes what is buffered and stops. With {@code remove}, the journal is deleted: the run ended
    * with its reboot data committed, or was stopped at once (its next start wipes the freezer).
-   * Idempotent.
+   * Runs on the journal's thread as {@link #flush} does (an interrupt of the caller touches no
+   * file), then shuts that thread down without interrupting it. Idempotent.
    */
   void close(boolean remove) {
-    writer.shutdownNow();
     routing.tell(MapChanges.NONE);
+    try {
+      onWriter(() -> {
+        closeFiles(remove);
+        return null;
+      });
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the journal " + file + " could not be closed: " + e);
+    }
+    writer.shutdown(); // never shutdownNow: an interrupt would close a channel mid-write
+  }
+
+  private void closeFiles(boolean remove) {
     synchronized (fileLock) {
       if (closed) {
         return;

@@ -40,7 +40,12 @@ record JournalRecord(Kind kind, String key, String value) {
     /** User {@code key} lives on a worker. */
     AWAKE(6, false),
     /** User {@code key} is gone. */
-    GONE(7, false);
+    GONE(7, false),
+    /**
+     * User {@code key} is frozen at generation {@code value} (decimal): his wake reads a parcel of
+     * that generation or newer. {@link #FROZEN} is a freeze whose generation is not known.
+     */
+    FROZEN_AT(8, true);
 
     final byte code;
     final boolean paired;
@@ -58,6 +63,12 @@ record JournalRecord(Kind kind, String key, String value) {
       }
       throw new IllegalArgumentException("no journal record has kind " + code);
     }
+  }
+
+  /** The record of {@code user} frozen at {@code generation} (0: not known). */
+  static JournalRecord frozen(String user, long generation) {
+    return generation > 0 ? new JournalRecord(Kind.FROZEN_AT, user, Long.toString(generation))
+        : new JournalRecord(Kind.FROZEN, user, null);
   }
 
   /** The record framed for the file. */

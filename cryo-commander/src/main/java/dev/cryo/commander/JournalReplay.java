@@ -23,6 +23,7 @@ import java.util.TreeSet;
 public final class JournalReplay {
 
   private final Map<String, Boolean> users = new HashMap<>(); // user → frozen
+  private final Map<String, Long> generations = new HashMap<>(); // frozen user → his freeze's
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, String> pageConnection = new HashMap<>();
   private int records;
@@ -106,9 +107,26 @@ public final class JournalReplay {
       }
       case PAGE -> pageConnection.put(record.key(), record.value());
       case UNPAGE -> pageConnection.remove(record.key());
-      case FROZEN -> users.put(record.key(), true);
-      case AWAKE -> users.put(record.key(), false);
-      case GONE -> users.remove(record.key());
+      case FROZEN -> {
+        users.put(record.key(), true);
+        generations.remove(record.key());
+      }
+      case FROZEN_AT -> {
+        users.put(record.key(), true);
+        try {
+          generations.put(record.key(), Long.parseLong(record.value()));
+        } catch (NumberFormatException e) { // checksummed, so written so: a freeze of no known one
+          generations.remove(record.key());
+        }
+      }
+      case AWAKE -> {
+        users.put(record.key(), false);
+        generations.remove(record.key());
+      }
+      case GONE -> {
+        users.remove(record.key());
+        generations.remove(record.key());
+      }
     }
   }
 
@@ -150,7 +168,10 @@ public final class JournalReplay {
     return List.copyOf(chosen);
   }
 
-  /** The frozen users with their connections and pages, as an item to adopt. */
+  /**
+   * The frozen users with their connections, pages and the generations they were frozen at (those
+   * the journal knows), as an item to adopt.
+   */
   CommanderItem item(Instant now) {
     return item(now, List.of());
   }
@@ -175,6 +196,9 @@ public final class JournalReplay {
         pages.put(page, connection);
       }
     });
-    return new CommanderItem(new ArrayList<>(frozen), connections, pages, now, "journal");
+    Map<String, Long> frozenAt = new HashMap<>(generations);
+    frozenAt.keySet().retainAll(kept);
+    return new CommanderItem(new ArrayList<>(frozen), connections, pages, frozenAt, now,
+        "journal");
   }
 }

@@ -21,7 +21,7 @@ interface MapChanges {
     public void unpaged(String page) {}
 
     @Override
-    public void located(String user, boolean frozen) {}
+    public void located(String user, boolean frozen, long generation) {}
 
     @Override
     public void forgotten(String user) {}
@@ -39,8 +39,11 @@ interface MapChanges {
   /** {@code page} is gone. */
   void unpaged(String page);
 
-  /** {@code user} is frozen, or lives on a worker (awake). */
-  void located(String user, boolean frozen);
+  /**
+   * {@code user} is frozen, or lives on a worker (awake); {@code generation} is the generation he
+   * was frozen at (0 when awake, or not known).
+   */
+  void located(String user, boolean frozen, long generation);
 
   /** {@code user} is gone from the maps. */
   void forgotten(String user);

@@ -27,6 +27,8 @@ public record QuitOutcome(String worker, Refusal refusal, int frozen, int droppe
   public enum Refusal {
     /** No worker of that name is running (it is starting, quitting already, or dead). */
     NOT_RUNNING,
+    /** Another change of workers (a reload, a replacement, a shrink, a quit) or a drain runs. */
+    BUSY,
     /** The commander is closing. */
     CLOSED;
 

@@ -90,7 +90,8 @@ final class Quitter {
     }
     List<String> lost;
     try {
-      lost = supervisor.retire(handle, failure == null ? REASON : REASON + " (" + failure + ")");
+      lost = supervisor.retire(handle, failure == null ? REASON : REASON + " (" + failure + ")",
+          failure == null);
     } finally {
       holds.forEach(routing::release); // the frozen were released by their folds already
     }

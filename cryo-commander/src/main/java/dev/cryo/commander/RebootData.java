@@ -18,9 +18,10 @@ import java.util.Optional;
  *
  * <p>A drain {@link #commit}s: the item is written into the working freezer root, then the root is
  * renamed to {@code DIR/reboot} in one atomic step: the rename is the commit. A start
- * {@link #take}s: reboot data that reads is renamed back onto the working root (the item dropped)
- * and its maps returned for adoption; a working root that holds an item that reads (a drain killed
- * between its item and its rename) is adopted in place; reboot data or an item that does not read is
+ * {@link #read}s it and, only once its own journal durably holds every user of it, {@link #consume}s
+ * it: reboot data that reads is renamed back onto the working root (the item dropped); a working
+ * root that holds an item that reads (a drain killed between its item and its rename) is adopted in
+ * place; reboot data or an item that does not read is
  * never wiped: it is moved aside under a dated name ({@code DIR/reboot-unreadable-…}), which
  * {@code cryo freezer ls} can still list, and the start goes on empty.
  *
@@ -38,14 +39,23 @@ final class RebootData {
 
   private RebootData() {}
 
+  /** Where a start found the maps it adopts. */
+  enum Where {
+    /** The reboot data, {@code DIR/reboot}: renamed back onto the working root once consumed. */
+    REBOOT,
+    /** An item in the working root (a drain killed between its item and its rename). */
+    IN_PLACE
+  }
+
   /**
    * What a start found.
    *
-   * @param item the maps to adopt, when something was adopted
+   * @param item the maps to adopt, when something reads
+   * @param where where they are, when something reads; null otherwise
    * @param line one line for the start's log: what was adopted, or moved aside and why; null when
    *     there was nothing
    */
-  record Taken(Optional<CommanderItem> item, String line) {}
+  record Taken(Optional<CommanderItem> item, Where where, String line) {}
 
   /**
    * Writes {@code item} into {@code freezer}'s root, runs {@code afterItem}, and renames the root to
@@ -68,53 +78,62 @@ final class RebootData {
   }
 
   /**
-   * At a start, before any worker runs: adopts the reboot data, or an item left in the working root,
-   * or moves what does not read aside. Leaves the working root in place either way: adopted (the
-   * item dropped), or as it was when there was nothing to adopt (the caller decides what else to
-   * read, then wipes it).
+   * At a start, before any worker runs: reads the reboot data, or an item left in the working root,
+   * and consumes nothing of it ({@link #consume} does, once the new run's journal holds its users);
+   * what does not read is moved aside (never wiped) and the working root wiped.
    */
-  static Taken take(Path home, Freezer working, Instant now) throws FreezerException, IOException {
+  static Taken read(Path home, Freezer working, Instant now) throws FreezerException, IOException {
     Path reboot = home.resolve(DIRECTORY);
     if (Files.isDirectory(reboot, LinkOption.NOFOLLOW_LINKS)) {
       Freezer data = new Freezer(reboot);
-      Object payload;
       CommanderItem item;
       try {
-        payload = data.readCommanderParcel().orElseThrow(() -> new IllegalArgumentException(
+        Object payload = data.readCommanderParcel().orElseThrow(() -> new IllegalArgumentException(
             "it holds no " + Freezer.COMMANDER_PARCEL));
         item = CommanderItem.fromPayload(payload);
       } catch (FreezerException | IllegalArgumentException e) {
         Path aside = moveAside(home, reboot, now);
         working.wipeRoot();
-        return new Taken(Optional.empty(), "the reboot data " + reboot + " does not read ("
+        return new Taken(Optional.empty(), null, "the reboot data " + reboot + " does not read ("
             + e.getMessage() + "); it was moved aside to " + aside + " (cryo freezer ls " + aside
             + " lists it) and this run starts with no user");
       }
-      working.dropRoot();
-      data.renameRoot(working.root());
-      data.dropCommanderParcel();
-      return new Taken(Optional.of(item), "the reboot data of " + item.writtenAt() + " was adopted: "
-          + item.frozen().size() + " users come back frozen, " + item.connectionUser().size()
-          + " connections resolve");
+      return new Taken(Optional.of(item), Where.REBOOT, "the reboot data of " + item.writtenAt()
+          + " was adopted: " + item.frozen().size() + " users come back frozen, "
+          + item.connectionUser().size() + " connections resolve");
     }
     Path inPlace = working.root().resolve(Freezer.COMMANDER_PARCEL);
     if (Files.exists(inPlace, LinkOption.NOFOLLOW_LINKS)) {
       try {
         CommanderItem item = CommanderItem.fromPayload(working.readCommanderParcel()
             .orElseThrow(() -> new IllegalArgumentException("it vanished")));
-        working.dropCommanderParcel();
-        return new Taken(Optional.of(item), "the freezer holds the item of a drain that did not"
-            + " finish its rename (" + item.writtenAt() + "); it was adopted in place: "
-            + item.frozen().size() + " users come back frozen");
+        return new Taken(Optional.of(item), Where.IN_PLACE, "the freezer holds the item of a"
+            + " drain that did not finish its rename (" + item.writtenAt() + "); it was adopted in"
+            + " place: " + item.frozen().size() + " users come back frozen");
       } catch (FreezerException | IllegalArgumentException e) {
         Path aside = moveAside(home, working.root(), now);
         working.wipeRoot();
-        return new Taken(Optional.empty(), "the freezer holds a commander item that does not read ("
-            + e.getMessage() + "); the freezer was moved aside to " + aside + " (cryo freezer ls "
-            + aside + " lists it) and this run starts with no user");
+        return new Taken(Optional.empty(), null, "the freezer holds a commander item that does not"
+            + " read (" + e.getMessage() + "); the freezer was moved aside to " + aside
+            + " (cryo freezer ls " + aside + " lists it) and this run starts with no user");
       }
     }
-    return new Taken(Optional.empty(), null);
+    return new Taken(Optional.empty(), null, null);
+  }
+
+  /**
+   * Consumes what {@link #read} adopted, once the new run's journal durably holds its users: the
+   * reboot data is renamed back onto the working root (whatever the working root held dropped
+   * first: nobody answers for it), durably, and the item dropped. A crash between the two steps
+   * leaves an item in the working root, which the next start adopts in place.
+   */
+  static void consume(Freezer working, Where where, Path home) throws FreezerException {
+    if (where == Where.REBOOT) {
+      Freezer data = new Freezer(home.resolve(DIRECTORY));
+      working.dropRoot();
+      data.renameRootDurably(working.root());
+    }
+    working.dropCommanderParcel();
   }
 
   /** Moves {@code directory} to {@code home/reboot-unreadable-<UTC time>[-n]}, never over anything. */

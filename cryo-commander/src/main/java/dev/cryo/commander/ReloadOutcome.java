@@ -22,7 +22,8 @@ public record ReloadOutcome(Refusal refusal, List<String> replaced, int frozen, 
 
   /** Why a reload did not run, or stopped before every worker was replaced. */
   public enum Refusal {
-    /** Another reload is running; nothing was changed. */
+    /** Another change of workers (a reload, a replacement, a shrink, a quit) is running; nothing
+     * was changed. */
     BUSY,
     /** The application path is not a readable file; nothing was changed. */
     BAD_APP_PATH,
@@ -30,7 +31,12 @@ public record ReloadOutcome(Refusal refusal, List<String> replaced, int frozen, 
     START_FAILED,
     /** The quit of an old worker failed or was refused; the reload stopped there. */
     QUIT_FAILED,
-    /** The commander is closing. */
+    /**
+     * A drain began (or was asked) before this worker: the reload stopped there, and the workers
+     * not replaced are drained with the others.
+     */
+    DRAINING,
+    /** The commander is starting, closing or closed. */
     CLOSED;
 
     /** The refusal in {@code snake_case}. */

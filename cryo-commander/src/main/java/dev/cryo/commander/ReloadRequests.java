@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.function.Function;
 
 /**
@@ -35,7 +35,8 @@ import java.util.function.Function;
  * <p>A request of another invocation (an earlier run's) is removed unread; one that does not parse
  * (not JSON, another schema, a missing field) is removed and answered {@code refused} with reason
  * {@code bad_request}, with the id when it could be read. A request that comes while a reload runs
- * is answered {@code busy}.
+ * is answered {@code busy}, as is one that comes while any other change of workers or a drain runs
+ * (the run's {@link Lifecycle} says so, in the answer's message).
  *
  * <p>Both files are reached through the run's home ({@link RunHome}). A request the home's rule
  * refuses — another user's file, one its group or others may write, a link or special file — is
@@ -95,13 +96,20 @@ public final class ReloadRequests {
   private final RunHome home;
   private final String invocation;
   private final Function<Request, ReloadOutcome> reload;
-  private final AtomicBoolean running = new AtomicBoolean();
+  private final Supplier<Optional<String>> refusal;
   private String lastRefusal; // the tick's thread only: a refusal is logged once
 
-  ReloadRequests(RunHome home, String invocation, Function<Request, ReloadOutcome> reload) {
+  /**
+   * @param reload runs a reload (the run's {@link Lifecycle} decides whether it may begin)
+   * @param refusal why a reload would not begin now, or empty: asked before one is started, so
+   *     that a request coming while another change of workers or a drain runs is answered at once
+   */
+  ReloadRequests(RunHome home, String invocation, Function<Request, ReloadOutcome> reload,
+      Supplier<Optional<String>> refusal) {
     this.home = home;
     this.invocation = invocation;
     this.reload = reload;
+    this.refusal = refusal;
   }
 
   /** Reads the request, if any, and acts on it; never throws for what the file holds. */
@@ -146,9 +154,9 @@ public final class ReloadRequests {
     }
     Request request = new Request(invocation, id, node.path("appPath").isNull() ? null
         : node.path("appPath").asText(), node.path("requestedAt").asText(""));
-    if (!running.compareAndSet(false, true)) {
-      answer(id, "refused", ReloadOutcome.Refusal.BUSY.code(), null, "a reload is running"
-          + " already; this one was not started: wait for it to end");
+    Optional<String> busy = refusal.get();
+    if (busy.isPresent()) { // the reload itself asks again: a race is refused there, with a reason
+      answer(id, "refused", ReloadOutcome.Refusal.BUSY.code(), null, busy.get());
       return;
     }
     answer(id, "running", null, null, "the reload runs");
@@ -161,8 +169,6 @@ public final class ReloadRequests {
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, "the reload " + id + " failed", e);
         answer(id, "refused", "internal", null, "the reload failed: " + e);
-      } finally {
-        running.set(false);
       }
     });
   }

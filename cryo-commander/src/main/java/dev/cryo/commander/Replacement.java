@@ -33,8 +33,14 @@ import java.util.function.BiFunction;
  * ({@code old}, {@code new}, {@code frozen}, {@code lost}) per worker, {@code reload_ended}
  * ({@code refusal}, {@code message}).
  *
- * <p>Thread-safety: one replacement at a time (the others are refused {@code BUSY}); a call blocks
- * its caller until it is done.
+ * <p>Phases ({@link Lifecycle}): each begins only while the run serves, as the run's one change of
+ * workers ({@link Lifecycle.Change#RELOAD}, {@code REPLACE} or {@code SHRINK}); otherwise it is
+ * refused {@code BUSY} (another change runs) or {@code CLOSED}, nothing changed. A drain asked
+ * meanwhile is waiting for it: a reload stops before its next worker ({@code DRAINING}), the worker
+ * it is quitting ends its quit first (its users frozen, for the drain to carry), and the drain
+ * follows.
+ *
+ * <p>Thread-safety: any thread may call; a call blocks its caller until it is done.
  */
 final class Replacement {
 
@@ -44,11 +50,11 @@ final class Replacement {
   private final Routing routing;
   private final Supervisor supervisor;
   private final BiFunction<String, Duration, QuitOutcome> quit;
-  private final Object busy = new Object();
-  private boolean running; // guarded by busy
+  private final Lifecycle lifecycle;
 
   Replacement(CommanderConfig config, Routing routing, Supervisor supervisor,
-      BiFunction<String, Duration, QuitOutcome> quit) {
+      BiFunction<String, Duration, QuitOutcome> quit, Lifecycle lifecycle) {
+    this.lifecycle = lifecycle;
     this.config = config;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -71,12 +77,12 @@ final class Replacement {
         .sorted(Comparator.comparingLong(WorkerHandle::order))
         .forEach(w -> old.add(w.name()));
     return run(old, appPath == null ? null : appPath.toAbsolutePath().normalize(), grace,
-        "reload");
+        "reload", Lifecycle.Change.RELOAD);
   }
 
   /** Replaces the one worker {@code name} (same application path), as a reload would. */
   ReloadOutcome replace(String name, Duration grace, String why) {
-    return run(List.of(name), null, grace, why);
+    return run(List.of(name), null, grace, why, Lifecycle.Change.REPLACE);
   }
 
   /**
@@ -85,15 +91,12 @@ final class Replacement {
    * woken on their next request wherever placement picks. Event {@code shrunk} ({@code worker},
    * {@code why}, {@code frozen}, {@code lost}, {@code message}).
    *
-   * @return the quit's outcome, or empty when another replacement of workers is running (nothing
-   *     was changed)
+   * @return the quit's outcome, or empty when the run does not serve now (another change of
+   *     workers runs, or a drain or a stop: nothing was changed)
    */
   Optional<QuitOutcome> shrink(String name, Duration grace, String why) {
-    synchronized (busy) {
-      if (running) {
-        return Optional.empty();
-      }
-      running = true;
+    if (lifecycle.beginChange(Lifecycle.Change.SHRINK).isPresent()) {
+      return Optional.empty();
     }
     try {
       supervisor.retiring(List.of(name), true);
@@ -103,19 +106,19 @@ final class Replacement {
       return Optional.of(outcome);
     } finally {
       supervisor.retiring(List.of(name), false);
-      synchronized (busy) {
-        running = false;
-      }
+      lifecycle.endChange(Lifecycle.Change.SHRINK);
     }
   }
 
-  private ReloadOutcome run(List<String> old, Path appPath, Duration grace, String why) {
-    synchronized (busy) {
-      if (running) {
-        return refused(ReloadOutcome.Refusal.BUSY, "a replacement of workers is running already;"
-            + " nothing was changed: wait for it to end");
-      }
-      running = true;
+  private ReloadOutcome run(List<String> old, Path appPath, Duration grace, String why,
+      Lifecycle.Change change) {
+    Optional<String> refusal = lifecycle.beginChange(change);
+    if (refusal.isPresent()) {
+      Lifecycle.Phase phase = lifecycle.phase();
+      return refused(phase == Lifecycle.Phase.RELOADING || phase == Lifecycle.Phase.SHRINKING
+          ? ReloadOutcome.Refusal.BUSY : phase == Lifecycle.Phase.DRAINING
+          || lifecycle.drainWaiting() ? ReloadOutcome.Refusal.DRAINING
+          : ReloadOutcome.Refusal.CLOSED, refusal.get());
     }
     long started = System.nanoTime();
     Path before = supervisor.appPath();
@@ -131,6 +134,11 @@ final class Replacement {
       int frozen = 0;
       try {
         for (String name : old) {
+          if (lifecycle.drainWaiting()) {
+            return ended(ReloadOutcome.Refusal.DRAINING, replaced, frozen, lost, started,
+                "the run began to drain (or stopped): the reload stopped before " + name + "; "
+                + name + " and the workers after it are drained with the others");
+          }
           WorkerHandle next;
           try {
             next = start();
@@ -149,8 +157,8 @@ final class Replacement {
                 "the reload was interrupted before " + name + " was replaced");
           }
           // Once a new worker serves, nobody new is placed or woken on a worker that quits next.
-        supervisor.retiring(old.subList(old.indexOf(name), old.size()), true);
-        QuitOutcome outcome = quit.apply(name, grace);
+          supervisor.retiring(old.subList(old.indexOf(name), old.size()), true);
+          QuitOutcome outcome = quit.apply(name, grace);
           lost.addAll(outcome.lost());
           frozen += outcome.frozen();
           if (!outcome.quit()) {
@@ -159,7 +167,7 @@ final class Replacement {
                 + " there, and new worker " + next.name() + " runs beside it");
           }
           replaced.add(name + " -> " + next.name());
-            note("replaced", "old", name, "new", next.name(), "frozen", outcome.frozen(), "lost",
+          note("replaced", "old", name, "new", next.name(), "frozen", outcome.frozen(), "lost",
               outcome.lost());
         }
       } finally {
@@ -169,9 +177,7 @@ final class Replacement {
           + " workers (" + String.join(", ", replaced) + "); " + frozen + " users frozen and"
           + " woken on demand, " + lost.size() + " lost" + (lost.isEmpty() ? "" : ": " + lost));
     } finally {
-      synchronized (busy) {
-        running = false;
-      }
+      lifecycle.endChange(change);
     }
   }
 

@@ -359,11 +359,20 @@ public final class Routing {
   /**
    * The death of {@code worker}: its users that were not frozen are lost, gone from every map, and
    * their holds released; the frozen ones are untouched (a destination on the dead worker is
-   * forgotten). Records a {@code worker_died} event naming them.
+   * forgotten). Records a {@code worker_died} event naming them, as an unplanned death.
    *
    * @return the lost users, sorted
    */
-  public synchronized List<String> workerDied(String worker, String reason) {
+  public List<String> workerDied(String worker, String reason) {
+    return workerDied(worker, reason, false);
+  }
+
+  /**
+   * As {@link #workerDied(String, String)}; {@code planned} when the run ended the worker on
+   * purpose (its quit into the freezer reported, or a drain abandoned its start): the event's
+   * {@code planned} field, which the metrics count apart from deaths.
+   */
+  public synchronized List<String> workerDied(String worker, String reason, boolean planned) {
     List<String> gone = List.copyOf(new TreeSet<>(workerUsers.getOrDefault(worker, Set.of())));
     for (String user : gone) {
       removeUser(user);
@@ -378,6 +387,7 @@ public final class Routing {
     fields.put("worker", worker);
     fields.put("reason", reason);
     fields.put("lost", gone);
+    fields.put("planned", planned);
     events.record("worker_died", fields);
     return gone;
   }
@@ -395,8 +405,8 @@ public final class Routing {
       throw new IllegalStateException("the maps hold users already; an earlier run's are adopted"
           + " only by a new commander");
     }
-    for (String user : item.frozen()) {
-      relocate(user, new Frozen(null));
+    for (String user : item.frozen()) { // his wake reads a parcel of his freeze's generation
+      relocate(user, new Frozen(null, item.generations().getOrDefault(user, 0L), 0));
     }
     item.connectionUser().forEach((connection, user) -> linkConnection(connection, user));
     item.pageConnection().forEach(this::linkPage);
@@ -863,8 +873,11 @@ public final class Routing {
       if (before != null) {
         changes.forgotten(user);
       }
-    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null) {
-      changes.located(user, next instanceof Frozen);
+    } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null
+        || before instanceof Frozen was && next instanceof Frozen now
+            && was.generation() != now.generation()) {
+      changes.located(user, next instanceof Frozen, next instanceof Frozen now
+          ? now.generation() : 0);
     }
   }
 

@@ -414,10 +414,16 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /** The worker is dead (its wire ended, its process exited, or it fell silent): bury it. */
   void death(WorkerHandle handle, String reason) {
+    death(handle, reason, false);
+  }
+
+  /** As {@link #death(WorkerHandle, String)}; {@code planned} when the run ends it on purpose. */
+  private void death(WorkerHandle handle, String reason, boolean planned) {
     if (!handle.die(reason)) {
       return;
     }
-    Thread.ofVirtual().name("cryo-bury-" + handle.name()).start(() -> bury(handle, reason));
+    Thread.ofVirtual().name("cryo-bury-" + handle.name()).start(() -> bury(handle, reason,
+        planned));
   }
 
   /**
@@ -430,16 +436,18 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
    * a drain would pay before its commit. Blocks its caller until the process was reaped (bounded by
    * the kill's wait); thread-safe.
    *
+   * @param planned whether its quit reported (a planned end: its {@code worker_died} says so, and
+   *     the metrics count it apart from deaths); false when the quit failed
    * @return the users lost with it (not frozen when it ended), sorted; empty when it was dead already
    */
-  List<String> retire(WorkerHandle handle, String reason) {
+  List<String> retire(WorkerHandle handle, String reason, boolean planned) {
     if (!handle.die(reason)) {
       return List.of();
     }
-    return bury(handle, reason);
+    return bury(handle, reason, planned);
   }
 
-  private List<String> bury(WorkerHandle handle, String reason) {
+  private List<String> bury(WorkerHandle handle, String reason, boolean planned) {
     // Killed before its wire is closed: a live worker never sees the end of its wire, so it never
     // acts on it (it would only halt); the wire's own end, once it comes, finds the handle dead.
     WorkerProcess process = handle.process();
@@ -451,7 +459,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     if (wire != null) {
       wire.close();
     }
-    List<String> lost = routing.workerDied(handle.name(), reason);
+    List<String> lost = routing.workerDied(handle.name(), reason, planned);
     for (String user : lost) {
       try {
         freezer.dropUserFolder(user);
@@ -492,7 +500,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       }
     }
     for (WorkerHandle handle : starting) {
-      death(handle, "the run drains: its start was abandoned");
+      death(handle, "the run drains: its start was abandoned", true);
     }
   }
 

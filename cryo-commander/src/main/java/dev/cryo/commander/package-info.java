@@ -9,6 +9,25 @@
  * {@link dev.cryo.commander.JournalReplay}) that a start after a crash adopts instead; the
  * operator's view is docs/operations.md.
  *
+ * <h2>One lifecycle</h2>
+ * The run's phase is {@code Lifecycle}'s alone (starting, serving, reloading, shrinking, draining,
+ * stopping, closed), and every operation that changes workers asks it first: the start ends in
+ * serving; a reload, the replacement of a worker and the close of a spare one
+ * ({@code Replacement}) and {@code quitWorker} begin only while the run serves, one at a time
+ * (refused {@code busy} otherwise, with a sentence naming what runs); a drain asked during one of
+ * them stops admitting, waits for it and carries the users of the worker it was quitting; a stop
+ * (a stop now, a drain's end, a start given up) ends any phase. No operation keeps a flag of its
+ * own about the run's phase.
+ *
+ * <h2>Write-ahead hand-overs</h2>
+ * Durable state is consumed only once its replacement is durable: a start reads the reboot data,
+ * an item in place or the journal ({@code Adoption}), writes its own journal (which then holds
+ * every carried user, forced), and only then renames the reboot data back, drops the item or the
+ * folders nobody answers for. A start that fails after that — its workers do not start, or its
+ * caller cannot bind its ports ({@link dev.cryo.commander.Commander#abandonStart}) — hands back:
+ * the reboot data committed again from its maps, or its journal kept, and one line says where.
+ * The journal's file is touched only by its own thread, which nothing interrupts.
+ *
  * <h2>Rules of the package</h2>
  * <ul>
  *   <li><b>The ordering rule.</b> The routing maps ({@link dev.cryo.commander.Routing}) change only
@@ -94,14 +113,19 @@
  *       {@code worker}, {@code attempt}, {@code reason}; {@code worker_start_abandoned} —
  *       {@code worker}, {@code reason}.
  *   <li>{@code worker_died} — {@code worker}, {@code reason}, {@code lost} (the users lost with
- *       it, sorted). From this line on, none of them lives anywhere until a new birth names him.
+ *       it, sorted), {@code planned} (true when the run ended it on purpose: a quit into the
+ *       freezer that reported, a start a drain abandoned; false for a crash, a kill, a silence, a
+ *       quit that failed). From this line on, none of them lives anywhere until a new birth names
+ *       him.
  *   <li>{@code quit_begun} — a worker told to quit into the freezer: {@code worker}, {@code held}
  *       (users held), {@code grace_ms}; {@code quit_ended} — {@code worker} and its report's
  *       {@code frozen}, {@code dropped}, {@code failed}, {@code cut} (counts), or {@code failure};
  *       its {@code worker_died} follows, with the reason "it quit into the freezer".
  *   <li>{@code drain_begun} — {@code workers}, {@code placed}, {@code frozen}, {@code grace_ms};
- *       {@code drain_committed} or {@code drain_failed} — {@code carried}, {@code lost},
- *       {@code reboot} (the reboot data's path, or null), {@code failure}, {@code took_ms}.
+ *       {@code drain_committed} or {@code drain_failed} — {@code carried} (a count),
+ *       {@code lost} (the users not carried, sorted), {@code carried_users} (every user carried,
+ *       sorted), {@code not_carried} (each user not carried → why), {@code reboot} (the reboot
+ *       data's path, or null), {@code failure}, {@code took_ms}.
  *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
  *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
  *       (counts), {@code lost} (the users that were awake when it was killed and left no

@@ -5,14 +5,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The drain's last line counts its users in the singular when there is one. */
 class DrainReportTest {
 
   private static DrainReport report(int carried, Path reboot) {
-    return new DrainReport(carried, List.of(), List.of(), reboot, reboot == null ? "disk full"
+    List<String> users = new java.util.ArrayList<>();
+    for (int i = 0; i < carried; i++) {
+      users.add("u" + i);
+    }
+    return new DrainReport(users, Map.of(), List.of(), reboot, reboot == null ? "disk full"
         : null, Duration.ofMillis(1500));
+  }
+
+  @Test
+  void everyUserNotCarriedIsNamedWithWhy() {
+    DrainReport report = new DrainReport(List.of("anna"), Map.of("bob", "awake on main_0001"),
+        List.of(), Path.of("/run/reboot"), null, Duration.ofMillis(1500));
+    assertThat(report.summary()).isEqualTo("cryo: drained: 1 user carried into /run/reboot,"
+        + " 1 not carried {bob=awake on main_0001} in 1.5 s");
+    assertThat(report.lost()).containsExactly("bob");
   }
 
   @Test

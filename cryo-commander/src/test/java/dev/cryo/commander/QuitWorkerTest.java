@@ -150,6 +150,7 @@ class QuitWorkerTest {
           .filter(e -> e.path("worker").asText().equals(first)).findFirst().orElseThrow();
       assertThat(death.path("reason").asText()).isEqualTo(Quitter.REASON);
       assertThat(death.path("lost")).isEmpty();
+      assertThat(death.path("planned").asBoolean()).as("a quit that reported is planned").isTrue();
       assertThat(commander.status().anomalies()).as("anomalies: %s",
           events(commander, "anomaly")).isZero();
       assertThat(eventually(Duration.ofSeconds(90), () -> running(commander) == 2))

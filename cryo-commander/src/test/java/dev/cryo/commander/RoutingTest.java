@@ -299,7 +299,10 @@ class RoutingTest {
     assertThat(routing.locate("guest_c3")).isEqualTo(new OnWorker("w2"));
     assertThat(routing.counts().lost()).isEqualTo(1);
     assertThat(sink.of("worker_died")).singleElement()
-        .satisfies(e -> assertThat(e.fields().get("lost")).isEqualTo(List.of("guest_c1")));
+        .satisfies(e -> {
+          assertThat(e.fields().get("lost")).isEqualTo(List.of("guest_c1"));
+          assertThat(e.fields().get("planned")).as("a death is unplanned").isEqualTo(false);
+        });
   }
 
   @Test
