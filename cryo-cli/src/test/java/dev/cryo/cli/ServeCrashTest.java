@@ -235,16 +235,18 @@ class ServeCrashTest {
                 .isBetween(last, last + 1);
           }
         }
-        ChildCryo status = ChildCryo.start(scratch, "status", "--home", home.toString(),
-            "--json");
-        try {
-          assertThat(status.exitCode()).as(status.err()).isEqualTo(0);
-          JsonNode json = JSON.readTree(status.out());
-          assertThat(json.path("users").path("lost").asLong()).isEqualTo(0);
-          assertThat(json.path("users").path("frozen").asLong()).isEqualTo(USERS - awake);
-        } finally {
-          status.close();
-        }
+        // status.json is rewritten on the run's tick: read until it shows the woken users.
+        Poll.until("cryo status shows the awake users woken and nobody lost", () -> {
+          try (ChildCryo status = ChildCryo.start(scratch, "status", "--home", home.toString(),
+              "--json")) {
+            assertThat(status.exitCode()).as(status.err()).isEqualTo(0);
+            JsonNode json = JSON.readTree(status.out());
+            assertThat(json.path("users").path("lost").asLong()).isEqualTo(0);
+            return json.path("users").path("frozen").asLong() == USERS - awake;
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        });
         for (Tab tab : tabs) {
           if (tab.frozen()) {
             assertBack(http, next, tab);
