@@ -48,6 +48,13 @@ final class Harness implements AutoCloseable {
     return worker;
   }
 
+  /** A worker serving {@code application} (a cryo-app application, loaded as a worker loads it). */
+  Worker worker(String name, Class<? extends dev.cryo.app.CryoApplication> application) {
+    Worker worker = builder(name).application(AppHost.load(application.getName(), null)).build();
+    workers.add(worker);
+    return worker;
+  }
+
   List<Announcement> heard(String worker) {
     return heard.get(worker);
   }

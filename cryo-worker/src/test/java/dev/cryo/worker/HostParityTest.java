@@ -80,10 +80,7 @@ class HostParityTest {
   }
 
   private Worker worker(String name, Class<? extends CryoApplication> version) {
-    Worker worker = harness.builder(name).application(AppHost.load(version.getName(), null))
-        .build();
-    harness.workers.add(worker);
-    return worker;
+    return harness.worker(name, version);
   }
 
   /** What the runtime answers, as its worker's wire endpoint serves the commander's call. */

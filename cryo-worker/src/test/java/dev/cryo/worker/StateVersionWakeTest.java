@@ -77,10 +77,7 @@ class StateVersionWakeTest {
   }
 
   private Worker worker(String name, Class<? extends CryoApplication> version) {
-    Worker worker = harness.builder(name).application(AppHost.load(version.getName(), null))
-        .build();
-    harness.workers.add(worker);
-    return worker;
+    return harness.worker(name, version);
   }
 
   @Test
