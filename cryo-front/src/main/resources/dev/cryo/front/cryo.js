@@ -195,6 +195,7 @@
   Client.prototype.close = function () {
     if (this._state === "closed") return;
     clearTimeout(this._retry);
+    clearInterval(this._ping);
     if (global.removeEventListener) global.removeEventListener("online", this._online);
     var socket = this._socket;
     this._socket = null;
@@ -249,6 +250,11 @@
     }
     this._socket = socket;
     var openId = this._nextId++;
+    var unanswered = setTimeout(function () {
+      if (self._socket === socket && self._state !== "open") {
+        socket.close(4000, "no answer to the page's open within " + self._options.timeout + " ms");
+      }
+    }, this._options.timeout);
     socket.onopen = function () {
       socket.send(JSON.stringify({ id: openId, type: "open", page: self._page }));
     };
@@ -259,6 +265,7 @@
       if (message.type === "push") {
         if (message.page === self._page) self._push(message);
       } else if (message.id === openId) {
+        clearTimeout(unanswered);
         self._opened(socket, message);
       } else if (message.id !== undefined && self._waiting.has(message.id)) {
         var entry = self._waiting.get(message.id);
@@ -269,6 +276,7 @@
       }
     };
     socket.onclose = function (event) {
+      clearTimeout(unanswered);
       self._dropped(socket, event.code, event.reason);
     };
   };
