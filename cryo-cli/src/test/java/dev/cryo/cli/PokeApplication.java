@@ -12,6 +12,8 @@ import java.util.Map;
  * A test application for {@code cryo serve --app}: its calls push to any page of the run, another
  * user's too, which the demo never does. Routes:
  * <ul>
+ *   <li>{@code GET /client} → an empty HTML page that loads cryo's browser client
+ *       ({@code /_cryo/cryo.js}), for the tests that drive the client in a browser;
  *   <li>{@code POST /api/pages} → {@code {"page", "user", "worker"}}: opens a page;
  *   <li>{@code POST /api/poke} {@code {"page", "text"}} → {@code {"pages", "written"}}: pushes
  *       {@code {"kind": "poke", "from": USER, "text"}} to that page (the {@link Pushed} answer);
@@ -25,11 +27,17 @@ public final class PokeApplication implements CryoApplication {
   /** The body of {@code POST /api/poke}. */
   record Poke(String page, String text) {}
 
+  /** The page of {@code GET /client}: cryo's browser client and nothing else. */
+  static final String CLIENT_PAGE = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+      + "<title>cryo client</title><script src=\"/_cryo/cryo.js\"></script></head><body>"
+      + "<p id=\"status\">the client is loaded</p></body></html>";
+
   /** Makes the application. */
   public PokeApplication() {}
 
   @Override
   public void routes(Routes routes) {
+    routes.get("/client", call -> Response.html(CLIENT_PAGE));
     routes.post("/api/pages", call -> map("page", call.openPage(), "user", call.user(),
         "worker", call.worker()));
     routes.post("/api/poke", Poke.class, (call, poke) -> {

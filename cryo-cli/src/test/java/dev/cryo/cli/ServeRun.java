@@ -42,22 +42,26 @@ final class ServeRun implements AutoCloseable {
 
   /** Starts {@code cryo serve} as {@link #start(Path, String...)} with {@code jvm} options. */
   static ServeRun start(Path home, List<String> jvm, String... args) throws IOException {
-    return start(home, jvm, java.util.Map.of(), 0, args);
+    return start(home, 0, jvm, java.util.Map.of(), args);
   }
 
   /** Starts {@code cryo serve} with {@code jvm} options and {@code env} added to its environment. */
   static ServeRun start(Path home, List<String> jvm, java.util.Map<String, String> env,
       String... args) throws IOException {
-    return start(home, jvm, env, 0, args);
+    return start(home, 0, jvm, env, args);
   }
 
   /** Starts {@code cryo serve --home HOME --port PORT args...}; does not wait for it. */
   static ServeRun startOnPort(Path home, int port, String... args) throws IOException {
-    return start(home, List.of(), java.util.Map.of(), port, args);
+    return start(home, port, List.of(), java.util.Map.of(), args);
   }
 
-  private static ServeRun start(Path home, List<String> jvm, java.util.Map<String, String> env,
-      int port, String... args) throws IOException {
+  /**
+   * Starts {@code cryo serve} on {@code port} (0: any free one) with {@code jvm} options and
+   * {@code env}; does not wait for it.
+   */
+  static ServeRun start(Path home, int port, List<String> jvm, java.util.Map<String, String> env,
+      String... args) throws IOException {
     Files.createDirectories(home.getParent());
     Path out = Files.createTempFile(home.getParent(), "serve-out", ".txt");
     Path err = Files.createTempFile(home.getParent(), "serve-err", ".txt");
@@ -89,6 +93,21 @@ final class ServeRun implements AutoCloseable {
   static ServeRun serving(Path home, List<String> jvm, java.util.Map<String, String> env,
       String... args) throws Exception {
     ServeRun run = start(home, jvm, env, args);
+    try {
+      run.awaitUrl();
+      return run;
+    } catch (Exception | AssertionError e) {
+      run.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Starts a run on {@code port} and waits for its URL line: a second run on the port of one that
+   * ended is what a browser sees as its server restarted.
+   */
+  static ServeRun servingOnPort(Path home, int port, String... args) throws Exception {
+    ServeRun run = start(home, port, List.of(), java.util.Map.of(), args);
     try {
       run.awaitUrl();
       return run;

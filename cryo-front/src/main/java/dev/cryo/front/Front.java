@@ -18,7 +18,8 @@ import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
  * The run's public HTTP port: Jetty 12 (core handlers, no servlets) with its blocking work on
  * virtual threads, serving every path outside {@code /_cryo/} through an {@link Upstream}, and the
  * page sockets at {@code /_cryo/ws} (docs/socket.md): the browsers' WebSockets, their pages' calls
- * and the run's pushes.
+ * and the run's pushes; and the browser client that speaks to them, {@code /_cryo/cryo.js}
+ * (docs/client.md), served by the front itself.
  *
  * <pre>{@code
  * try (Front front = Front.builder(Upstream.of(commander)).port(8080).build()) {
@@ -83,7 +84,7 @@ public final class Front implements AutoCloseable {
     });
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
         new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener,
-        budget));
+        budget), new ClientScript());
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);

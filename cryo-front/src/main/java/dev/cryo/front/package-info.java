@@ -27,6 +27,10 @@
  *       without a known cookie is closed 1008), pass an Origin gate, and are bounded (message
  *       size, calls in flight, the outbound queue). A freeze or a move of a user never touches
  *       them; a push is written to them by the front, so it wakes nobody.
+ *   <li>The browser client, {@code /_cryo/cryo.js} (docs/client.md), is a resource of this
+ *       package served by the front itself ({@code ClientScript}): like every {@code /_cryo/}
+ *       path it reaches no worker and mints no cookie. Its protocol is the page socket's; a
+ *       change to one is a change to the other and to both pages of docs.
  *   <li>Apart from the sockets, the front holds no state of its own about users: the commander's
  *       maps are the truth.
  * </ul>
