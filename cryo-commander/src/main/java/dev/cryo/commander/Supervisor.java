@@ -368,8 +368,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /**
    * One heartbeat ping of {@code handle}: its photo refreshed when it answers. An answer (a reply,
-   * or an error reply) ends the worker's unanswered stretch; a timeout or the wire's end leaves it
-   * counting; a ping this side refused to send counts for nothing.
+   * or an error reply) proves the worker alive: it is heard and its unanswered stretch ends; a
+   * timeout or the wire's end leaves both counting; a ping this side refused to send counts for
+   * nothing.
    */
   private void ping(WorkerHandle handle, Wire wire) {
     CompletableFuture<byte[]> reply;
@@ -386,7 +387,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         WireException.Reason reason = cause instanceof WireException wireError
             ? wireError.reason() : null;
         if (reason == WireException.Reason.REMOTE_FAILURE) {
-          handle.pingAnswered(); // refused, but read and answered
+          handle.pingAnswered(); // refused, but read and answered: alive
+          LOG.log(Level.WARNING, "worker " + handle.name() + " answered its ping with an error ("
+              + cause.getMessage() + "); it is alive and kept, its last photo stands");
         } else if (reason == WireException.Reason.TOO_MANY_PENDING
             || reason == WireException.Reason.FRAME_TOO_LARGE) {
           handle.pingNotSent();

@@ -242,10 +242,16 @@ final class WorkerHandle {
     return true;
   }
 
-  /** The ping in flight was answered (a reply, or an error reply): the worker reads its wire. */
+  /**
+   * The ping in flight was answered (a reply, or an error reply): the worker reads its wire, and
+   * it is heard ({@link #heard}). Any answer on the wire proves the worker alive: one that answers
+   * with an error (its photo would not fit a frame, its handler failed) is busy or broken in a
+   * part, never silent.
+   */
   synchronized void pingAnswered() {
     pinging = false;
     unanswered = false;
+    heard();
   }
 
   /** The ping in flight got no answer (it timed out, or the wire ended): its time still counts. */
