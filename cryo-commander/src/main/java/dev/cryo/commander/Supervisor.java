@@ -6,6 +6,7 @@ import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireException;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.PhotoRequest;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.PushMessage;
 import dev.cryo.wire.protocol.PushResult;
@@ -52,7 +53,6 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   private static final System.Logger LOG = System.getLogger(Supervisor.class.getName());
   private static final Executor VIRTUAL = command -> Thread.ofVirtual().start(command);
-  private static final byte[] EMPTY_OBJECT = "{}".getBytes(StandardCharsets.UTF_8);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final CommanderConfig config;
@@ -407,7 +407,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   /**
-   * One heartbeat ping of {@code handle}: its photo refreshed when it answers. An answer (a reply,
+   * One heartbeat ping of {@code handle}: its photo refreshed when it answers, and the maps
+   * reconciled with the page of its users the photo carries (the next ping asks for the next
+   * page; users outside a page are neither found absent nor cleared by it). An answer (a reply,
    * or an error reply) proves the worker alive: it is heard and its unanswered stretch ends; a
    * timeout or the wire's end leaves both counting; a ping this side refused to send counts for
    * nothing.
@@ -415,7 +417,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private void ping(WorkerHandle handle, Wire wire) {
     CompletableFuture<byte[]> reply;
     try {
-      reply = wire.call(Methods.PING, EMPTY_OBJECT, config.heartbeat().multipliedBy(2));
+      reply = wire.call(Methods.PING,
+          ProtocolCodec.write(new PhotoRequest(handle.nextPhotoAfter())),
+          config.heartbeat().multipliedBy(2));
     } catch (RuntimeException e) { // a bug, not the worker's silence: the next beat tries again
       handle.pingNotSent();
       LOG.log(Level.WARNING, "the ping of worker " + handle.name() + " failed: " + e);
@@ -444,7 +448,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         handle.photo(photo);
         Map<String, Long> held = new HashMap<>();
         photo.users().forEach((user, entry) -> held.put(user, entry.generation()));
-        routing.reconcile(handle.name(), held);
+        routing.reconcile(handle.name(), held, photo::covers); // its page's users only
       } catch (RuntimeException e) {
         LOG.log(Level.WARNING, "the photo of worker " + handle.name() + " does not read: "
             + e.getMessage());
