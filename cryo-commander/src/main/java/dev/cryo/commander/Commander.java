@@ -64,7 +64,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Threads: {@link #serve}, {@link #move}, {@link #quitWorker}, {@link #status} and
  * {@link #knowsConnection} may be called from any number of threads at once; a tick runs on a
- * platform daemon thread of its own.
+ * platform daemon thread of its own, and the workers' heartbeat on another ({@code Supervisor}),
+ * so that the tick's walk of the freezer never delays a silence check.
  * {@link #close} may be called from any thread, once or more.
  */
 public final class Commander implements AutoCloseable {
@@ -402,6 +403,7 @@ public final class Commander implements AutoCloseable {
     publishStatus();
     long beat = config.heartbeat().toMillis();
     ticker.scheduleWithFixedDelay(this::tick, beat, beat, TimeUnit.MILLISECONDS);
+    supervisor.startHeartbeat(); // a thread of its own: the tick walks the freezer
     long expiryEvery = config.housekeeping().expiryInterval().toMillis();
     long sweepEvery = config.housekeeping().sweepInterval().toMillis();
     housekeeper.scheduleWithFixedDelay(() -> housekeeping("expiry", this::expireFrozen),
@@ -699,7 +701,6 @@ public final class Commander implements AutoCloseable {
 
   private void tick() {
     try {
-      supervisor.heartbeat();
       occupancyCheck.tick();
       measureFreezer();
       publishStatus();

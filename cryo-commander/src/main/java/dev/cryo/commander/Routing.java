@@ -436,8 +436,19 @@ public final class Routing {
    * </ul>
    *
    * Users at generation 0 (a worker that tells none) are left alone.
+   *
+   * <p>A photo may be one page of the worker's users ({@code PhotoMessage#covers}): then
+   * {@code held} lists every user it holds among those {@code covers} accepts, and says nothing of
+   * the others. Only users the page covers are compared: one it leaves out is never found absent,
+   * and a suspicion about him from an earlier photo is kept, neither acted on nor cleared, until a
+   * photo covers him again. "Two photos in a row" then means two photos covering him (a cycle of
+   * pages apart, longer than a beat: more time for an announcement on its way to arrive); a
+   * suspicion names the stay's generation, so one about an earlier stay never counts for a later.
+   *
+   * @param covers whether the photo speaks of a user (a whole photo: every user)
    */
-  public synchronized void reconcile(String worker, Map<String, Long> held) {
+  public synchronized void reconcile(String worker, Map<String, Long> held,
+      java.util.function.Predicate<String> covers) {
     Set<String> now = new java.util.HashSet<>();
     held.forEach((user, generation) -> {
       if (generation == 0) {
@@ -454,11 +465,20 @@ public final class Routing {
     });
     for (String user : workerUsers.getOrDefault(worker, Set.of())) {
       if (users.get(user) instanceof OnWorker on && on.generation() != 0 && !held.containsKey(user)
-          && !holds.containsKey(user)) {
-        now.add("-" + user);
+          && !holds.containsKey(user) && covers.test(user)) {
+        now.add("-" + user + "@" + on.generation());
       }
     }
-    Set<String> before = suspects.put(worker, now);
+    Set<String> before = suspects.get(worker);
+    Set<String> kept = new java.util.HashSet<>(now);
+    if (before != null) {
+      for (String seen : before) {
+        if (!covers.test(suspectUser(seen))) {
+          kept.add(seen); // this page says nothing of him: a later one will
+        }
+      }
+    }
+    suspects.put(worker, kept);
     if (before == null) {
       return;
     }
@@ -467,7 +487,7 @@ public final class Routing {
         continue;
       }
       if (seen.startsWith("-")) {
-        String user = seen.substring(1);
+        String user = suspectUser(seen);
         relocate(user, new Frozen(null, 0, 0));
         recordRepair("absent", worker, user, 0, null, "'" + user + "' lives on " + worker
             + " as the maps say, but two of its photos in a row show no stay of his: he is marked"
@@ -482,6 +502,16 @@ public final class Routing {
             + " dropped there");
       }
     }
+  }
+
+  /** Reconciles with a whole photo: {@link #reconcile(String, Map, java.util.function.Predicate)}. */
+  public void reconcile(String worker, Map<String, Long> held) {
+    reconcile(worker, held, user -> true);
+  }
+
+  /** The user of a suspicion: {@code USER@GENERATION} or {@code -USER@GENERATION}. */
+  private static String suspectUser(String suspect) {
+    return suspect.substring(suspect.startsWith("-") ? 1 : 0, suspect.lastIndexOf('@'));
   }
 
   /**

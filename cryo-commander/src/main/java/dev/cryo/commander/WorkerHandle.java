@@ -31,6 +31,7 @@ final class WorkerHandle {
   /** The number of the current attempt (0 before the first): a presentation names its own. */
   private int attempts; // guarded by this
   private PhotoMessage photo;
+  private String photoAfter; // guarded by this: the next ping's page begins after it
   private long order = Long.MAX_VALUE;
   private Instant runningSince;
   private String deathReason;
@@ -188,9 +189,19 @@ final class WorkerHandle {
     return photo;
   }
 
+  /**
+   * Keeps {@code newPhoto} as the worker's latest, and where the next ping's page begins: after
+   * its last user, or with the first once it reached the last ({@link #nextPhotoAfter}).
+   */
   synchronized void photo(PhotoMessage newPhoto) {
     photo = newPhoto;
+    photoAfter = newPhoto.usersThrough();
     heard();
+  }
+
+  /** The name the next ping's page of users begins after; null for the first page. */
+  synchronized String nextPhotoAfter() {
+    return photoAfter;
   }
 
   /** The application's move routes, each {@code [METHOD, PATH]}, from the presentation. */
@@ -242,10 +253,16 @@ final class WorkerHandle {
     return true;
   }
 
-  /** The ping in flight was answered (a reply, or an error reply): the worker reads its wire. */
+  /**
+   * The ping in flight was answered (a reply, or an error reply): the worker reads its wire, and
+   * it is heard ({@link #heard}). Any answer on the wire proves the worker alive: one that answers
+   * with an error (its photo would not fit a frame, its handler failed) is busy or broken in a
+   * part, never silent.
+   */
   synchronized void pingAnswered() {
     pinging = false;
     unanswered = false;
+    heard();
   }
 
   /** The ping in flight got no answer (it timed out, or the wire ended): its time still counts. */

@@ -53,7 +53,9 @@ import java.util.concurrent.CountDownLatch;
  * frames keep coming; {@code cryo.fake.refuse=CODE} refuses every {@code http} call with the refusal
  * code CODE; {@code cryo.fake.unreadable=true} answers every call that would wake a user as the
  * worker's application host answers state it cannot read (a 503 naming
- * {@code Cryo-Reason: unreadable_parcel}), waking nobody.
+ * {@code Cryo-Reason: unreadable_parcel}), waking nobody; {@code cryo.fake.pingError=NAME} makes the
+ * worker spawned as NAME answer every ping with an error reply, as a worker whose photo outgrew
+ * the frame limit did, and print {@code ping refused N} for the N-th; it sends nothing else.
  */
 public final class FakeWorkerMain implements WireHandler {
 
@@ -62,6 +64,8 @@ public final class FakeWorkerMain implements WireHandler {
   private final boolean mute = Boolean.getBoolean("cryo.fake.mute");
   private final boolean freezeHangs = "hang".equals(System.getProperty("cryo.fake.freeze"));
   private final boolean deaf;
+  private final boolean pingError;
+  private long pingsRefused; // guarded by this
   private final Map<String, Long> counters = new HashMap<>(); // guarded by this
   private final Map<String, String> connections = new HashMap<>(); // guarded by this
   private final CountDownLatch ended = new CountDownLatch(1);
@@ -71,6 +75,7 @@ public final class FakeWorkerMain implements WireHandler {
   private FakeWorkerMain(SpawnPayload spawn) throws IOException {
     this.spawn = spawn;
     this.deaf = spawn.name().equals(System.getProperty("cryo.fake.deaf"));
+    this.pingError = spawn.name().equals(System.getProperty("cryo.fake.pingError"));
     this.freezer = new Freezer(Path.of(spawn.freezer()));
   }
 
@@ -190,6 +195,9 @@ public final class FakeWorkerMain implements WireHandler {
         if (mute || deaf) {
           Thread.sleep(Long.MAX_VALUE);
         }
+        if (pingError) {
+          refusePing();
+        }
         yield ProtocolCodec.write(photo());
       }
       case Methods.HTTP -> {
@@ -219,6 +227,14 @@ public final class FakeWorkerMain implements WireHandler {
       default -> throw new WireRefusal(RefusalReason.BAD_REQUEST.code(),
           "the fake serves no " + method);
     };
+  }
+
+  /** Answers a ping with an error reply, as the wire does for a reply too large for a frame. */
+  private synchronized void refusePing() {
+    pingsRefused++;
+    System.out.println("ping refused " + pingsRefused);
+    System.out.flush();
+    throw new WireRefusal("internal", "the fake answers every ping with an error");
   }
 
   /** Waits, polling, while {@code file} exists: a gate a test opens from another process. */

@@ -207,6 +207,41 @@ class RoutingTest {
     assertThat(routing.repairs()).containsEntry("stray_copy", 1L).containsEntry("absent", 1L);
   }
 
+  /**
+   * A photo that is one page of a worker's users says nothing of the users outside its range:
+   * none of them is found absent however many such pages come, and a user is found absent only
+   * once two pages covering him both showed him missing.
+   */
+  @Test
+  void aPageOfAPhotoFindsAbsentOnlyTheUsersItCovers() {
+    routing.fold("w1", new Announcement(1, NEW_USER, "anna", List.of("anna"), null, 5));
+    routing.fold("w1", new Announcement(2, NEW_USER, "bob", List.of("bob"), null, 6));
+    routing.fold("w1", new Announcement(3, NEW_USER, "carl", List.of("carl"), null, 7));
+    java.util.function.Predicate<String> first = user -> user.compareTo("anna") <= 0;
+    java.util.function.Predicate<String> second = user -> user.compareTo("anna") > 0;
+
+    // The first page (through anna) lists anna: bob and carl are on the second page.
+    for (int cycle = 0; cycle < 3; cycle++) {
+      routing.reconcile("w1", Map.of("anna", 5L), first);
+    }
+    assertThat(routing.locate("bob")).as("never covered: never absent")
+        .isEqualTo(new OnWorker("w1", 6));
+    assertThat(routing.locate("carl")).isEqualTo(new OnWorker("w1", 7));
+    assertThat(routing.repairs()).doesNotContainKey("absent");
+
+    // The second page shows carl but not bob, twice, with first pages between.
+    routing.reconcile("w1", Map.of("carl", 7L), second);
+    routing.reconcile("w1", Map.of("anna", 5L), first);
+    assertThat(routing.locate("bob")).as("one covering photo is not enough")
+        .isEqualTo(new OnWorker("w1", 6));
+    routing.reconcile("w1", Map.of("carl", 7L), second);
+
+    assertThat(routing.locate("bob")).isInstanceOf(Frozen.class);
+    assertThat(routing.locate("anna")).isEqualTo(new OnWorker("w1", 5));
+    assertThat(routing.locate("carl")).isEqualTo(new OnWorker("w1", 7));
+    assertThat(routing.repairs()).containsExactly(Map.entry("absent", 1L));
+  }
+
   @Test
   void aCopyAnnouncedAtAGenerationTheMapsDoNotGiveIsDroppedByAFencedOrder() {
     java.util.List<String> orders = new java.util.ArrayList<>();

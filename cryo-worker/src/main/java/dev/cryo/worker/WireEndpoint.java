@@ -3,6 +3,7 @@ package dev.cryo.worker;
 import dev.cryo.app.Response;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireHandler;
+import dev.cryo.wire.WireLimits;
 import dev.cryo.wire.WireRefusal;
 import dev.cryo.wire.WireRefusedException;
 import dev.cryo.wire.protocol.AnnouncementMessage;
@@ -13,6 +14,7 @@ import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
+import dev.cryo.wire.protocol.PhotoRequest;
 import dev.cryo.wire.protocol.ProtocolCodec;
 import dev.cryo.wire.protocol.ProtocolException;
 import dev.cryo.wire.protocol.QuitOrder;
@@ -26,7 +28,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -55,12 +59,32 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
   /** How long after its quit's reply a worker waits for the commander to close the wire. */
   static final Duration QUIT_EXIT_WAIT = Duration.ofSeconds(10);
 
+  /**
+   * The most connections of one user a photo lists; past it, his first ones by id. The photo's
+   * {@code connectionCount} counts them all, and the commander reads no user's connections.
+   */
+  static final int MAX_LISTED_CONNECTIONS = 256;
+  /** What a photo's fields other than its users take at most, header of the frame included. */
+  private static final int PHOTO_FIXED_BYTES = 4096;
+
   private final Runnable onWireLost;
+  /** The most bytes a photo's users may take, by {@link #estimate}: half the frame limit. */
+  private final long photoBudgetBytes;
   private volatile Worker worker;
   private volatile Wire wire;
 
+  /** An endpoint for a wire of the default limits ({@link WireLimits#defaults()}). */
   WireEndpoint(Runnable onWireLost) {
+    this(onWireLost, WireLimits.DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /**
+   * An endpoint for a wire whose frames are at most {@code maxFrameBytes}: each photo it sends
+   * is a page of the users that fits in one frame ({@link #photo(PhotoRequest)}).
+   */
+  WireEndpoint(Runnable onWireLost, int maxFrameBytes) {
     this.onWireLost = Objects.requireNonNull(onWireLost, "onWireLost");
+    this.photoBudgetBytes = Math.max(1, maxFrameBytes / 2 - PHOTO_FIXED_BYTES);
   }
 
   /** Binds the endpoint to its worker and wire, before the wire carries its first call. */
@@ -113,7 +137,8 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     try {
       return switch (method) {
         case Methods.HTTP -> ProtocolCodec.write(http(ProtocolCodec.read(payload, HttpCall.class)));
-        case Methods.PING -> ProtocolCodec.write(photo());
+        case Methods.PING -> ProtocolCodec.write(
+            photo(ProtocolCodec.read(payload, PhotoRequest.class)));
         case Methods.FREEZE_USER -> ProtocolCodec.write(
             freeze(ProtocolCodec.read(payload, UserOrder.class)));
         case Methods.DROP_USER -> ProtocolCodec.write(
@@ -211,20 +236,77 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     return new QuitResult(report.frozen(), report.dropped(), report.failed(), report.cut());
   }
 
-  /** The worker's photo as the wire carries it. */
+  /** The first page of the worker's photo as the wire carries it (its presentation's). */
   PhotoMessage photo() {
+    return photo(PhotoRequest.FIRST);
+  }
+
+  /**
+   * One page of the worker's photo as the wire carries it: the counts and memory of the whole
+   * worker, and the users whose names sort after {@code request.after()}, in name order, as many
+   * as fit in half a frame (at least one): the photo fits a frame at any user count. Its range
+   * ({@link PhotoMessage#usersAfter()}, {@link PhotoMessage#usersThrough()}) says which users it
+   * speaks of: every user held in it is listed. A user with more than
+   * {@link #MAX_LISTED_CONNECTIONS} connections has only his first ones, by id, listed.
+   */
+  PhotoMessage photo(PhotoRequest request) {
     Photo photo = worker.photo();
+    NavigableMap<String, Photo.UserPhoto> sorted = new TreeMap<>(photo.users());
+    if (request.after() != null) {
+      sorted = sorted.tailMap(request.after(), false);
+    }
     Map<String, PhotoMessage.UserEntry> users = new HashMap<>();
-    photo.users().forEach((user, entry) -> users.put(user, new PhotoMessage.UserEntry(
-        entry.state().code(), entry.connections(), entry.pendingCalls(), millis(entry.lastRpc()),
-        millis(entry.lastUser()),
-        entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase(),
-        entry.generation())));
+    long left = photoBudgetBytes;
+    String last = null;
+    String through = null; // null: the page reaches the last user
+    for (Map.Entry<String, Photo.UserPhoto> user : sorted.entrySet()) {
+      Photo.UserPhoto entry = user.getValue();
+      Map<String, Integer> connections = listed(entry.connections());
+      long bytes = estimate(user.getKey(), connections);
+      if (last != null && bytes > left) {
+        through = last;
+        break;
+      }
+      left -= bytes;
+      last = user.getKey();
+      users.put(user.getKey(), new PhotoMessage.UserEntry(entry.state().code(), connections,
+          entry.pendingCalls(), millis(entry.lastRpc()), millis(entry.lastUser()),
+          entry.transferFlag() == null ? null : entry.transferFlag().name().toLowerCase(),
+          entry.generation()));
+    }
     return new PhotoMessage(photo.pid(), photo.name(), photo.group(), photo.state().code(),
         photo.watermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
         photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
         photo.connectionCount(), photo.pageCount(), photo.pendingCallCount(),
-        photo.servedCallCount(), photo.freezeFailures(), users);
+        photo.servedCallCount(), photo.freezeFailures(), users, request.after(), through);
+  }
+
+  /** A user's connections as a photo lists them: all, or the first by id past the bound. */
+  private static Map<String, Integer> listed(Map<String, Integer> connections) {
+    if (connections.size() <= MAX_LISTED_CONNECTIONS) {
+      return connections;
+    }
+    Map<String, Integer> first = new HashMap<>();
+    for (Map.Entry<String, Integer> connection : new TreeMap<>(connections).entrySet()) {
+      if (first.size() == MAX_LISTED_CONNECTIONS) {
+        break;
+      }
+      first.put(connection.getKey(), connection.getValue());
+    }
+    return first;
+  }
+
+  /**
+   * The most bytes a user's entry takes in a photo's compact JSON: six bytes a character of a
+   * name (a control character escaped in six; any other takes at most three in
+   * UTF-8), and room for the longest numbers, state and flag.
+   */
+  static long estimate(String user, Map<String, Integer> connections) {
+    long bytes = 200 + 6L * user.length();
+    for (String connection : connections.keySet()) {
+      bytes += 16 + 6L * connection.length();
+    }
+    return bytes;
   }
 
   private static long millis(Instant instant) {

@@ -19,7 +19,7 @@ public final class Methods {
 
   /** Commander → worker: one HTTP request ({@link HttpCall} → {@link HttpResult}). */
   public static final String HTTP = "http";
-  /** Commander → worker: the heartbeat ({@code {}} → {@link PhotoMessage}). */
+  /** Commander → worker: the heartbeat ({@link PhotoRequest} → {@link PhotoMessage}, one page). */
   public static final String PING = "ping";
   /** Commander → worker: freeze one user ({@link UserOrder} → {@link FreezeResult}). */
   public static final String FREEZE_USER = "freeze_user";

@@ -6,6 +6,14 @@ import java.util.Map;
  * A worker's photo as the wire carries it: who it is, its state and memory, and per user his
  * state, connections and clocks. Compact: about a hundred bytes per user.
  *
+ * <p>Its size is bounded at any user count: the counts and the memory are always the whole
+ * worker's, but the users are one page of them, those whose names sort ({@link String#compareTo})
+ * after {@code usersAfter} (excluded) and up to {@code usersThrough} (included), either null for no
+ * bound. Every user the worker held in that range when the photo was taken is in {@code users},
+ * and no other: a reader may conclude that a user is absent only within the range
+ * ({@link #covers}). The worker sizes a page to fit its frame limit; {@link PhotoRequest} asks for
+ * the next.
+ *
  * @param pid the worker's process id
  * @param name its name
  * @param group its group
@@ -21,12 +29,15 @@ import java.util.Map;
  * @param pendingCallCount calls in flight
  * @param servedCallCount calls served since the worker started
  * @param freezeFailures departures the disk refused since the worker started
- * @param users per user
+ * @param users per user, those of the page's range
+ * @param usersAfter the page's range begins after this name (excluded); null: with the first user
+ * @param usersThrough the page's range ends with this name (included); null: with the last user,
+ *     so the next page asked for is the first again
  */
 public record PhotoMessage(long pid, String name, String group, String state, long watermark,
     long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
     int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
-    long freezeFailures, Map<String, UserEntry> users) {
+    long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough) {
 
   /** The worker serves. */
   public static final String RUNNING = "running";
@@ -38,6 +49,25 @@ public record PhotoMessage(long pid, String name, String group, String state, lo
   /** Copies the users. */
   public PhotoMessage {
     users = users == null ? Map.of() : Map.copyOf(users);
+  }
+
+  /** A photo whose {@code users} are all the worker's: one page from the first to the last. */
+  public PhotoMessage(long pid, String name, String group, String state, long watermark,
+      long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
+      int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
+      long freezeFailures, Map<String, UserEntry> users) {
+    this(pid, name, group, state, watermark, takenAtMillis, residentBytes, heapUsedBytes,
+        heapMaxBytes, userCount, connectionCount, pageCount, pendingCallCount, servedCallCount,
+        freezeFailures, users, null, null);
+  }
+
+  /**
+   * Whether {@code user}'s name falls in this photo's page: then {@link #users()} tells whether
+   * the worker held him; outside it, the photo says nothing of him.
+   */
+  public boolean covers(String user) {
+    return (usersAfter == null || user.compareTo(usersAfter) > 0)
+        && (usersThrough == null || user.compareTo(usersThrough) <= 0);
   }
 
   /**

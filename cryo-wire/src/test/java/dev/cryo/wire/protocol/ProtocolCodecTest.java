@@ -37,6 +37,33 @@ class ProtocolCodecTest {
   }
 
   @Test
+  void aPageOfAPhotoRoundTripsAndCoversOnlyItsRange() {
+    PhotoMessage page = new PhotoMessage(7, "w1", "main", PhotoMessage.RUNNING, 42, 1000, -1, 10,
+        100, 3, 1, 2, 0, 5, 0, Map.of("bob", new PhotoMessage.UserEntry("active",
+            Map.of("c1", 2), 0, 900, 0, null, 3)), "anna", "bob");
+
+    assertThat(ProtocolCodec.read(ProtocolCodec.write(page), PhotoMessage.class))
+        .isEqualTo(page);
+    assertThat(page.covers("anna")).as("the previous page's last").isFalse();
+    assertThat(page.covers("anna2")).isTrue();
+    assertThat(page.covers("bob")).as("its own last").isTrue();
+    assertThat(page.covers("carl")).as("the next page's").isFalse();
+  }
+
+  @Test
+  void aPhotoWithoutARangeIsWholeAndAnEmptyPingAsksForTheFirstPage() {
+    byte[] whole = ProtocolCodec.write(new PhotoMessage(7, "w1", "main", PhotoMessage.RUNNING, 42,
+        1000, -1, 10, 100, 0, 0, 0, 0, 5, 0, Map.of()));
+    PhotoMessage read = ProtocolCodec.read(whole, PhotoMessage.class);
+
+    assertThat(read.usersAfter()).isNull();
+    assertThat(read.usersThrough()).isNull();
+    assertThat(read.covers("anyone")).isTrue();
+    assertThat(ProtocolCodec.read("{}".getBytes(StandardCharsets.UTF_8), PhotoRequest.class))
+        .isEqualTo(PhotoRequest.FIRST);
+  }
+
+  @Test
   void unknownFieldsAreIgnored() {
     byte[] json = "{\"user\":\"anna\",\"later\":{\"x\":1}}".getBytes(StandardCharsets.UTF_8);
 
