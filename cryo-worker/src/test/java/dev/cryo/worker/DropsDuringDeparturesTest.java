@@ -146,10 +146,11 @@ class DropsDuringDeparturesTest {
       holdRead.countDown();
       assertThat(drop.get(10, TimeUnit.SECONDS)).as("dropped once awake").isTrue();
       // The waking call is in flight, and a drop does not wait for calls: it is served before
-      // the drop (2); or the drop comes first and its page went with it (404: a call opens no
-      // page); or the drop comes in the middle, after its handler wrote (503: kept, not re-run).
+      // the drop (2), or after it, its page born afresh by the test's arrival naming it (1); or
+      // its page went with the drop (404); or the drop came in the middle, after its handler
+      // wrote (503: kept, not run again).
       try {
-        assertThat(number(wake.get(10, TimeUnit.SECONDS))).isEqualTo(2L);
+        assertThat(number(wake.get(10, TimeUnit.SECONDS))).isBetween(1L, 2L);
       } catch (java.util.concurrent.ExecutionException e) {
         assertThat(e.getCause()).isInstanceOfSatisfying(Harness.Refused.class, refused ->
             assertThat(refused.status + " " + refused.getMessage()).satisfiesAnyOf(
