@@ -206,6 +206,9 @@ class ServeCrashTest {
         Poll.until("the load is served", () -> served.get() > 20);
 
         ChildCryo.kill("KILL", run.process().pid());
+        // Dead before the close below looks for its descendants: until then its workers are
+        // still its children, and the close would kill them in the middle of their freeze.
+        run.process().waitFor();
 
         loading.set(false);
         for (Thread thread : load) {
