@@ -92,14 +92,7 @@ final class ServeRun implements AutoCloseable {
   /** Starts a run with {@code jvm} options and {@code env}, and waits for its URL line. */
   static ServeRun serving(Path home, List<String> jvm, java.util.Map<String, String> env,
       String... args) throws Exception {
-    ServeRun run = start(home, jvm, env, args);
-    try {
-      run.awaitUrl();
-      return run;
-    } catch (Exception | AssertionError e) {
-      run.close();
-      throw e;
-    }
+    return served(start(home, jvm, env, args));
   }
 
   /**
@@ -107,7 +100,11 @@ final class ServeRun implements AutoCloseable {
    * ended is what a browser sees as its server restarted.
    */
   static ServeRun servingOnPort(Path home, int port, String... args) throws Exception {
-    ServeRun run = start(home, port, List.of(), java.util.Map.of(), args);
+    return served(start(home, port, List.of(), java.util.Map.of(), args));
+  }
+
+  /** {@code run} once it printed its URL; closed when it does not. */
+  private static ServeRun served(ServeRun run) throws Exception {
     try {
       run.awaitUrl();
       return run;

@@ -275,8 +275,7 @@ final class Tenant {
    */
   CompletableFuture<Void> probe(String connectionId, CompletableFuture<Void> mine) {
     requireHeld();
-    CompletableFuture<Void> running = probes.putIfAbsent(connectionId, mine);
-    return running;
+    return probes.putIfAbsent(connectionId, mine);
   }
 
   /** The look for connection {@code connectionId}'s parcel ended. */
