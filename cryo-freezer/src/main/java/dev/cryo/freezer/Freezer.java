@@ -841,9 +841,9 @@ public final class Freezer {
         Trip trip = key == null ? null : trips.get(key);
         if (trip != null && directory == trip.hold.directory()) {
           Path entry = Path.of(name);
-          // Through a spare; with none at hand, the parcel there (a woken user's, left in place
-          // for the next freeze) becomes one first: written over in place, a truncated file
-          // would be flushed at its close, and torn by a crash mid-write.
+          // Through a spare; with none at hand, the parcel already there becomes one first:
+          // written over in place, a truncated file would be flushed at its close, and torn by a
+          // crash mid-write.
           if (trip.parcels.place(directory, entry, bytes)
               || (trip.parcels.size() == 0 && trip.parcels.keep(directory, entry)
                   && trip.parcels.place(directory, entry, bytes))) {

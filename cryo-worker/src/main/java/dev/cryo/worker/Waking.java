@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -88,11 +89,10 @@ final class Waking {
   }
 
   /**
-   * The disk trip of a wake, semaphore held: read, rebuild, announce. The parcels stay where they
-   * are, residue of his earlier stay once he is awake: should the commander lose the record of this
-   * wake in a crash, its maps say he is frozen and the parcels it names are there to wake him
-   * again (his next freeze writes over them; his drop or the sweep removes them). Only the
-   * connection parcels a login tail handed over are consumed: they are no stay's.
+   * The disk trip of a wake, semaphore held: read, rebuild, announce, then {@linkplain #consume
+   * consume} what was read. Should the commander lose the record of this wake in a crash, his worker
+   * freezes him anew when it loses its wire ({@code WorkerMain}), and the next start waits for that
+   * freeze; a worker that died with him loses him, named, never brings back an older state.
    */
   private void wake(Tenant tenant, long parcelGeneration) throws IOException {
     String user = tenant.user;
@@ -154,10 +154,27 @@ final class Waking {
       tenant.lock.unlock();
     }
     announcer.deliver();
-    for (Map.Entry<String, Map<?, ?>> connection : connectionParcels.entrySet()) {
-      if (Parcels.handedOver(connection.getValue())) { // consumed: it was no stay's
-        freezer.dropConnectionParcel(user, connection.getKey());
+    consume(user, connectionParcels.keySet());
+  }
+
+  /**
+   * Consumes the parcels a wake read, semaphore held: the user's first, then his connections'
+   * (each kept as an emptied spare for his next freeze). Once he is awake they are no state of
+   * his: a stay that ends without a freeze (a login into another identity, a drop) must leave
+   * nothing a later start could wake him from, older than what was acknowledged since. A failure
+   * is logged and leaves residue, which the generation fence keeps from ever being woken by the
+   * maps; it never undoes the wake.
+   */
+  private void consume(String user, Set<String> connectionIds) {
+    try {
+      freezer.dropUserParcel(user);
+      for (String connectionId : connectionIds) {
+        freezer.dropConnectionParcel(user, connectionId);
       }
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the parcels '" + user + "' was woken from on worker " + name
+          + " could not all be consumed; he is awake all the same, and what is left is residue"
+          + " of his earlier stay", e);
     }
   }
 

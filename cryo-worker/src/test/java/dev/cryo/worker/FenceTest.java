@@ -98,7 +98,7 @@ class FenceTest {
   }
 
   @Test
-  void aWakeReadsOnlyAParcelAsNewAsTheGrantNamesAndLeavesResidueAlone() throws Exception {
+  void aWakeReadsOnlyAParcelAsNewAsTheGrantNamesAndLeavesResidueAloneThenConsumesIt() throws Exception {
     Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
     w1.freezeUser("anna", 5L).join();
     Path parcel = harness.freezer.folder("anna").resolve("user.parcel");
@@ -113,22 +113,24 @@ class FenceTest {
     assertThat(w2.registry().userItems().contains("anna")).isFalse();
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
 
-    // The wake the maps name finds him, and the parcel stays behind as residue of that stay.
+    // The wake the maps name finds him, and consumes what it read.
     assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(8, 5))))
         .isEqualTo(2L);
-    assertThat(Files.readAllBytes(parcel)).isEqualTo(before);
-    assertThat(Parcels.generationOf((Map<?, ?>) harness.freezer.readUserParcel("anna")
-        .orElseThrow())).isEqualTo(5L);
+    assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
   }
 
   /**
-   * The review's finding 2: a wake's record can be lost (the commander's journal writes in batches;
-   * it was killed before the batch). Its replay then says he is frozen at the generation of his
-   * last freeze. Before, the wake had dropped his parcels, and every request got "state is missing"
-   * for good; now they stay, and a new wake finds him as he was frozen.
+   * The review's finding 2, and what came of it: a wake's record can be lost (the commander's
+   * journal writes in batches; it was killed before the batch), and its replay then says he is
+   * frozen at the generation of his last freeze. His worker, alive, freezes him anew when it loses
+   * its commander, and the next start waits for that (CommanderDeathTest). When the worker died
+   * with it, the wake had consumed his parcels: the older state is not brought back as if it were
+   * him (acknowledged writes lost without a word, and a stay merged into another identity since
+   * resurrected); the wake is refused {@code no_parcel}, nothing is created, and the commander
+   * forgets him, named lost.
    */
   @Test
-  void aWokenUsersParcelsStayForAWakeWhoseRecordWasLost() {
+  void aWakeWhoseRecordWasLostWithItsWorkerFindsNoOlderStateToComeBackFrom() {
     Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
     Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.live(5)));
     w1.freezeUser("anna", 5L).join();
@@ -137,7 +139,10 @@ class FenceTest {
     w2.close(); // the worker goes with its commander: his stay at 6 is lost
 
     Worker w3 = harness.worker("w3");
-    assertThat(Harness.call(w3, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(7, 5))))
-        .as("as he was frozen at 5").isEqualTo(3L);
+    assertThatThrownBy(() -> Harness.call(w3, increment("anna", "c1", "p1", "user")
+        .withGrant(Grant.wake(7, 5))))
+        .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
+            .isEqualTo(RefusalReason.NO_PARCEL));
+    assertThat(w3.registry().userItems().contains("anna")).isFalse();
   }
 }

@@ -77,6 +77,29 @@ class LoginTest {
     assertThat(worker.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c0", "c1");
   }
 
+  /**
+   * A short schedule's defect: a guest moved here (frozen on one worker, woken on this one) wrote
+   * once more, then logged into an identity living here, and the commander was killed. The next
+   * start found his parcel of before the move, left in place by the wake, and brought him back from
+   * it: his acknowledged write gone, his connection owned twice. The wake consumes what it read, so
+   * a stay ending in a login leaves nothing of him to wake.
+   */
+  @Test
+  void aWokenGuestWhoLogsIntoAResidentLeavesNoParcelToBeWokenFrom() throws Exception {
+    Harness.call(worker, increment("anna", "c0", "p0", "user")); // anna lives here
+    Harness.call(other, increment(null, "c1", "p1", "user"));
+    other.freezeUser("guest_c1").join();
+    assertThat(harness.freezer.readUserParcel("guest_c1")).isPresent();
+    assertThat(number(Harness.call(worker, increment("guest_c1", "c1", "p1", "user")
+        .withUserFrozen()))).isEqualTo(2L);
+
+    worker.login("c1", "anna").join();
+
+    assertThat(harness.told("w1")).endsWith("login:c1", "drop_user:guest_c1");
+    assertThat(harness.freezer.readUserParcel("guest_c1")).isEmpty();
+    assertThat(harness.freezer.readConnectionParcel("guest_c1", "c1")).isEmpty();
+  }
+
   @Test
   void aLoginFromInsideACallMovesTheCallToTheNewIdentity() {
     guest();

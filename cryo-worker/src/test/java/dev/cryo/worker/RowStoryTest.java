@@ -153,10 +153,10 @@ class RowStoryTest {
     assertThat(child.parentPageId()).isEqualTo("p1");
     assertThat(child.rootPageId()).isEqualTo("p1");
     assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.ACTIVE);
-    // The parcels stay where they were, residue of the stay he left once he is awake: a commander
-    // that lost the record of this wake in a crash says he is frozen, and they wake him again.
-    assertThat(harness.freezer.readUserParcel("anna")).isPresent();
-    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isPresent();
+    // The wake consumed what it read: awake, he has no parcel a later start could wake him from.
+    assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isEmpty();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c2")).isEmpty();
   }
 
   @Test

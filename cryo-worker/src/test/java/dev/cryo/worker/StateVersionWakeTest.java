@@ -137,7 +137,7 @@ class StateVersionWakeTest {
         null)));
     assertThat(json(reply).get("total").asLong()).isEqualTo(2);
     assertThat(harness.freezer.unreadableNoteHeader("anna")).isEmpty();
-    // The parcel stays, residue of his stay now that he is awake: read only by a wake.
-    assertThat(harness.freezer.readUserParcel("anna")).isPresent();
+    // Awake, he has no parcel left: the wake consumed what it read.
+    assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
   }
 }
