@@ -442,7 +442,7 @@ public final class Commander implements AutoCloseable {
    */
   private void dropCopy(String worker, String user, long generation) {
     supervisor.running(worker).filter(handle -> handle.wire() != null && handle.wire().isOpen())
-        .ifPresent(handle -> handle.wire().call(dev.cryo.wire.protocol.Methods.DROP_USER,
+        .ifPresent(handle -> handle.wire().orderCall(dev.cryo.wire.protocol.Methods.DROP_USER,
             dev.cryo.wire.protocol.ProtocolCodec.write(
                 dev.cryo.wire.protocol.UserOrder.of(user, generation)), config.orderTimeout())
             .whenComplete((reply, failure) -> {

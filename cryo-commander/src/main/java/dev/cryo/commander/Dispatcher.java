@@ -295,7 +295,7 @@ final class Dispatcher {
       return; // done or dead: its report's fold or its death releases the hold
     }
     UserOrder order = new UserOrder(user, true, on.generation() == 0 ? null : on.generation());
-    quitting.get().wire().call(Methods.FREEZE_USER, ProtocolCodec.write(order),
+    quitting.get().wire().orderCall(Methods.FREEZE_USER, ProtocolCodec.write(order),
         config.orderTimeout()).whenComplete((reply, failure) -> {
           if (failure != null) {
             LOG.log(Level.DEBUG, "the early freeze of '" + user + "' on quitting worker "

@@ -149,7 +149,7 @@ final class Mover {
       // Fenced: the order freezes his stay at the generation the maps give, nothing newer.
       UserOrder order = still.generation() == 0 ? UserOrder.of(user)
           : UserOrder.of(user, still.generation());
-      byte[] reply = source.wire().call(Methods.FREEZE_USER, ProtocolCodec.write(order),
+      byte[] reply = source.wire().orderCall(Methods.FREEZE_USER, ProtocolCodec.write(order),
           config.orderTimeout())
           .get(config.orderTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
       source.heard();

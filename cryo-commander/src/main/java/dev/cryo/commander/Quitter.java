@@ -112,7 +112,7 @@ final class Quitter {
   private static QuitResult order(WorkerHandle handle, Duration grace, List<Hold> holds)
       throws InterruptedException, ExecutionException, TimeoutException {
     Duration bound = grace.plus(REPORT_MARGIN);
-    CompletableFuture<byte[]> call = handle.wire().call(Methods.QUIT,
+    CompletableFuture<byte[]> call = handle.wire().orderCall(Methods.QUIT,
         ProtocolCodec.write(new QuitOrder(0L, grace.toMillis())), bound);
     holds.forEach(Hold::quitOrdered);
     byte[] reply = call.get(bound.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);

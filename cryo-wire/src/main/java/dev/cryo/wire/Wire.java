@@ -196,6 +196,22 @@ public final class Wire implements AutoCloseable {
    *     positive
    */
   public CompletableFuture<byte[]> call(String method, byte[] payload, Duration timeout) {
+    return call(method, payload, timeout, limits.maxPendingCalls());
+  }
+
+  /**
+   * As {@link #call}, for an order that must not wait behind ordinary calls (a quit, a freeze):
+   * refused only once {@link WireLimits#RESERVED_ORDER_CALLS} more calls than
+   * {@link WireLimits#maxPendingCalls()} wait for a reply, so that a wire its ordinary calls fill
+   * still carries it. The peer counts that reserve in what it accepts.
+   */
+  public CompletableFuture<byte[]> orderCall(String method, byte[] payload, Duration timeout) {
+    return call(method, payload, timeout,
+        limits.maxPendingCalls() + WireLimits.RESERVED_ORDER_CALLS);
+  }
+
+  private CompletableFuture<byte[]> call(String method, byte[] payload, Duration timeout,
+      int bound) {
     Frame.checkName("call method", method);
     Objects.requireNonNull(payload, "payload");
     if (timeout.isNegative() || timeout.isZero()) {
@@ -213,11 +229,11 @@ public final class Wire implements AutoCloseable {
     } catch (WireRefusedException e) {
       return CompletableFuture.failedFuture(e);
     }
-    if (pendingCount.incrementAndGet() > limits.maxPendingCalls()) {
+    if (pendingCount.incrementAndGet() > bound) {
       pendingCount.decrementAndGet();
       return CompletableFuture.failedFuture(new WireRefusedException(
           WireException.Reason.TOO_MANY_PENDING, "call " + method + " refused: "
-              + limits.maxPendingCalls() + " calls already wait for a reply on wire " + name
+              + bound + " calls already wait for a reply on wire " + name
               + "; nothing was sent; retry once some replies came back"));
     }
     Pending call = new Pending(id, method, new Reply(this),

@@ -48,10 +48,17 @@ public record WireLimits(int maxFrameBytes, int maxHeaderBytes, int maxPendingCa
   }
 
   /**
-   * How many inbound calls a well-behaved peer can have in flight on this side: its pending calls
-   * plus the abandoned ones whose handlers may still run here. One more is hostile.
+   * The calls a side may have waiting beyond {@link #maxPendingCalls()}, for orders only
+   * ({@link Wire#orderCall}): a quit or a freeze gets through a wire its ordinary calls fill.
+   */
+  public static final int RESERVED_ORDER_CALLS = 16;
+
+  /**
+   * How many inbound calls a well-behaved peer can have in flight on this side: its pending calls,
+   * its reserve for orders, and the abandoned ones whose handlers may still run here. One more is
+   * hostile.
    */
   int maxInboundCalls() {
-    return maxPendingCalls + maxAbandonedIds;
+    return maxPendingCalls + RESERVED_ORDER_CALLS + maxAbandonedIds;
   }
 }

@@ -243,6 +243,43 @@ class WireTest {
     }
   }
 
+  /**
+   * A drain during a reload lost 168 users: the quit was refused by the commander's side, behind
+   * the 256 requests already waiting on the worker. An order draws from its own reserve, and the
+   * peer, which counts that reserve, serves it rather than calling the wire hostile.
+   */
+  @Test
+  void anOrderGetsThroughAWireItsOrdinaryCallsFill() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    RecordingHandler workerSide = new RecordingHandler((method, payload) -> {
+      if (method.equals("http")) {
+        release.await(30, TimeUnit.SECONDS);
+      }
+      return payload;
+    });
+    try (WirePair pair = new WirePair(directory, new RecordingHandler(), workerSide,
+        WireLimits.defaults())) {
+      List<CompletableFuture<byte[]>> calls = new ArrayList<>();
+      for (int i = 0; i < 256; i++) {
+        calls.add(pair.commander.call("http", bytes("c" + i), LONG));
+      }
+      assertThat(pair.commander.call("quit", bytes("ordinary"), LONG))
+          .isCompletedExceptionally();
+      List<CompletableFuture<byte[]>> orders = new ArrayList<>();
+      for (int i = 0; i < WireLimits.RESERVED_ORDER_CALLS; i++) {
+        orders.add(pair.commander.orderCall("quit", bytes("q" + i), LONG));
+      }
+      for (int i = 0; i < orders.size(); i++) {
+        assertThat(orders.get(i).get(20, TimeUnit.SECONDS)).isEqualTo(bytes("q" + i));
+      }
+      assertThat(calls).noneMatch(CompletableFuture::isDone); // the orders went past them
+      release.countDown();
+      for (CompletableFuture<byte[]> call : calls) {
+        call.get(20, TimeUnit.SECONDS);
+      }
+    }
+  }
+
   @Test
   void aTimedOutCallIsAbandonedAndItsLateReplyDropped() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
