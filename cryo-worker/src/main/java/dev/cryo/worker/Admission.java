@@ -40,11 +40,12 @@ final class Admission {
   private final Announcer announcer;
   private final Departures departures;
   private final Waking waking;
+  private final Login login;
   private final AtomicLong servedCalls;
 
   Admission(Worker worker, String name, Clock clock, ConcurrentHashMap<String, Tenant> tenants,
       RegisterRegistry registry, Announcer announcer, Departures departures, Waking waking,
-      AtomicLong servedCalls) {
+      Login login, AtomicLong servedCalls) {
     this.worker = worker;
     this.name = name;
     this.clock = clock;
@@ -53,6 +54,7 @@ final class Admission {
     this.announcer = announcer;
     this.departures = departures;
     this.waking = waking;
+    this.login = login;
     this.servedCalls = servedCalls;
   }
 
@@ -271,6 +273,13 @@ final class Admission {
     Arrival call = slot.arrival();
     if (!registry.connectionItems().contains(call.connectionId())) {
       waking.adoptConnectionIfParcelled(tenant, user, call.connectionId());
+      if (!registry.connectionItems().contains(call.connectionId())
+          && login.handedOverFrom(call.connectionId(), user)) {
+        throw new WorkerException(RefusalReason.USER_MISMATCH, user, "connection '"
+            + call.connectionId() + "' was handed over from '" + user + "' to another identity by"
+            + " a login on worker " + name + "; nothing was served or created: route the call"
+            + " again from the maps, which hear of the login");
+      }
     }
     if (call.pageId() == null) {
       if (!registry.connectionItems().contains(call.connectionId())) {

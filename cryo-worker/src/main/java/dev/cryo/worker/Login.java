@@ -45,6 +45,20 @@ final class Login {
   private final SemaphoreTrips trips;
   private final Departures departures;
   private final IdentityLocator locator;
+  /**
+   * The connections a login tail handed over, each with the owner it left (the newest
+   * {@value #HANDED_OVER_REMEMBERED}): a call routed to that owner before the commander heard of
+   * the login must be routed again, never make the connection anew here. Guarded by itself.
+   */
+  private final Map<String, String> handedOver = new java.util.LinkedHashMap<>(64, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > HANDED_OVER_REMEMBERED;
+    }
+  };
+
+  /** How many handed-over connections are remembered. */
+  static final int HANDED_OVER_REMEMBERED = 16_384;
 
   Login(Worker worker, String name, String group, RegisterRegistry registry,
       Announcer announcer, ConcurrentHashMap<String, Tenant> tenants, SemaphoreTrips trips,
@@ -58,6 +72,16 @@ final class Login {
     this.trips = trips;
     this.departures = departures;
     this.locator = locator;
+  }
+
+  /**
+   * Whether a login tail handed {@code connectionId} over from {@code user} to another identity:
+   * a call of that user on that connection was routed on maps that had not heard of it yet.
+   */
+  boolean handedOverFrom(String connectionId, String user) {
+    synchronized (handedOver) {
+      return user.equals(handedOver.get(connectionId));
+    }
   }
 
   /** Logs a connection into {@code user}; the contract is {@link Worker#login}'s. */
@@ -309,6 +333,9 @@ final class Login {
           registry.dropConnection(connectionId);
         } finally {
           LockOrder.unlockAll(pageLocks);
+        }
+        synchronized (handedOver) {
+          handedOver.put(connectionId, previous);
         }
         announcer.publish(AnnouncementKind.LOGIN, user, List.of(connectionId), previous);
         if (!pageIds.isEmpty()) {

@@ -40,7 +40,7 @@ final class Parcels {
    * The generation of the stay that wrote the parcel ({@link dev.cryo.wire.protocol.Grant}); absent
    * means 0 (a worker alone, or a version before generations).
    */
-  static final String GENERATION = "generation";
+  static final String GENERATION = dev.cryo.wire.protocol.Grant.PARCEL_FIELD;
   /**
    * Marks a connection parcel a login tail handed over to its identity: the only connection parcel
    * a worker adopts by itself; any other waits for its user's wake.
@@ -78,8 +78,7 @@ final class Parcels {
 
   /** The generation a parcel was written at: its {@link #GENERATION}, 0 when absent or not whole. */
   static long generationOf(Map<?, ?> parcel) {
-    return parcel.get(GENERATION) instanceof Number number
-        && (number instanceof Integer || number instanceof Long) ? number.longValue() : 0;
+    return dev.cryo.wire.protocol.Grant.generationOf(parcel);
   }
 
   /** Whether a connection parcel was handed over by a login tail ({@link #HANDED_OVER}). */

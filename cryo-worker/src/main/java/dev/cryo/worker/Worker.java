@@ -175,7 +175,7 @@ public final class Worker implements AutoCloseable {
     this.freezing = new Freezing(this, name, group, tenants, registry, announcer, trips, departures,
         drops, schedule, builder.retryInterval);
     this.admission = new Admission(this, name, clock, tenants, registry, announcer, departures,
-        waking, servedCalls);
+        waking, login, servedCalls);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
     if (builder.idleLimit != null) {
