@@ -40,6 +40,9 @@ public final class Server implements AutoCloseable {
   private final Path home;
   private final int port;
   private final int adminPort;
+  /** The connections the run accepts from 127.0.0.1, where every virtual user comes from. */
+  static final int LOOPBACK_CONNECTIONS = 10_000;
+
   private final List<String> serveOptions;
   private final Path out;
   private final HttpClient admin = HttpClient.newBuilder()
@@ -89,7 +92,10 @@ public final class Server implements AutoCloseable {
     Path log = out.resolve("serve-" + serves + ".log");
     List<String> command = new ArrayList<>(cryo);
     command.addAll(List.of("serve", "--home", home.toString(), "--port", Integer.toString(port),
-        "--admin-port", Integer.toString(adminPort), "--placement-header"));
+        "--admin-port", Integer.toString(adminPort), "--placement-header",
+        // Every virtual user is a browser of its own, but all come from 127.0.0.1: the limit per
+        // client address would close their connections as one client's.
+        "--max-connections-per-address", Integer.toString(LOOPBACK_CONNECTIONS)));
     command.addAll(serveOptions);
     process = new ProcessBuilder(command)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
