@@ -4,22 +4,26 @@ import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.wire.protocol.Grant;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What a start takes over from the run before it, in this order: its reboot data (a drain's,
  * {@link RebootData}); else its journal ({@link JournalReplay}: the run was killed): its frozen
  * users come back, and so do the users that were awake whose parcel the freezer holds — written by
- * their worker when it lost its commander ({@code WorkerMain}), or else an older one, named with
- * its age; the awake users without a parcel are lost (named, their folders dropped with every
- * other folder nobody answers for); else nothing, and the working freezer is wiped. The start
+ * their worker when it lost its commander ({@code WorkerMain}), named with its age — when it is of
+ * the stay the journal last knew them in or a newer one; the awake users without such a parcel are
+ * lost (named, a parcel of an earlier stay named as residue, their folders dropped with every other
+ * folder nobody answers for); else nothing, and the working freezer is wiped. The start
  * calls this only once no worker of the run before still writes ({@code FreezerWriters}). A journal
  * damaged before its last record is adopted not at all: it is moved aside under a dated name
  * ({@code DIR/journal-corrupt-…}), reported, and the freezer is wiped. A journal left beside reboot
@@ -172,18 +176,27 @@ final class Adoption {
           + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
           + " starts with no user (its frozen users' state is lost)", Source.NOTHING);
     }
-    List<String> parcelled = new ArrayList<>();
+    Map<String, Long> parcelled = new TreeMap<>();
     List<String> lost = new ArrayList<>();
+    List<String> older = new ArrayList<>();
     StringBuilder ages = new StringBuilder();
     for (String user : replay.awake()) {
       Optional<ParcelHeader> header;
+      long written;
       try {
         header = freezer.userParcelHeader(user);
+        written = header.isEmpty() ? 0 : freezer.readUserParcel(user)
+            .map(tree -> tree instanceof Map<?, ?> map ? Grant.generationOf(map) : 0L).orElse(0L);
       } catch (FreezerException e) { // a parcel that does not read is no state to come back to
         header = Optional.empty();
+        written = 0;
       }
-      if (header.isPresent()) {
-        parcelled.add(user);
+      long stay = replay.stayGeneration(user);
+      if (header.isPresent() && written < stay) { // residue of an earlier stay, never him
+        older.add(user + " (parcel " + written + ", stay " + stay + ")");
+        lost.add(user);
+      } else if (header.isPresent()) {
+        parcelled.put(user, written);
         if (ages.length() < AGES_SHOWN) {
           ages.append(ages.length() == 0 ? "" : ", ").append(user).append(" (written ")
               .append(header.get().writtenAt()).append(", ").append(header.get().cause())
@@ -200,8 +213,10 @@ final class Adoption {
         + parcelled.size() + " users that were awake come back from their newest parcel"
         + (parcelled.isEmpty() ? "" : " (" + ages + (ages.length() >= AGES_SHOWN ? ", …" : "")
             + ")")
-        + "; " + lost.size() + " users that were awake left no parcel and are lost"
-        + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
+        + "; " + lost.size() + " users that were awake left no parcel of their last stay and"
+        + " are lost" + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
+        + (older.isEmpty() ? "" : "; of them, these left only a parcel older than the stay the"
+            + " journal knows, residue never adopted: " + older)
         + "; the folders nobody answers for are dropped", Source.JOURNAL);
   }
 

@@ -188,7 +188,7 @@ final class Journal implements MapChanges, AutoCloseable {
   @Override
   public void located(String user, boolean frozen, long generation) {
     append(frozen ? JournalRecord.frozen(user, generation)
-        : new JournalRecord(Kind.AWAKE, user, null), user, frozen);
+        : JournalRecord.awake(user, generation), user, frozen);
   }
 
   @Override
@@ -424,7 +424,8 @@ final class Journal implements MapChanges, AutoCloseable {
       routing.withSnapshot(maps -> {
         maps.users().forEach((user, location) -> frames.add((location instanceof Location.Frozen
             frozen ? JournalRecord.frozen(user, frozen.generation())
-            : new JournalRecord(Kind.AWAKE, user, null)).frame()));
+            : JournalRecord.awake(user, location instanceof Location.OnWorker on
+                ? on.generation() : 0)).frame()));
         maps.connectionUser().forEach((connection, user) -> frames.add(
             new JournalRecord(Kind.LINK, connection, user).frame()));
         maps.pageConnection().forEach((page, connection) -> frames.add(

@@ -45,7 +45,13 @@ record JournalRecord(Kind kind, String key, String value) {
      * User {@code key} is frozen at generation {@code value} (decimal): his wake reads a parcel of
      * that generation or newer. {@link #FROZEN} is a freeze whose generation is not known.
      */
-    FROZEN_AT(8, true);
+    FROZEN_AT(8, true),
+    /**
+     * User {@code key} lives on a worker at generation {@code value} (decimal): a parcel older than
+     * that stay is residue of an earlier one, never him. {@link #AWAKE} is a stay whose generation
+     * is not known.
+     */
+    AWAKE_AT(9, true);
 
     final byte code;
     final boolean paired;
@@ -69,6 +75,12 @@ record JournalRecord(Kind kind, String key, String value) {
   static JournalRecord frozen(String user, long generation) {
     return generation > 0 ? new JournalRecord(Kind.FROZEN_AT, user, Long.toString(generation))
         : new JournalRecord(Kind.FROZEN, user, null);
+  }
+
+  /** The record of {@code user} living on a worker at {@code generation} (0: not known). */
+  static JournalRecord awake(String user, long generation) {
+    return generation > 0 ? new JournalRecord(Kind.AWAKE_AT, user, Long.toString(generation))
+        : new JournalRecord(Kind.AWAKE, user, null);
   }
 
   /** The record framed for the file. */

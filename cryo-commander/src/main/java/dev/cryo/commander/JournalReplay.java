@@ -24,6 +24,7 @@ public final class JournalReplay {
 
   private final Map<String, Boolean> users = new HashMap<>(); // user → frozen
   private final Map<String, Long> generations = new HashMap<>(); // frozen user → his freeze's
+  private final Map<String, Long> stays = new HashMap<>(); // awake user → his stay's generation
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, String> pageConnection = new HashMap<>();
   private int records;
@@ -107,27 +108,43 @@ public final class JournalReplay {
       }
       case PAGE -> pageConnection.put(record.key(), record.value());
       case UNPAGE -> pageConnection.remove(record.key());
-      case FROZEN -> {
+      case FROZEN, FROZEN_AT -> {
         users.put(record.key(), true);
-        generations.remove(record.key());
+        stays.remove(record.key());
+        remember(generations, record);
       }
-      case FROZEN_AT -> {
-        users.put(record.key(), true);
-        try {
-          generations.put(record.key(), Long.parseLong(record.value()));
-        } catch (NumberFormatException e) { // checksummed, so written so: a freeze of no known one
-          generations.remove(record.key());
-        }
-      }
-      case AWAKE -> {
+      case AWAKE, AWAKE_AT -> {
         users.put(record.key(), false);
         generations.remove(record.key());
+        remember(stays, record);
       }
       case GONE -> {
         users.remove(record.key());
         generations.remove(record.key());
+        stays.remove(record.key());
       }
     }
+  }
+
+  /** Puts the generation {@code record} tells of its user into {@code into}, or forgets it. */
+  private static void remember(Map<String, Long> into, JournalRecord record) {
+    if (record.value() == null) {
+      into.remove(record.key());
+      return;
+    }
+    try {
+      into.put(record.key(), Long.parseLong(record.value()));
+    } catch (NumberFormatException e) { // checksummed, so written so: a generation of no known one
+      into.remove(record.key());
+    }
+  }
+
+  /**
+   * The generation of the stay {@code user} was awake in at the end of the journal, 0 when not
+   * known (or not awake): a parcel of his older than it is residue of an earlier stay.
+   */
+  public long stayGeneration(String user) {
+    return stays.getOrDefault(user, 0L);
   }
 
   /** How many records were replayed. */
@@ -173,16 +190,17 @@ public final class JournalReplay {
    * the journal knows), as an item to adopt.
    */
   CommanderItem item(Instant now) {
-    return item(now, List.of());
+    return item(now, Map.of());
   }
 
   /**
-   * The frozen users and {@code parcelled} (awake ones whose parcel the freezer holds), with their
-   * connections and pages, as an item to adopt: all of them frozen.
+   * The frozen users and {@code parcelled} (awake ones whose parcel the freezer holds, each with
+   * that parcel's generation, which his wake then reads or a newer one), with their connections
+   * and pages, as an item to adopt: all of them frozen.
    */
-  CommanderItem item(Instant now, List<String> parcelled) {
+  CommanderItem item(Instant now, Map<String, Long> parcelled) {
     List<String> frozen = new ArrayList<>(frozen());
-    frozen.addAll(parcelled);
+    frozen.addAll(new TreeSet<>(parcelled.keySet()));
     TreeSet<String> kept = new TreeSet<>(frozen);
     Map<String, String> connections = new HashMap<>();
     connectionUser.forEach((connection, user) -> {
@@ -197,6 +215,11 @@ public final class JournalReplay {
       }
     });
     Map<String, Long> frozenAt = new HashMap<>(generations);
+    parcelled.forEach((user, generation) -> {
+      if (generation > 0) {
+        frozenAt.put(user, generation);
+      }
+    });
     frozenAt.keySet().retainAll(kept);
     return new CommanderItem(new ArrayList<>(frozen), connections, pages, frozenAt, now,
         "journal");

@@ -41,7 +41,7 @@ interface MapChanges {
 
   /**
    * {@code user} is frozen, or lives on a worker (awake); {@code generation} is the generation he
-   * was frozen at (0 when awake, or not known).
+   * was frozen at, or lives at (0 when not known). Told again when that generation changes.
    */
   void located(String user, boolean frozen, long generation);
 

@@ -904,11 +904,18 @@ public final class Routing {
         changes.forgotten(user);
       }
     } else if ((before instanceof Frozen) != (next instanceof Frozen) || before == null
-        || before instanceof Frozen was && next instanceof Frozen now
-            && was.generation() != now.generation()) {
-      changes.located(user, next instanceof Frozen, next instanceof Frozen now
-          ? now.generation() : 0);
+        || generationOf(before) != generationOf(next)) {
+      changes.located(user, next instanceof Frozen, generationOf(next));
     }
+  }
+
+  /** The generation a location holds a user at: his stay's, or his freeze's; 0 otherwise. */
+  private static long generationOf(Location location) {
+    return switch (location) {
+      case OnWorker on -> on.generation();
+      case Frozen frozen -> frozen.generation();
+      default -> 0;
+    };
   }
 
   private void removeUser(String user) {

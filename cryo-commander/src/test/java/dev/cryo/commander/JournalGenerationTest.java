@@ -62,6 +62,57 @@ class JournalGenerationTest {
     assertThat(next.locate("anna")).isEqualTo(new Location.Frozen(null, 7, 0));
   }
 
+  /**
+   * A killed run's awake user comes back from a parcel of the stay the journal last knew him in,
+   * or a newer one; a parcel of an earlier stay is residue (a guest woken, then merged into another
+   * identity by a login: his worker froze nothing of him), and he is named lost, never brought back
+   * from it.
+   */
+  @Test
+  void anAwakeUsersParcelOlderThanTheStayTheJournalKnowsIsNotAdopted() throws Exception {
+    Routing routing = new Routing(new RecordingSink());
+    RunHome home = home();
+    Journal journal = Journal.start(home, routing, Journal.Barrier.NONE);
+    try {
+      fold(routing, AnnouncementKind.NEW_CONNECTION, "anna", 7, "c1");
+      fold(routing, AnnouncementKind.NEW_CONNECTION, "bob", 9, "c2");
+      journal.flush();
+    } finally {
+      journal.close(false); // as a kill leaves it: nothing frozen, the journal kept
+    }
+    JournalReplay replay = JournalReplay.read(journal.file());
+    assertThat(replay.stayGeneration("anna")).isEqualTo(7L);
+    assertThat(replay.stayGeneration("bob")).isEqualTo(9L);
+
+    dev.cryo.freezer.Freezer freezer = new dev.cryo.freezer.Freezer(directory.resolve("freezer"));
+    parcel(freezer, "anna", 5); // of an earlier stay
+    parcel(freezer, "bob", 9); // written by his worker when it lost its commander
+
+    Adoption.Found found = Adoption.at(home, freezer, Instant.EPOCH);
+    assertThat(found.lost()).containsExactly("anna");
+    assertThat(found.item().orElseThrow().frozen()).containsExactly("bob");
+    assertThat(found.item().orElseThrow().generations()).isEqualTo(Map.of("bob", 9L));
+    assertThat(found.line()).contains("anna (parcel 5, stay 7)");
+  }
+
+  private static void parcel(dev.cryo.freezer.Freezer freezer, String user, long generation)
+      throws Exception {
+    assertThat(freezer.tryTakeSemaphore(user, "w1")).isTrue();
+    freezer.writeUserParcel(user, Map.of(dev.cryo.wire.protocol.Grant.PARCEL_FIELD, generation,
+        "connections", List.of()), "w1", "freeze", "main");
+    freezer.releaseSemaphore(user, "w1");
+  }
+
+  @Test
+  void aCompactedJournalKeepsTheStaysGenerations() throws Exception {
+    Routing routing = new Routing(new RecordingSink());
+    fold(routing, AnnouncementKind.NEW_CONNECTION, "erik", 15, "c5");
+    Journal journal = Journal.start(home(), routing, Journal.Barrier.NONE); // compacts at start
+    journal.close(false);
+
+    assertThat(JournalReplay.read(journal.file()).stayGeneration("erik")).isEqualTo(15L);
+  }
+
   @Test
   void aCompactedJournalKeepsTheGenerations() throws Exception {
     Routing routing = new Routing(new RecordingSink());

@@ -40,6 +40,21 @@ public record Grant(Kind kind, long generation, long parcelGeneration) {
   /** The birth grant of a worker alone (generation 0). */
   public static final Grant ALONE = new Grant(Kind.BIRTH, 0, 0);
 
+  /**
+   * The field of a user parcel (the freezer's plain tree) holding the generation of the stay that
+   * wrote it: written by the worker, read by a wake and by a start adopting a killed run's users.
+   */
+  public static final String PARCEL_FIELD = "generation";
+
+  /**
+   * The generation a user parcel was written at: its {@link #PARCEL_FIELD}, 0 when absent or not a
+   * whole number (a worker alone, or a version before generations).
+   */
+  public static long generationOf(java.util.Map<?, ?> parcel) {
+    return parcel.get(PARCEL_FIELD) instanceof Number number
+        && (number instanceof Integer || number instanceof Long) ? number.longValue() : 0;
+  }
+
   /** Checks the parts. */
   public Grant {
     Objects.requireNonNull(kind, "kind");
