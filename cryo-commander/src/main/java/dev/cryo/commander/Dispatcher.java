@@ -110,6 +110,9 @@ final class Dispatcher {
       }
       justMoved = false; // a done move is dispatched even when it took the whole budget
       String user = routing.userOf(connection).orElse(null);
+      if (user == null && request.fromCookie()) {
+        return Reply.forgotten(connection); // never a user made on an id a client brought
+      }
       if (user != null) {
         if (!awaitUnheld(user, deadline)) {
           return unavailable("'" + user + "' is being moved or frozen and was still held after "

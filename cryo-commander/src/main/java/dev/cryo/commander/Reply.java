@@ -33,6 +33,28 @@ public record Reply(int status, List<Map.Entry<String, String>> headers, byte[] 
     return header(RUNTIME_HEADER) != null;
   }
 
+  /**
+   * The header of {@link #forgotten}: the request's connection, read from its cookie, is no longer
+   * one the run knows. Between the commander and the front only; never sent to a client.
+   */
+  public static final String FORGOTTEN_HEADER = "Cryo-Connection-Forgotten";
+
+  /**
+   * The reply to a request whose connection came from a cookie and was forgotten before it was
+   * routed (its user was lost meanwhile): nothing was served. The front mints a new connection and
+   * serves the request again on it, so that no user is ever made on an id a client brought.
+   */
+  public static Reply forgotten(String connection) {
+    return text(503, "connection '" + connection + "' was forgotten before its request was"
+        + " routed (its user was lost); nothing was served", Map.entry(FORGOTTEN_HEADER, "1"),
+        Map.entry("Retry-After", "0"));
+  }
+
+  /** Whether this is a {@link #forgotten} reply. */
+  public boolean forgottenConnection() {
+    return header(FORGOTTEN_HEADER) != null;
+  }
+
   /** A 503 with {@code Retry-After: seconds}, its body the sentence {@code why}. */
   static Reply unavailable(long seconds, String why) {
     return text(503, why, Map.entry("Retry-After", Long.toString(seconds)));

@@ -15,9 +15,19 @@ import java.util.Objects;
  * @param query the raw query string, "" for none
  * @param headers the request's headers, in order, names as received
  * @param body the body, empty for none
+ * @param fromCookie whether {@code connectionId} came from the client's cookie, known to the maps
+ *     when the front read it: when the maps have forgotten it by the time the request is routed
+ *     (its user was lost meanwhile), the reply is {@link Reply#forgotten} and the front mints a new
+ *     connection, never makes a user on an id a client brought; false for one the front minted
  */
 public record Request(String connectionId, String method, String path, String query,
-    List<Map.Entry<String, String>> headers, byte[] body) {
+    List<Map.Entry<String, String>> headers, byte[] body, boolean fromCookie) {
+
+  /** A request on a connection the front minted (or a test's): not {@link #fromCookie}. */
+  public Request(String connectionId, String method, String path, String query,
+      List<Map.Entry<String, String>> headers, byte[] body) {
+    this(connectionId, method, path, query, headers, body, false);
+  }
 
   /** Checks the parts and normalises the optional ones. */
   public Request {

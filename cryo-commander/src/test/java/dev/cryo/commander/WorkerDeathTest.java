@@ -57,9 +57,15 @@ class WorkerDeathTest {
       assertThat(commander.status().usersLost()).isEqualTo(1);
       assertThat(commander.knowsConnection("frozen")).isTrue();
 
-      // The frozen user wakes with his counter; the lost one starts again as a new guest.
+      // The frozen user wakes with his counter. The lost one's cookie, read by the front before
+      // his loss, is answered "forgotten": no user is made on an id a client brought; the front
+      // then mints a new connection (here, a test's own id does as a minted one).
       assertThat(commander.serve(get("frozen", "/counter")).bodyText())
           .isEqualTo("user=guest_frozen counter=4 worker=" + moved.to());
+      Request fromCookie = new Request("alive", "GET", "/counter", "", java.util.List.of(),
+          null, true);
+      assertThat(commander.serve(fromCookie).forgottenConnection()).isTrue();
+      assertThat(commander.knowsConnection("alive")).isFalse();
       assertThat(commander.serve(get("alive", "/counter")).bodyText())
           .startsWith("user=guest_alive counter=1 ");
 

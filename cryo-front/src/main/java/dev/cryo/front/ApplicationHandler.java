@@ -133,8 +133,17 @@ final class ApplicationHandler extends Handler.Abstract {
       connectionId = ConnectionCookie.connectionIdOf(secret);
     }
     String query = request.getHttpURI().getQuery();
-    Reply reply = RuntimeReplies.forClient(upstream.serve(new Request(connectionId,
-        request.getMethod(), path, query == null ? "" : query, headersOf(request), body)));
+    List<Map.Entry<String, String>> headers = headersOf(request);
+    Reply served = upstream.serve(new Request(connectionId, request.getMethod(), path,
+        query == null ? "" : query, headers, body, !minted));
+    if (served.forgottenConnection()) { // its user was lost since the cookie was read: a new one
+      minted = true;
+      secret = ConnectionCookie.mint();
+      connectionId = ConnectionCookie.connectionIdOf(secret);
+      served = upstream.serve(new Request(connectionId, request.getMethod(), path,
+          query == null ? "" : query, headers, body, false));
+    }
+    Reply reply = RuntimeReplies.forClient(served);
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {

@@ -251,7 +251,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
-        headers, bytes);
+        headers, bytes, true); // the socket's connection was known at its handshake
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
         send(replyOf(id, RuntimeReplies.forClient(upstream.serve(request))));

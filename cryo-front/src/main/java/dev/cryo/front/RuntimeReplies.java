@@ -29,7 +29,8 @@ final class RuntimeReplies {
         + reply.bodyText().strip());
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (Map.Entry<String, String> header : reply.headers()) {
-      if (!header.getKey().equalsIgnoreCase(Reply.RUNTIME_HEADER)) {
+      if (!header.getKey().equalsIgnoreCase(Reply.RUNTIME_HEADER)
+          && !header.getKey().equalsIgnoreCase(Reply.FORGOTTEN_HEADER)) {
         headers.add(header);
       }
     }

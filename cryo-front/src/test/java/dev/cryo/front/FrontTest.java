@@ -115,6 +115,33 @@ class FrontTest {
         .doesNotContain(ConnectionCookie.connectionIdOf(forged)).doesNotHaveDuplicates();
   }
 
+  /**
+   * A soak's defect: the user of a known cookie was lost between the front's look at the cookie
+   * and the routing of its request, which then made a new guest on the cookie's id, with no
+   * Set-Cookie; a second request of the same browser minted a new cookie, and the browser kept
+   * that one: the first's acknowledged write was orphaned. Now the commander answers "forgotten",
+   * and the front mints the new connection itself and serves the request on it.
+   */
+  @Test
+  void aCookieForgottenBeforeItsRequestIsRoutedGetsANewConnection() throws Exception {
+    String cookie = connectionOf(get("/", null));
+    String id = ConnectionCookie.connectionIdOf(cookie);
+    upstream.next = Reply.forgotten(id); // its user was lost after the front knew the cookie
+
+    HttpResponse<String> response = get("/again", "cryo_connection=" + cookie);
+
+    String minted = connectionOf(response);
+    assertThat(minted).isNotEqualTo(cookie);
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.body()).isEqualTo("GET /again? 0");
+    assertThat(response.headers().firstValue(Reply.FORGOTTEN_HEADER)).isEmpty();
+    List<Request> last = upstream.seen.subList(upstream.seen.size() - 2, upstream.seen.size());
+    assertThat(last.get(0).connectionId()).isEqualTo(id);
+    assertThat(last.get(0).fromCookie()).isTrue();
+    assertThat(last.get(1).connectionId()).isEqualTo(ConnectionCookie.connectionIdOf(minted));
+    assertThat(last.get(1).fromCookie()).isFalse();
+  }
+
   @Test
   void theApplicationNeverSeesNorSetsTheConnectionCookie() throws Exception {
     String connection = connectionOf(get("/", null));
