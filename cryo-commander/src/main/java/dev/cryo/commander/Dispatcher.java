@@ -97,6 +97,7 @@ final class Dispatcher {
     String problem = null;
     boolean justMoved = false;
     String missing = null; // the user whose parcel the last round found missing
+    int unlocated = 0; // rounds that found the connection's user gone from the maps
     for (int round = 0; ; round++) {
       if (round > 0 && !justMoved && System.nanoTime() - deadline > 0) {
         if (missing != null) {
@@ -135,7 +136,19 @@ final class Dispatcher {
           continue; // resolve again: he is frozen and bound for his destination now
         }
       }
+      if (user != null) {
+        beforeLocate.accept(user);
+      }
       Location location = user == null ? Location.UNKNOWN : routing.locate(user);
+      if (user != null && location instanceof Location.Unknown) {
+        // Forgotten (his worker's death was folded) between the two reads: never a birth on his
+        // connection's id; the next round reads the connection again.
+        problem = "'" + user + "' was forgotten while his request was routed";
+        if (unlocated++ > 0) {
+          pause(deadline); // a link the maps keep without its user: not a race, do not spin
+        }
+        continue;
+      }
       long seen = supervisor.generation();
       Decision decision = decide(user, location);
       WorkerHandle worker;
@@ -389,6 +402,17 @@ final class Dispatcher {
    * sent, its routing decided, outside every lock (a test moves him away in that window).
    */
   private volatile java.util.function.BiConsumer<String, String> beforeSend = (user, worker) -> { };
+
+  /**
+   * A test seam: runs with the user's name between the read of a request's connection and the read
+   * of where its user lives, outside every lock (a test buries his worker in that window).
+   */
+  private volatile Consumer<String> beforeLocate = user -> { };
+
+  /** Sets the {@linkplain #beforeLocate test seam}; for tests only. */
+  void beforeLocate(Consumer<String> hook) {
+    beforeLocate = Objects.requireNonNull(hook, "hook");
+  }
 
   /** Sets the {@linkplain #beforeSend test seam}; for tests only. */
   void beforeSend(java.util.function.BiConsumer<String, String> hook) {

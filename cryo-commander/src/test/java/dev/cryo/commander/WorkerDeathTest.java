@@ -79,6 +79,46 @@ class WorkerDeathTest {
     }
   }
 
+  /**
+   * A soak's defect: a request read its connection's user, then his worker's death was folded
+   * (he was forgotten) before it read where he lives; "nowhere" made it a birth, and a new user was
+   * made on the id a client's cookie brought. Now the request reads the connection again, and a
+   * cookie's request is answered "forgotten" (the front mints a new connection).
+   */
+  @Test
+  void aUserForgottenBetweenTheReadsOfHisRequestIsNeverBornAgainOnHisCookie() throws Exception {
+    // Real workers (the demo): a fake one would not make a user from the birth grant.
+    try (Commander commander = Commander.start(CommanderConfig.builder(home,
+        "dev.cryo.demo.DemoApplication").workers(2).workerHeapBytes(128L * 1024 * 1024)
+        .hold(Duration.ofSeconds(60)).build())) {
+      assertThat(eventually(Duration.ofSeconds(60), () -> running(commander) == 2)).isTrue();
+      assertThat(commander.serve(new Request("c1", "POST", "/api/pages", "", java.util.List.of(),
+          null)).status()).isEqualTo(200);
+      long pid = commander.status().workers().stream().filter(Status.WorkerStatus::reception)
+          .findFirst().orElseThrow().pid();
+      java.util.concurrent.atomic.AtomicBoolean once =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      commander.dispatcher().beforeLocate(user -> {
+        if (user.equals("guest_c1") && once.compareAndSet(false, true)) {
+          try {
+            kill9(pid);
+            assertThat(eventually(Duration.ofSeconds(30), () -> !commander.knowsConnection("c1")))
+                .isTrue();
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        }
+      });
+
+      Reply reply = commander.serve(new Request("c1", "GET", "/api/state", "",
+          java.util.List.of(), null, true));
+
+      assertThat(once.get()).isTrue();
+      assertThat(reply.forgottenConnection()).as(reply.status() + " " + reply.bodyText()).isTrue();
+      assertThat(commander.knowsConnection("c1")).isFalse();
+    }
+  }
+
   @Test
   void aCallInFlightWhenItsWorkerDiesIsAnswered502() throws Exception {
     try (Commander commander = Commander.start(config(home).workers(1).build())) {
