@@ -7,32 +7,57 @@ import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * The run's event log: one JSON object per line in {@value #FILE_NAME} of the run directory, in the
  * order the events happened (the routing maps write under their lock), each line flushed as it is
- * written. A start moves the previous run's log to {@value #PREVIOUS_FILE_NAME}. The log is created
- * 0600 (it names users), through the run's home ({@link RunHome}), never over anything that stands
- * at its name. The shape of the lines is documented in the package description. Thread-safe.
+ * written. The log is created 0600 (it names users), through the run's home ({@link RunHome}),
+ * never over anything that stands at its name. The shape of the lines is documented in the package
+ * description.
+ *
+ * <p><b>Rotation.</b> Once a line takes the live file past {@link LogCaps#eventsMaxSize}, the file
+ * is rotated before the next line: {@code events.N.jsonl} become {@code events.N+1.jsonl} (the one
+ * past {@link LogCaps#eventsKeep} removed), the live file becomes {@code events.1.jsonl}, and a new
+ * live file is begun ({@link EventLogFiles} names them). A line is never split between two files,
+ * and line numbers ({@code n}) go on across them. A rotation that fails (a rename refused, a file
+ * that cannot be created) is logged and undone as far as it went: the lines go on into the file
+ * they were going to, and the next try comes after another {@code eventsMaxSize} bytes. Only a
+ * failed write loses lines, as before.
+ *
+ * <p><b>At a start</b> the previous run's files are moved aside ({@link #open}): its live file to
+ * {@value #PREVIOUS_FILE_NAME}, its parts to {@code events.previous.N.jsonl} (those past the kept
+ * count removed), after the files of the run before it were removed. Thread-safe: every method
+ * runs under this object's lock.
  */
 final class EventLog implements EventSink, AutoCloseable {
 
   /** The log's file name in the run directory. */
-  static final String FILE_NAME = "events.jsonl";
-  /** Where the previous run's log goes. */
-  static final String PREVIOUS_FILE_NAME = "events.previous.jsonl";
+  static final String FILE_NAME = EventLogFiles.LIVE;
+  /** Where the previous run's live log goes. */
+  static final String PREVIOUS_FILE_NAME = EventLogFiles.PREVIOUS;
 
   private static final System.Logger LOG = System.getLogger(EventLog.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final RunHome home;
   private final Path file;
   private final Clock clock;
-  private final BufferedWriter writer;
+  private final long maxSize;
+  private final int keep;
+  private BufferedWriter writer;
+  /** Bytes in the live file. */
+  private long size;
+  /** The size at which the live file is next rotated. */
+  private long rotateAt;
   /** The line being written, reused (under this object's lock). */
   private final StringBuilder line = new StringBuilder(256);
   private final ClockText clockText = new ClockText();
@@ -40,18 +65,56 @@ final class EventLog implements EventSink, AutoCloseable {
   private boolean failed;
   private boolean closed;
 
-  private EventLog(Path file, Clock clock, BufferedWriter writer) {
-    this.file = file;
+  private EventLog(RunHome home, Clock clock, LogCaps caps, BufferedWriter writer) {
+    this.home = home;
+    this.file = home.shown(FILE_NAME);
     this.clock = clock;
+    this.maxSize = caps.eventsMaxSize();
+    this.keep = caps.eventsKeep();
     this.writer = writer;
+    this.rotateAt = maxSize;
   }
 
-  /** Opens a new log in {@code home}, moving the previous one aside. */
-  static EventLog open(RunHome home, Clock clock) throws IOException {
+  /**
+   * Opens a new log in {@code home}, moving the previous run's files aside: the files of the run
+   * before it ({@value #PREVIOUS_FILE_NAME}, {@code events.previous.N.jsonl}) removed, the previous
+   * run's parts renamed {@code events.previous.N.jsonl} (those numbered past
+   * {@link LogCaps#eventsKeep} removed), its live file renamed {@value #PREVIOUS_FILE_NAME}.
+   *
+   * @throws IOException when a file cannot be moved or removed (as the home's rule refuses it) or
+   *     the new log cannot be created; what was moved before stays moved
+   */
+  static EventLog open(RunHome home, Clock clock, LogCaps caps) throws IOException {
+    List<String> names = home.names(".");
+    for (String name : names) {
+      if (EventLogFiles.previousPartNumber(name) > 0) {
+        home.require(name, RunHome.Kind.FILE);
+        home.remove(name);
+      }
+    }
+    List<Integer> parts = new ArrayList<>();
+    for (String name : names) {
+      int number = EventLogFiles.partNumber(name);
+      if (number > 0) {
+        parts.add(number);
+      }
+    }
+    parts.sort(null);
+    for (int number : parts) {
+      String part = EventLogFiles.part(number);
+      if (number <= caps.eventsKeep()) {
+        home.rename(part, EventLogFiles.previousPart(number));
+      } else {
+        home.require(part, RunHome.Kind.FILE);
+        home.remove(part);
+      }
+    }
     home.rename(FILE_NAME, PREVIOUS_FILE_NAME);
-    BufferedWriter writer = new BufferedWriter(Channels.newWriter(home.createNew(FILE_NAME),
-        StandardCharsets.UTF_8));
-    return new EventLog(home.shown(FILE_NAME), clock, writer);
+    return new EventLog(home, clock, caps, writerOf(home.createNew(FILE_NAME)));
+  }
+
+  private static BufferedWriter writerOf(FileChannel channel) {
+    return new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8));
   }
 
   /** The log's path. */
@@ -80,6 +143,10 @@ final class EventLog implements EventSink, AutoCloseable {
       line.append('\n');
       writer.append(line);
       writer.flush();
+      size += utf8Length(line);
+      if (size >= rotateAt) {
+        rotate();
+      }
       if (line.capacity() > 1 << 16) { // one long message: do not keep its room for good
         line.setLength(0);
         line.trimToSize();
@@ -93,6 +160,76 @@ final class EventLog implements EventSink, AutoCloseable {
             + "); later events may be missing from it");
       }
     }
+  }
+
+  /**
+   * Rotates the live file, between two lines; on a failure the lines go on where they went and
+   * the next try is {@link #maxSize} bytes later.
+   */
+  private void rotate() {
+    String step = "the shift of the older parts";
+    try {
+      home.remove(EventLogFiles.part(keep)); // judged by the rename below when it is not a file
+      for (int number = keep - 1; number >= 1; number--) {
+        home.rename(EventLogFiles.part(number), EventLogFiles.part(number + 1));
+      }
+      step = "the rename of " + FILE_NAME + " to " + EventLogFiles.part(1);
+      if (!home.rename(FILE_NAME, EventLogFiles.part(1))) {
+        throw new NoSuchFileException(file.toString(), null, "the live log is gone");
+      }
+      step = "the creation of a new " + FILE_NAME;
+      BufferedWriter next;
+      try {
+        next = writerOf(home.createNew(FILE_NAME));
+      } catch (IOException | RuntimeException e) {
+        undoRename(e);
+        throw e;
+      }
+      BufferedWriter old = writer;
+      writer = next;
+      size = 0;
+      rotateAt = maxSize;
+      try {
+        old.close();
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "the rotated event log " + home.shown(EventLogFiles.part(1))
+            + " did not close: " + e.getMessage());
+      }
+    } catch (IOException | RuntimeException e) {
+      rotateAt = size + maxSize;
+      LOG.log(Level.ERROR, "the event log " + file + " was not rotated (" + step + " failed: "
+          + e.getMessage() + "); events go on into the same file, and the rotation is tried again"
+          + " after another " + maxSize + " bytes");
+    }
+  }
+
+  /** Puts the live file back at its name after a new one could not be created. */
+  private void undoRename(Exception cause) {
+    try {
+      home.rename(EventLogFiles.part(1), FILE_NAME);
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e); // the lines go on into events.1.jsonl, read before the live file
+    }
+  }
+
+  /** The bytes of {@code text} in UTF-8 (an unpaired surrogate counted as its replacement). */
+  static long utf8Length(CharSequence text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes++;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
   }
 
   @Override
