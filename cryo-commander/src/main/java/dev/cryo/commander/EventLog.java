@@ -58,6 +58,8 @@ final class EventLog implements EventSink, AutoCloseable {
   private long size;
   /** The size at which the live file is next rotated. */
   private long rotateAt;
+  /** The highest part number this run may have written (a start moves every part aside). */
+  private int parts;
   /** The line being written, reused (under this object's lock). */
   private final StringBuilder line = new StringBuilder(256);
   private final ClockText clockText = new ClockText();
@@ -169,8 +171,10 @@ final class EventLog implements EventSink, AutoCloseable {
   private void rotate() {
     String step = "the shift of the older parts";
     try {
-      home.remove(EventLogFiles.part(keep)); // judged by the rename below when it is not a file
-      for (int number = keep - 1; number >= 1; number--) {
+      if (parts >= keep) {
+        home.remove(EventLogFiles.part(keep)); // when it is not a file, the rename below refuses
+      }
+      for (int number = Math.min(parts, keep - 1); number >= 1; number--) {
         home.rename(EventLogFiles.part(number), EventLogFiles.part(number + 1));
       }
       step = "the rename of " + FILE_NAME + " to " + EventLogFiles.part(1);
@@ -187,6 +191,7 @@ final class EventLog implements EventSink, AutoCloseable {
       }
       BufferedWriter old = writer;
       writer = next;
+      parts = Math.min(parts + 1, keep);
       size = 0;
       rotateAt = maxSize;
       try {
