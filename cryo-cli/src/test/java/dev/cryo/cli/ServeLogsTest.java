@@ -77,4 +77,50 @@ class ServeLogsTest {
       run.close();
     }
   }
+
+  @Test
+  void reloadsLeaveNoMoreWorkerLogsThanTheKeptCount() throws Exception {
+    ServeRun run = ServeRun.serving(scratch.resolve("home"), "--workers", "2",
+        "--worker-logs-keep", "3");
+    try {
+      for (int i = 0; i < 3; i++) { // each replaces both workers: two new logs
+        ChildCryo reload = ChildCryo.start(scratch, "reload", "--home", run.home().toString());
+        try {
+          assertThat(reload.exitCode()).as(reload.out() + reload.err()).isZero();
+        } finally {
+          reload.close();
+        }
+      }
+      List<String> logs;
+      try (Stream<Path> files = Files.list(run.home().resolve("workers"))) {
+        logs = files.map(file -> file.getFileName().toString()).sorted().toList();
+      }
+      assertThat(logs).as("the workers' logs after three reloads").hasSize(3);
+      assertThat(run.err()).contains("main_0008.log"); // eight spawned in all
+      assertThat(logs).contains("main_0007.log", "main_0008.log"); // the running workers'
+    } finally {
+      run.close();
+    }
+  }
+
+  @Test
+  void aWorkersLogPastItsSizeIsCutAtAHeartbeat() throws Exception {
+    ServeRun run = ServeRun.serving(scratch.resolve("home"), "--workers", "1",
+        "--worker-log-max-size", "10");
+    try {
+      Path workers = run.home().resolve("workers");
+      // the worker writes a line or two as it starts: past 10 bytes, cut at the next beat
+      Poll.until("the worker's log is cut", () -> {
+        try {
+          return Files.exists(workers.resolve("main_0001.log.1"))
+              && Files.size(workers.resolve("main_0001.log.1")) > 10;
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      });
+      assertThat(Files.size(workers.resolve("main_0001.log"))).isLessThanOrEqualTo(10);
+    } finally {
+      run.close();
+    }
+  }
 }
