@@ -48,7 +48,8 @@ import java.util.concurrent.TimeoutException;
  * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
  * {@code generations} (the lease of the run's generations, {@link Generations}),
  * {@code writers.lock} (held shared by every worker for its life: a start waits for it,
- * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output) and
+ * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output; {@code NAME.log.1}
+ * what its last cut took; their caps are {@link WorkerLogs}') and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address), and, between two calls of {@code cryo
  * reload}, {@code reload.json} and {@code reload-result.json} ({@link ReloadRequests}).

@@ -65,7 +65,8 @@
  *       {@link dev.cryo.control.RunHome} (owned by the server's user, writable by nobody else, no
  *       link or special file where the run keeps a file or directory; refused with nothing changed
  *       otherwise). Every file the package opens or creates there (the journal, the event log,
- *       {@code status.json}, the reload files, the workers' logs) goes through that held
+ *       {@code status.json}, the reload files, the workers' logs, kept within their caps by
+ *       {@link dev.cryo.commander.WorkerLogs}) goes through that held
  *       {@code RunHome}, judged again each time, never through a link: files are created 0600
  *       and directories 0700, and workers run under umask 077
  *       ({@link dev.cryo.commander.WorkerCommand}). Directories are moved (the freezer root to
