@@ -288,16 +288,21 @@ public final class Server implements AutoCloseable {
   public boolean eventSince(EventsMark mark, String type) throws IOException {
     List<Path> files = runEventFiles(home);
     int from = 0;
-    for (int i = files.size() - 1; i >= 0; i--) {
-      Object key = Files.readAttributes(files.get(i),
-          java.nio.file.attribute.BasicFileAttributes.class).fileKey();
-      if (key != null && key.equals(mark.fileKey())) {
-        from = i;
-        break;
+    boolean found = false;
+    for (int i = files.size() - 1; i >= 0 && !found; i--) {
+      try {
+        Object key = Files.readAttributes(files.get(i),
+            java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        if (key != null && key.equals(mark.fileKey())) {
+          from = i;
+          found = true;
+        }
+      } catch (java.nio.file.NoSuchFileException e) {
+        // rotated away meanwhile: not the mark's
       }
     }
     for (int i = from; i < files.size(); i++) {
-      boolean marked = i == from && mark.fileKey() != null;
+      boolean marked = found && i == from;
       if (contains(files.get(i), marked ? mark.offset() : 0, "\"event\":\"" + type + "\"")) {
         return true;
       }
