@@ -3,15 +3,15 @@ package dev.cryo.commander;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cryo.control.RunHome;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.nio.channels.Channels;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,8 +30,14 @@ import java.util.Map;
  * live file is begun ({@link EventLogFiles} names them). A line is never split between two files,
  * and line numbers ({@code n}) go on across them. A rotation that fails (a rename refused, a file
  * that cannot be created) is logged and undone as far as it went: the lines go on into the file
- * they were going to, and the next try comes after another {@code eventsMaxSize} bytes. Only a
- * failed write loses lines, as before.
+ * they were going to, and the next try comes after another {@code eventsMaxSize} bytes.
+ *
+ * <p><b>A write refused</b> (a full disk) tears no line and loses none while memory holds them:
+ * the file is cut back to its last whole line, and the line waits, with those after it, in a
+ * backlog of at most {@value #BACKLOG_BYTES} bytes that each later event (and the close) tries to
+ * write first, in order. Past that bound the oldest waiting lines are dropped, counted, and an
+ * {@code events_dropped} event, after the lines that waited, says how many once the log writes
+ * again (their numbers {@code n} are missing). Both the refusal and the recovery are logged.
  *
  * <p><b>At a start</b> the previous run's files are moved aside ({@link #open}): its live file to
  * {@value #PREVIOUS_FILE_NAME}, its parts to {@code events.previous.N.jsonl} (those past the kept
@@ -53,7 +59,15 @@ final class EventLog implements EventSink, AutoCloseable {
   private final Clock clock;
   private final long maxSize;
   private final int keep;
-  private BufferedWriter writer;
+  /** The most bytes of lines kept waiting while the disk refuses them. */
+  static final int BACKLOG_BYTES = 16 << 20;
+
+  private FileChannel channel;
+  /** Lines not written yet (the disk refused them), oldest first. */
+  private final ArrayDeque<byte[]> backlog = new ArrayDeque<>();
+  private long backlogBytes;
+  /** Lines dropped from a full backlog since the log last wrote. */
+  private long dropped;
   /** Bytes in the live file. */
   private long size;
   /** The size at which the live file is next rotated. */
@@ -67,13 +81,14 @@ final class EventLog implements EventSink, AutoCloseable {
   private boolean failed;
   private boolean closed;
 
-  private EventLog(RunHome home, Clock clock, LogCaps caps, BufferedWriter writer) {
+  /** A log writing through {@code channel} (a test gives one that refuses writes on demand). */
+  EventLog(RunHome home, Clock clock, LogCaps caps, FileChannel channel) {
     this.home = home;
     this.file = home.shown(FILE_NAME);
     this.clock = clock;
     this.maxSize = caps.eventsMaxSize();
     this.keep = caps.eventsKeep();
-    this.writer = writer;
+    this.channel = channel;
     this.rotateAt = maxSize;
   }
 
@@ -112,11 +127,7 @@ final class EventLog implements EventSink, AutoCloseable {
       }
     }
     home.rename(FILE_NAME, PREVIOUS_FILE_NAME);
-    return new EventLog(home, clock, caps, writerOf(home.createNew(FILE_NAME)));
-  }
-
-  private static BufferedWriter writerOf(FileChannel channel) {
-    return new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8));
+    return new EventLog(home, clock, caps, home.createNew(FILE_NAME));
   }
 
   /** The log's path. */
@@ -143,24 +154,91 @@ final class EventLog implements EventSink, AutoCloseable {
         line.append(JSON.writeValueAsString(all));
       }
       line.append('\n');
-      writer.append(line);
-      writer.flush();
-      size += utf8Length(line);
-      if (size >= rotateAt) {
-        rotate();
-      }
+      wait(line.toString().getBytes(StandardCharsets.UTF_8));
       if (line.capacity() > 1 << 16) { // one long message: do not keep its room for good
         line.setLength(0);
         line.trimToSize();
       }
+      drain();
     } catch (JsonProcessingException e) {
       LOG.log(Level.WARNING, "an event did not write as JSON: " + e.getMessage());
-    } catch (IOException e) {
-      if (!failed) {
-        failed = true;
-        LOG.log(Level.ERROR, "the event log " + file + " refused a write (" + e.getMessage()
-            + "); later events may be missing from it");
+    }
+  }
+
+  /** Puts {@code bytes} behind the waiting lines, dropping the oldest past the bound. */
+  private void wait(byte[] bytes) {
+    backlog.addLast(bytes);
+    backlogBytes += bytes.length;
+    while (backlogBytes > BACKLOG_BYTES && backlog.size() > 1) {
+      backlogBytes -= backlog.removeFirst().length;
+      dropped++;
+    }
+  }
+
+  /**
+   * Writes the waiting lines in order, each whole or not at all: a refused write cuts the file
+   * back to its last whole line and leaves the line waiting.
+   */
+  private void drain() {
+    while (!backlog.isEmpty()) {
+      byte[] next = backlog.peekFirst();
+      try {
+        writeWhole(next);
+      } catch (IOException e) {
+        if (!failed) {
+          failed = true;
+          LOG.log(Level.ERROR, "the event log " + file + " refused a write (" + e.getMessage()
+              + "); its lines wait in memory (" + BACKLOG_BYTES + " bytes at most, the oldest"
+              + " dropped past that) and are written once it takes them again");
+        }
+        return;
       }
+      backlog.removeFirst();
+      backlogBytes -= next.length;
+      size += next.length;
+      if (failed) {
+        failed = false;
+        long lost = dropped;
+        dropped = 0;
+        LOG.log(Level.WARNING, "the event log " + file + " takes writes again; " + (lost == 0
+            ? "no line was lost" : lost + " lines were dropped while it refused them"));
+        if (lost > 0) {
+          Map<String, Object> gap = new LinkedHashMap<>();
+          gap.put("dropped", lost);
+          backlog.addLast(lineOf(++number, "events_dropped", gap)); // after those that waited
+          backlogBytes += backlog.peekLast().length;
+        }
+      }
+      if (size >= rotateAt) {
+        rotate();
+      }
+    }
+  }
+
+  /** One whole line of its own, outside {@link #record}'s reused builder. */
+  private byte[] lineOf(long n, String event, Map<String, Object> fields) {
+    StringBuilder text = new StringBuilder(96);
+    if (!EventLine.line(text, n, clockText.format(clock.instant()), event, fields)) {
+      text.setLength(0);
+      text.append("{\"n\":").append(n).append(",\"event\":\"").append(event).append("\"}");
+    }
+    return text.append('\n').toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Writes {@code bytes} at the end of the live file, or cuts the file back and throws. */
+  private void writeWhole(byte[] bytes) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    try {
+      while (buffer.hasRemaining()) {
+        channel.write(buffer, size + buffer.position());
+      }
+    } catch (IOException e) {
+      try {
+        channel.truncate(size); // no torn line: the file ends with its last whole one
+      } catch (IOException cut) {
+        e.addSuppressed(cut);
+      }
+      throw e;
     }
   }
 
@@ -182,15 +260,15 @@ final class EventLog implements EventSink, AutoCloseable {
         throw new NoSuchFileException(file.toString(), null, "the live log is gone");
       }
       step = "the creation of a new " + FILE_NAME;
-      BufferedWriter next;
+      FileChannel next;
       try {
-        next = writerOf(home.createNew(FILE_NAME));
+        next = home.createNew(FILE_NAME);
       } catch (IOException | RuntimeException e) {
         undoRename(e);
         throw e;
       }
-      BufferedWriter old = writer;
-      writer = next;
+      FileChannel old = channel;
+      channel = next;
       parts = Math.min(parts + 1, keep);
       size = 0;
       rotateAt = maxSize;
@@ -217,34 +295,19 @@ final class EventLog implements EventSink, AutoCloseable {
     }
   }
 
-  /** The bytes of {@code text} in UTF-8 (an unpaired surrogate counted as its replacement). */
-  static long utf8Length(CharSequence text) {
-    long bytes = 0;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < 0x80) {
-        bytes++;
-      } else if (c < 0x800) {
-        bytes += 2;
-      } else if (Character.isHighSurrogate(c) && i + 1 < text.length()
-          && Character.isLowSurrogate(text.charAt(i + 1))) {
-        bytes += 4;
-        i++;
-      } else {
-        bytes += 3;
-      }
-    }
-    return bytes;
-  }
-
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
+    drain(); // a last try for the lines still waiting
+    if (!backlog.isEmpty()) {
+      LOG.log(Level.ERROR, "the event log " + file + " closes with " + backlog.size()
+          + " lines it could not write");
+    }
     closed = true;
     try {
-      writer.close();
+      channel.close();
     } catch (IOException e) {
       LOG.log(Level.WARNING, "the event log " + file + " did not close: " + e.getMessage());
     }

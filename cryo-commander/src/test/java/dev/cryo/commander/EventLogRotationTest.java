@@ -134,12 +134,6 @@ class EventLogRotationTest {
     assertThat(Files.readString(dir.resolve("events.jsonl"))).contains("run4");
   }
 
-  @Test
-  void theByteCountIsUtf8s() {
-    String text = "aé€𝄞\n";
-    assertThat(EventLog.utf8Length(text))
-        .isEqualTo(text.getBytes(StandardCharsets.UTF_8).length);
-  }
 
   private static List<Long> numbers(List<Path> files) throws IOException {
     List<Long> numbers = new ArrayList<>();
