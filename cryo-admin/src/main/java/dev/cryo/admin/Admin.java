@@ -57,7 +57,8 @@ public final class Admin implements AutoCloseable {
     this.token = builder.token;
     this.events = new EventBoard(builder.eventsKept, builder.clock);
     if (builder.eventLog != null) {
-      events.seed(EventLogTail.read(builder.eventLog, EventLogTail.MAX_BYTES));
+      events.seed(EventLogTail.read(EventLogTail.files(builder.eventLog),
+          EventLogTail.MAX_BYTES));
     }
     this.history = new UsersHistory(builder.samplesKept);
     this.metrics = new RunMetrics(status);
@@ -218,7 +219,8 @@ public final class Admin implements AutoCloseable {
     }
 
     /**
-     * The run's event log, whose last lines the latest events start with (default none: they
+     * The run's event log (its live file: the parts it was rotated into beside it are read
+     * too, oldest first), whose last lines the latest events start with (default none: they
      * start empty); @return this builder.
      */
     public Builder eventLog(java.nio.file.Path value) {

@@ -62,4 +62,26 @@ class EventBoardTest {
     // a window that begins inside a line drops that line
     assertThat(EventLogTail.read(log, 60)).isEmpty();
   }
+
+  @Test
+  void theTailReadsTheRotatedPartsOldestFirst(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path scratch) throws Exception {
+    java.nio.file.Files.writeString(scratch.resolve("events.2.jsonl"), line(1) + line(2));
+    java.nio.file.Files.writeString(scratch.resolve("events.1.jsonl"), line(3));
+    java.nio.file.Files.writeString(scratch.resolve("events.jsonl"), line(4));
+    java.nio.file.Files.writeString(scratch.resolve("events.previous.jsonl"), line(99));
+    java.nio.file.Path live = scratch.resolve("events.jsonl");
+    assertThat(EventLogTail.read(EventLogTail.files(live), EventLogTail.MAX_BYTES))
+        .containsExactly(line(1).strip(), line(2).strip(), line(3).strip(), line(4).strip());
+    // a window that ends inside an older part drops the line it cut
+    int three = line(3).length() + line(4).length();
+    assertThat(EventLogTail.read(EventLogTail.files(live), three + 5))
+        .containsExactly(line(3).strip(), line(4).strip());
+    assertThat(EventLogTail.read(EventLogTail.files(live), three + line(2).length()))
+        .containsExactly(line(2).strip(), line(3).strip(), line(4).strip());
+  }
+
+  private static String line(int n) {
+    return "{\"n\":" + n + ",\"event\":\"worker_spawned\",\"worker\":\"w" + n + "\"}\n";
+  }
 }

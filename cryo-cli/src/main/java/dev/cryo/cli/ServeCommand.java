@@ -8,6 +8,7 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
 import dev.cryo.commander.Housekeeping;
+import dev.cryo.commander.LogCaps;
 import dev.cryo.control.ControlException;
 import dev.cryo.front.Front;
 import dev.cryo.front.FrontException;
@@ -224,6 +225,30 @@ final class ServeCommand implements Callable<Integer> {
       description = "The same for a guest (a user who never logged in). Default: ${DEFAULT-VALUE}.")
   Duration frozenGuestTtl;
 
+  @Option(names = "--events-max-size", paramLabel = "SIZE", defaultValue = "64m",
+      converter = SizeConverter.class,
+      description = "The size past which the event log events.jsonl is rotated, between two lines,"
+          + " to events.1.jsonl (older parts move up one number). Default: ${DEFAULT-VALUE}.")
+  long eventsMaxSize;
+
+  @Option(names = "--events-keep", paramLabel = "N", defaultValue = "4",
+      description = "How many rotated parts of the event log are kept (events.1.jsonl to"
+          + " events.N.jsonl); the oldest beyond is removed. Default: ${DEFAULT-VALUE}.")
+  int eventsKeep;
+
+  @Option(names = "--worker-logs-keep", paramLabel = "N", defaultValue = "32",
+      description = "How many files workers/ keeps: at each spawn the least recently written logs"
+          + " of workers no longer running are removed beyond it (never a running worker's)."
+          + " Default: ${DEFAULT-VALUE}.")
+  int workerLogsKeep;
+
+  @Option(names = "--worker-log-max-size", paramLabel = "SIZE", defaultValue = "16m",
+      converter = SizeConverter.class,
+      description = "The size past which a running worker's log is cut, checked every heartbeat:"
+          + " its content moves to NAME.log.1 (replacing the one before) and the log begins"
+          + " again. Default: ${DEFAULT-VALUE}.")
+  long workerLogMaxSize;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -237,6 +262,7 @@ final class ServeCommand implements Callable<Integer> {
       throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
+    LogCaps logCaps = logCaps();
     AdminToken token = adminToken();
     dev.cryo.front.ClientLimits clientLimits = clientLimits();
     if (adminPort != null && (adminPort < 0 || adminPort > 65535)) {
@@ -282,6 +308,7 @@ final class ServeCommand implements Callable<Integer> {
             .withFrozenGuestTtl(frozenGuestTtl))
         .onStopRequest(stops::requested)
         .placementHeader(placementHeader)
+        .logCaps(logCaps)
         .build();
     Commander commander;
     try {
@@ -363,6 +390,17 @@ final class ServeCommand implements Callable<Integer> {
       err.println("cryo: " + e.getMessage());
     }
     err.flush();
+  }
+
+  /** The log caps of the options, or a usage failure naming the one below its least. */
+  private LogCaps logCaps() throws CommandFailure {
+    if (eventsMaxSize < 1 || eventsKeep < 1 || workerLogsKeep < 1 || workerLogMaxSize < 1) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_log_cap", "--events-max-size,"
+          + " --events-keep, --worker-logs-keep and --worker-log-max-size must each be at least 1"
+          + " (got " + eventsMaxSize + ", " + eventsKeep + ", " + workerLogsKeep + ", "
+          + workerLogMaxSize + "); nothing was started", null);
+    }
+    return new LogCaps(eventsMaxSize, eventsKeep, workerLogsKeep, workerLogMaxSize);
   }
 
   private AdminToken adminToken() {

@@ -30,13 +30,44 @@ final class EventAuditor {
 
   /** Audits the log at {@code file}, for the users {@code audited} picks. */
   static EventAuditor audit(Path file, Predicate<String> audited) throws IOException {
+    return audit(List.of(file), audited);
+  }
+
+  /** Audits the log in {@code files} read one after the other, for the users it picks. */
+  static EventAuditor audit(List<Path> files, Predicate<String> audited) throws IOException {
     EventAuditor auditor = new EventAuditor();
-    for (String line : Files.readAllLines(file)) {
-      if (!line.isBlank()) {
-        auditor.apply(DemoClient.JSON.readTree(line), audited);
+    for (Path file : files) {
+      for (String line : Files.readAllLines(file)) {
+        if (!line.isBlank()) {
+          auditor.apply(DemoClient.JSON.readTree(line), audited);
+        }
       }
     }
     return auditor;
+  }
+
+  /**
+   * The files of the event log of the run in {@code home}, as the operations page names them and
+   * read by name here (not through the commander's code): the rotated parts
+   * {@code events.N.jsonl} from the highest N down, then {@code events.jsonl}.
+   */
+  static List<Path> runFiles(Path home) throws IOException {
+    java.util.TreeMap<Integer, Path> parts = new java.util.TreeMap<>(
+        java.util.Comparator.reverseOrder());
+    java.util.regex.Pattern part = java.util.regex.Pattern.compile("events\\.([1-9][0-9]*)\\.jsonl");
+    try (var entries = Files.newDirectoryStream(home)) {
+      for (Path entry : entries) {
+        java.util.regex.Matcher matcher = part.matcher(entry.getFileName().toString());
+        if (matcher.matches()) {
+          parts.put(Integer.parseInt(matcher.group(1)), entry);
+        }
+      }
+    }
+    List<Path> files = new ArrayList<>(parts.values());
+    if (Files.exists(home.resolve("events.jsonl"))) {
+      files.add(home.resolve("events.jsonl"));
+    }
+    return files;
   }
 
   private void apply(JsonNode event, Predicate<String> audited) {

@@ -52,7 +52,7 @@ class ServeAuditTest {
       for (Future<?> user : users) {
         user.get();
       }
-      EventAuditor auditor = EventAuditor.audit(run.home().resolve("events.jsonl"),
+      EventAuditor auditor = EventAuditor.audit(EventAuditor.runFiles(run.home()),
           user -> user.startsWith("user-"));
 
       assertThat(problems).as("what the replies showed").isEmpty();

@@ -42,12 +42,14 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The run directory ({@link CommanderConfig#home()}) holds: {@code .lock} (the run lock),
  * {@code run.json}, {@code status.json} ({@link Status}, rewritten atomically each tick),
- * {@code events.jsonl} (the event log, see the package description), {@code journal} (its maps,
+ * {@code events.jsonl} and its rotated parts (the event log, see the package description and
+ * {@link EventLogFiles}), {@code journal} (its maps,
  * for a start after a crash), {@code freezer/} (the working freezer: at start, the reboot data
  * {@code reboot/} of a drain renamed back, or the journal's frozen users kept, or wiped),
  * {@code generations} (the lease of the run's generations, {@link Generations}),
  * {@code writers.lock} (held shared by every worker for its life: a start waits for it,
- * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output) and
+ * {@link FreezerWriters}), {@code workers/NAME.log} (each worker's output; {@code NAME.log.1}
+ * what its last cut took; their caps are {@link WorkerLogs}') and
  * {@code sockets/} (the wires; a private 0700 directory under the temporary directory instead when
  * the home's path is too long for a socket address), and, between two calls of {@code cryo
  * reload}, {@code reload.json} and {@code reload-result.json} ({@link ReloadRequests}).
@@ -253,7 +255,7 @@ public final class Commander implements AutoCloseable {
       } else {
         runHome.directory(SOCKETS); // 0700, before any worker's socket is bound in it
       }
-      EventLog events = EventLog.open(runHome, config.clock());
+      EventLog events = EventLog.open(runHome, config.clock(), config.logCaps());
       commander = new Commander(config, runHome, lock, runDirectory, state, events, freezer,
           sockets, privateSockets, watcher);
       commander.found = taken;

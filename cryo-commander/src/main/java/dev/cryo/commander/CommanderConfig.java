@@ -40,13 +40,14 @@ import java.util.function.Supplier;
  * @param placementHeader whether every reply a worker served carries {@code Cryo-Placement:
  *     worker=NAME; generation=G} (the worker and the grant's generation that served it), for an
  *     auditor checking that no placement served twice ({@code --placement-header}; off by default)
+ * @param logCaps how much of the event log and of the workers' logs is kept on disk
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
     Clock clock, Duration heartbeat, Duration presentation, Duration hold, Duration callTimeout,
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
-    Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader) {
+    Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader, LogCaps logCaps) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -58,6 +59,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Objects.requireNonNull(onStopRequest, "onStopRequest");
     Objects.requireNonNull(housekeeping, "housekeeping");
     Objects.requireNonNull(occupancy, "occupancy");
+    Objects.requireNonNull(logCaps, "logCaps");
     if (workers < 1 || maxWorkers < workers || maxUsersPerWorker < 1 || workerHeapBytes < 1
         || startAttempts < 1 || retryAfterSeconds < 0) {
       throw new IllegalArgumentException("need 1 <= workers <= maxWorkers, maxUsersPerWorker >= 1,"
@@ -102,6 +104,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private Housekeeping housekeeping = Housekeeping.DEFAULTS;
     private Occupancy occupancy = Occupancy.DEFAULTS;
     private boolean placementHeader;
+    private LogCaps logCaps = LogCaps.DEFAULTS;
 
     private Builder(Path home, String application) {
       this.home = Objects.requireNonNull(home, "home");
@@ -228,6 +231,12 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** How much of its logs the run keeps (default {@link LogCaps#DEFAULTS}). */
+    public Builder logCaps(LogCaps value) {
+      logCaps = value;
+      return this;
+    }
+
     /** The configuration. */
     public CommanderConfig build() {
       int max = maxWorkers != null ? maxWorkers : Math.max(6, workers);
@@ -235,7 +244,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
           startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
-          occupancy, placementHeader);
+          occupancy, placementHeader, logCaps);
     }
   }
 }

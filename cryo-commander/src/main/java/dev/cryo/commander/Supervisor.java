@@ -61,6 +61,10 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   private final Path sockets;
   private final RunHome home;
   private final String logs;
+  private final WorkerLogs workerLogs;
+  /** Whether a cut of the workers' logs is under way (one at a time, off the heartbeat). */
+  private final java.util.concurrent.atomic.AtomicBoolean cutting =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final Map<String, WorkerHandle> handles = new LinkedHashMap<>(); // guarded by this
   private final Object changes = new Object();
   private long generation; // guarded by changes
@@ -95,6 +99,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     this.sockets = sockets;
     this.home = home;
     this.logs = logs;
+    this.workerLogs = new WorkerLogs(home, logs, config.logCaps());
     this.appPath = config.appPath();
   }
 
@@ -303,6 +308,11 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /** One attempt; null when the worker presented itself, else why it failed (all of it killed). */
   private String attemptStart(WorkerHandle handle, int attempt) {
+    java.util.Set<String> alive;
+    synchronized (this) {
+      alive = java.util.Set.copyOf(handles.keySet()); // this one's among them
+    }
+    workerLogs.prune(alive, handle.name());
     return new WorkerStart(config, handle, routing, this, home, logs)
         .run(process -> {
           synchronized (this) {
@@ -376,6 +386,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
    */
   void heartbeat() {
     keepWorkers();
+    cutLogs();
     long twoBeats = config.heartbeat().multipliedBy(2).toNanos();
     for (WorkerHandle handle : workers()) {
       WorkerState state = handle.state();
@@ -404,6 +415,24 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       // stop the tick, the silence count of every worker and so this worker's kill with it.
       Thread.ofVirtual().name("cryo-ping-" + handle.name()).start(() -> ping(handle, wire));
     }
+  }
+
+  /**
+   * Cuts the logs of the workers alive that passed their size ({@link WorkerLogs#cut}), on a
+   * virtual thread (a copy of a few MiB never delays a beat), one cut at a time.
+   */
+  private void cutLogs() {
+    if (!cutting.compareAndSet(false, true)) {
+      return;
+    }
+    List<String> alive = workers().stream().map(WorkerHandle::name).toList();
+    Thread.ofVirtual().name("cryo-worker-logs").start(() -> {
+      try {
+        workerLogs.cut(alive);
+      } finally {
+        cutting.set(false);
+      }
+    });
   }
 
   /**

@@ -50,7 +50,7 @@ final class WorkerStart {
 
   /** The log's name in its directory. */
   static String logName(String worker) {
-    return worker + ".log";
+    return WorkerLogs.logName(worker);
   }
 
   /**

@@ -65,7 +65,8 @@
  *       {@link dev.cryo.control.RunHome} (owned by the server's user, writable by nobody else, no
  *       link or special file where the run keeps a file or directory; refused with nothing changed
  *       otherwise). Every file the package opens or creates there (the journal, the event log,
- *       {@code status.json}, the reload files, the workers' logs) goes through that held
+ *       {@code status.json}, the reload files, the workers' logs, kept within their caps by
+ *       {@link dev.cryo.commander.WorkerLogs}) goes through that held
  *       {@code RunHome}, judged again each time, never through a link: files are created 0600
  *       and directories 0700, and workers run under umask 077
  *       ({@link dev.cryo.commander.WorkerCommand}). Directories are moved (the freezer root to
@@ -79,8 +80,16 @@
  * </ul>
  *
  * <h2>The event log</h2>
- * {@code events.jsonl} in the run directory (the previous run's is moved to
- * {@code events.previous.jsonl} at start): one JSON object per line, flushed line by line, in the
+ * {@code events.jsonl} in the run directory. Past {@code --events-max-size} (default 64 MiB) it is
+ * rotated between two lines: it becomes {@code events.1.jsonl}, older parts move one number up
+ * ({@code events.2.jsonl}, …), and at most {@code --events-keep} parts (default 4) are kept, the
+ * oldest removed. A start moves the previous run's files aside: {@code events.jsonl} to
+ * {@code events.previous.jsonl}, {@code events.N.jsonl} to {@code events.previous.N.jsonl}, the
+ * run before that's removed. An operator finds, oldest line first: {@code events.previous.N.jsonl}
+ * … {@code events.previous.1.jsonl}, {@code events.previous.jsonl}, then this run's
+ * {@code events.N.jsonl} … {@code events.1.jsonl}, {@code events.jsonl}
+ * ({@link dev.cryo.commander.EventLogFiles} lists them). A failed rotation is logged and the lines
+ * go on into the same file. The log: one JSON object per line, flushed line by line, in the
  * order the events happened — folds are written under the maps' lock, so two folds appear in the
  * order they changed the maps, whatever workers they came from. Every line has
  * <ul>

@@ -60,7 +60,7 @@ class EventLineTest {
         .isFalse();
     Clock clock = Clock.fixed(Instant.parse("2026-12-01T22:40:00.123Z"), ZoneOffset.UTC);
     try (RunHome home = RunHome.claim(dir, java.util.List.of());
-        EventLog log = EventLog.open(home, clock)) {
+        EventLog log = EventLog.open(home, clock, LogCaps.DEFAULTS)) {
       Map<String, Object> first = new LinkedHashMap<>();
       first.put("user", "a\"b\n");
       first.put("keys", List.of("k1", "k2"));

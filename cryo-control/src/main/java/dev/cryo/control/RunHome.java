@@ -468,6 +468,34 @@ public final class RunHome implements Closeable {
   }
 
   /**
+   * The names of the entries of the directory {@code relative} of the home ({@code "."} for the
+   * home itself), in no particular order, reached through the held descriptor without following a
+   * link; none when the directory is missing. Nothing is judged: judge an entry before acting on it.
+   *
+   * @throws ControlException {@code UNSAFE_PATH} when a link or non-directory is in the way
+   */
+  public List<String> names(String relative) throws IOException {
+    if (relative.equals(".")) {
+      return root.names();
+    }
+    Optional<SafeRoot> directory = root.subroot(relative);
+    if (directory.isEmpty()) {
+      return List.of();
+    }
+    try (SafeRoot held = directory.get()) {
+      return held.names();
+    }
+  }
+
+  /**
+   * What is at {@code relative} of the home, looked at without following a link, as
+   * {@link SafeRoot#lookup}; empty when it or a parent is missing.
+   */
+  public Optional<SafeRoot.Entry> lookup(String relative) throws IOException {
+    return root.lookup(relative);
+  }
+
+  /**
    * The directory {@code name} of the home, created 0700 when missing, else judged by the rule.
    *
    * @return its path, for other processes (a worker's socket) and for messages

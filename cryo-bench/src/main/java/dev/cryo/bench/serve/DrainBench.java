@@ -8,6 +8,7 @@ import dev.cryo.bench.ThreadTimes;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.DrainReport;
+import dev.cryo.commander.EventLogFiles;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
 import dev.cryo.demo.DemoApplication;
@@ -130,7 +131,7 @@ public final class DrainBench {
       }
       System.out.printf("drain of %,d users: %.2f s to exit (%s)%n", users, drained / 1e9,
           report.summary());
-      System.out.println(steps(home.resolve("events.jsonl")));
+      System.out.println(steps(home));
       System.out.println(cpu);
       long starting = System.nanoTime();
       try (Commander next = Commander.start(config)) {
@@ -236,7 +237,7 @@ public final class DrainBench {
    * end to the commit (the journal's last batch, the item written, the root forced to disk,
    * renamed, the rename forced).
    */
-  private static String steps(Path log) throws IOException {
+  private static String steps(Path home) throws IOException {
     Instant begun = null;
     Instant first = null;
     Instant last = null;
@@ -244,7 +245,11 @@ public final class DrainBench {
     Instant retired = null;
     Instant committed = null;
     List<Instant> frozen = new ArrayList<>();
-    for (String line : Files.readAllLines(log)) {
+    List<String> lines = new ArrayList<>();
+    for (Path log : EventLogFiles.run(home)) { // the rotated parts, oldest first, then the live
+      lines.addAll(Files.readAllLines(log));
+    }
+    for (String line : lines) {
       JsonNode event = JSON.readTree(line);
       String kind = event.path("event").asText();
       Instant at = Instant.parse(event.path("at").asText());

@@ -10,6 +10,7 @@ import dev.cryo.bench.Scratch;
 import dev.cryo.bench.ThreadTimes;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
+import dev.cryo.commander.EventLogFiles;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
 import dev.cryo.commander.WorkerCommand;
@@ -160,7 +161,7 @@ public final class MoveSteps {
         Histogram http = mover.moves(moves);
         steps.get("http: whole move").add(http);
       }
-      cut(home.resolve("events.jsonl"), timed, steps);
+      cut(home, timed, steps);
       cpuLine = cpuPerMove(cpu, timed.size()) + System.lineSeparator()
           + switchesPerMove(switches, timed.size()) + System.lineSeparator()
           + threadsPerMove(threads, timed.size())
@@ -313,11 +314,15 @@ public final class MoveSteps {
   }
 
   /** Cuts each timed move by the event log's timestamps of the stepper's frozen and woken folds. */
-  private static void cut(Path log, List<long[]> timed, Map<String, Histogram> steps)
+  private static void cut(Path home, List<long[]> timed, Map<String, Histogram> steps)
       throws IOException {
     List<long[]> frozen = new ArrayList<>();
     List<long[]> woken = new ArrayList<>();
-    for (String line : Files.readAllLines(log)) {
+    List<String> lines = new ArrayList<>();
+    for (Path log : EventLogFiles.run(home)) { // the rotated parts, oldest first, then the live
+      lines.addAll(Files.readAllLines(log));
+    }
+    for (String line : lines) {
       JsonNode event = JSON.readTree(line);
       if (!"stepper".equals(event.path("user").asText())) {
         continue;

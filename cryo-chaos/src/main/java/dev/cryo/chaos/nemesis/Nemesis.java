@@ -138,7 +138,7 @@ public final class Nemesis {
 
   /** A drain begun 0–1 s after the reload's first quit began, then a new serve. */
   private String drainDuringReload() throws IOException, InterruptedException {
-    long before = server.eventsLength();
+    Server.EventsMark before = server.eventsMark();
     Process reload = server.startReload(Duration.ofMinutes(2));
     long deadline = System.nanoTime() + RECOVERY.toNanos();
     boolean quitting = false;

@@ -11,7 +11,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +21,10 @@ import java.util.concurrent.TimeUnit;
  * The run under test: {@code cryo serve} on one home, port and admin port, started again after
  * each stop or kill, driven only through its public interfaces — its process, the {@code cryo}
  * command ({@code stop}, {@code reload}), the admin listener's {@code status.json}, and the files
- * the docs name ({@code events.jsonl}). Each serve's output goes to {@code serve-N.log} in the
- * output folder, and its event log is kept as {@code events-N.jsonl} there once it has stopped.
+ * the docs name ({@code events.jsonl} and the parts it is rotated into, {@code events.N.jsonl},
+ * the highest number the oldest). Each serve's output goes to {@code serve-N.log} in the output
+ * folder, and its event log (its parts, oldest first, then its live file) is kept as
+ * {@code events-N.jsonl} there once it has stopped.
  * Not thread-safe: the nemesis drives it from one thread.
  */
 public final class Server implements AutoCloseable {
@@ -72,15 +73,48 @@ public final class Server implements AutoCloseable {
     return URI.create("http://127.0.0.1:" + port + "/");
   }
 
-  /** The event logs of every serve so far, in order (the running one's last). */
-  public List<Path> eventLogs() {
+  /** A point in the running serve's event log: a file of it (by its file key) and an offset. */
+  public record EventsMark(Object fileKey, long offset) {}
+
+  /**
+   * The event logs of every serve so far, in order (the running one's last: its rotated parts,
+   * oldest first, then its live file).
+   */
+  public List<Path> eventLogs() throws IOException {
     List<Path> all = new ArrayList<>(eventLogs);
-    Path live = home.resolve("events.jsonl");
-    if (process != null && Files.exists(live)) {
-      all.add(live);
+    if (process != null) {
+      all.addAll(runEventFiles(home));
     }
     return all;
   }
+
+  /**
+   * The files of the log of the run in {@code home} as they stand, oldest first: its parts
+   * {@code events.N.jsonl} from the highest N down, then {@code events.jsonl}.
+   */
+  static List<Path> runEventFiles(Path home) throws IOException {
+    java.util.TreeMap<Integer, Path> parts = new java.util.TreeMap<>(
+        java.util.Comparator.reverseOrder());
+    try (var entries = Files.newDirectoryStream(home, "events.*.jsonl")) {
+      for (Path entry : entries) {
+        java.util.regex.Matcher part = PART.matcher(entry.getFileName().toString());
+        if (part.matches()) {
+          parts.put(Integer.parseInt(part.group(1)), entry);
+        }
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      return List.of();
+    }
+    List<Path> files = new ArrayList<>(parts.values());
+    Path live = home.resolve("events.jsonl");
+    if (Files.exists(live)) {
+      files.add(live);
+    }
+    return files;
+  }
+
+  private static final java.util.regex.Pattern PART =
+      java.util.regex.Pattern.compile("events\\.([1-9][0-9]{0,8})\\.jsonl");
 
   /**
    * Starts {@code cryo serve} and waits until it says it serves; throws when it exits first or
@@ -240,22 +274,50 @@ public final class Server implements AutoCloseable {
     return result(child, timeout);
   }
 
-  /** The running serve's event log's length in bytes (0 when there is none yet). */
-  public long eventsLength() throws IOException {
+  /** The running serve's event log's end now (no file key and 0 when there is none yet). */
+  public EventsMark eventsMark() throws IOException {
     Path live = home.resolve("events.jsonl");
-    return Files.exists(live) ? Files.size(live) : 0;
+    try {
+      var attributes = Files.readAttributes(live,
+          java.nio.file.attribute.BasicFileAttributes.class);
+      return new EventsMark(attributes.fileKey(), attributes.size());
+    } catch (java.nio.file.NoSuchFileException e) {
+      return new EventsMark(null, 0);
+    }
   }
 
   /**
-   * Whether the running serve's event log has a line with {@code "event":"<type>"} past byte
-   * {@code offset}.
+   * Whether the running serve's event log has a line with {@code "event":"<type>"} past
+   * {@code mark}: in the file the mark is in, past its offset, and in every file rotated after it
+   * (all of them when the mark's file is gone: rotated past the kept count, or no file then).
    */
-  public boolean eventSince(long offset, String type) throws IOException {
-    Path live = home.resolve("events.jsonl");
-    if (!Files.exists(live)) {
-      return false;
+  public boolean eventSince(EventsMark mark, String type) throws IOException {
+    List<Path> files = runEventFiles(home);
+    int from = 0;
+    boolean found = false;
+    for (int i = files.size() - 1; i >= 0 && !found; i--) {
+      try {
+        Object key = Files.readAttributes(files.get(i),
+            java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        if (key != null && key.equals(mark.fileKey())) {
+          from = i;
+          found = true;
+        }
+      } catch (java.nio.file.NoSuchFileException e) {
+        // rotated away meanwhile: not the mark's
+      }
     }
-    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(live)) {
+    for (int i = from; i < files.size(); i++) {
+      boolean marked = found && i == from;
+      if (contains(files.get(i), marked ? mark.offset() : 0, "\"event\":\"" + type + "\"")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean contains(Path file, long offset, String text) throws IOException {
+    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file)) {
       long length = channel.size() - offset;
       if (length <= 0) {
         return false;
@@ -263,7 +325,9 @@ public final class Server implements AutoCloseable {
       java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate((int) Math.min(length, 1 << 24));
       channel.read(bytes, offset);
       return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8)
-          .contains("\"event\":\"" + type + "\"");
+          .contains(text);
+    } catch (java.nio.file.NoSuchFileException e) {
+      return false; // rotated away meanwhile
     }
   }
 
@@ -279,12 +343,17 @@ public final class Server implements AutoCloseable {
     return out.resolve("serve-" + serves + ".log");
   }
 
+  /** Keeps the stopped serve's log, its parts oldest first then its live file, as one file. */
   private void keepEvents() throws IOException {
-    Path live = home.resolve("events.jsonl");
-    if (serves > kept && Files.exists(live)) {
+    List<Path> files = runEventFiles(home);
+    if (serves > kept && !files.isEmpty()) {
       kept = serves;
       Path kept = out.resolve("events-" + serves + ".jsonl");
-      Files.copy(live, kept, StandardCopyOption.REPLACE_EXISTING);
+      try (java.io.OutputStream copy = Files.newOutputStream(kept)) {
+        for (Path file : files) {
+          Files.copy(file, copy);
+        }
+      }
       eventLogs.add(kept);
     }
   }
