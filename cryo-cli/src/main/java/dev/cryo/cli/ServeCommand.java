@@ -8,6 +8,7 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
 import dev.cryo.commander.Housekeeping;
+import dev.cryo.commander.Passivation;
 import dev.cryo.control.ControlException;
 import dev.cryo.front.Front;
 import dev.cryo.front.FrontException;
@@ -224,6 +225,19 @@ final class ServeCommand implements Callable<Integer> {
       description = "The same for a guest (a user who never logged in). Default: ${DEFAULT-VALUE}.")
   Duration frozenGuestTtl;
 
+  @Option(names = "--idle-freeze", paramLabel = "DURATION|off", defaultValue = "10m",
+      converter = IdleLimitConverter.class,
+      description = "How long a user may stay idle (no call of his) before his worker freezes him"
+          + " to disk; his next request wakes him anywhere. 'off' keeps idle users in memory."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration idleFreeze;
+
+  @Option(names = "--idle-guest-freeze", paramLabel = "DURATION|off", defaultValue = "30s",
+      converter = IdleLimitConverter.class,
+      description = "The same for a guest who holds nothing (his stores all empty: he never"
+          + " wrote anything). Default: ${DEFAULT-VALUE}.")
+  Duration idleGuestFreeze;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -282,6 +296,7 @@ final class ServeCommand implements Callable<Integer> {
             .withFrozenGuestTtl(frozenGuestTtl))
         .onStopRequest(stops::requested)
         .placementHeader(placementHeader)
+        .passivation(new Passivation(idleFreeze, idleGuestFreeze))
         .build();
     Commander commander;
     try {

@@ -267,7 +267,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
         freezer.root().toString(), config.application(),
         appPath == null ? null : appPath.toString(), config.workerHeapBytes(),
-        home.shown(Commander.WRITERS).toString());
+        home.shown(Commander.WRITERS).toString(), config.passivation().idleFreezeMillis(),
+        config.passivation().idleGuestFreezeMillis());
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;
