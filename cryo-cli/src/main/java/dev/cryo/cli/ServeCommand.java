@@ -225,6 +225,13 @@ final class ServeCommand implements Callable<Integer> {
       description = "The same for a guest (a user who never logged in). Default: ${DEFAULT-VALUE}.")
   Duration frozenGuestTtl;
 
+  @Option(names = "--frozen-empty-guest-ttl", paramLabel = "DURATION", defaultValue = "10m",
+      converter = DurationConverter.class,
+      description = "The same for a guest frozen by the idle valve while he held nothing"
+          + " (see --idle-guest-freeze): a flood of visitors leaves no lasting disk."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration frozenEmptyGuestTtl;
+
   @Option(names = "--idle-freeze", paramLabel = "DURATION|off", defaultValue = "10m",
       converter = IdleLimitConverter.class,
       description = "How long a user may stay idle (no call of his) before his worker freezes him"
@@ -241,9 +248,10 @@ final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    if (frozenUserTtl.isZero() || frozenGuestTtl.isZero()) {
-      throw new CommandFailure(ExitCodes.USAGE, "bad_ttl", "--frozen-user-ttl and"
-          + " --frozen-guest-ttl must be longer than zero; nothing was started", null);
+    if (frozenUserTtl.isZero() || frozenGuestTtl.isZero() || frozenEmptyGuestTtl.isZero()) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_ttl", "--frozen-user-ttl,"
+          + " --frozen-guest-ttl and --frozen-empty-guest-ttl must be longer than zero; nothing"
+          + " was started", null);
     }
     Path directory = (home != null ? home : StopCommand.defaultHome(System.getenv()))
         .toAbsolutePath();
@@ -293,7 +301,7 @@ final class ServeCommand implements Callable<Integer> {
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
         .housekeeping(Housekeeping.DEFAULTS.withFrozenUserTtl(frozenUserTtl)
-            .withFrozenGuestTtl(frozenGuestTtl))
+            .withFrozenGuestTtl(frozenGuestTtl).withFrozenEmptyGuestTtl(frozenEmptyGuestTtl))
         .onStopRequest(stops::requested)
         .placementHeader(placementHeader)
         .passivation(new Passivation(idleFreeze, idleGuestFreeze))
