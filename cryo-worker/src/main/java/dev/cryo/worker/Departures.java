@@ -384,7 +384,8 @@ final class Departures {
     });
   }
 
-  private static Instant latest(Object first, Object second) {
+  /** The later of two clocks that are instants, null when neither is. */
+  static Instant latest(Object first, Object second) {
     Instant a = first instanceof Instant instant ? instant : null;
     Instant b = second instanceof Instant instant ? instant : null;
     if (a == null) {

@@ -178,6 +178,9 @@ public final class Worker implements AutoCloseable {
         waking, servedCalls);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
+    if (builder.memoryPressure != null) {
+      new HeapValve(this, registry, departures, builder.memoryPressure).start();
+    }
     if (builder.idleLimit != null || builder.emptyGuestIdleLimit != null) {
       departures.scheduleIdleValve(builder.idleLimit, builder.emptyGuestIdleLimit,
           builder.idleCheck);
@@ -690,6 +693,7 @@ public final class Worker implements AutoCloseable {
     private Duration grace = Duration.ofSeconds(5);
     private Duration idleLimit;
     private Duration emptyGuestIdleLimit;
+    private MemoryPressure memoryPressure;
     private Duration idleCheck = Duration.ofMinutes(1);
     private int quitDeparturesAtOnce = QUIT_DEPARTURES_AT_ONCE;
 
@@ -804,6 +808,18 @@ public final class Worker implements AutoCloseable {
     public Builder emptyGuestIdleFreeze(Duration limit, Duration every) {
       this.emptyGuestIdleLimit = requireNotNegative(limit);
       this.idleCheck = requirePositive(every);
+      return this;
+    }
+
+    /**
+     * Turns the heap valve on ({@link HeapValve}): after each collection that ends with the heap
+     * past the line {@code pressure} reports, the least recently served users are frozen in
+     * batches. Off by default; the worker process turns it on with the JVM's own pressure.
+     *
+     * @return this builder
+     */
+    Builder heapValve(MemoryPressure pressure) {
+      this.memoryPressure = java.util.Objects.requireNonNull(pressure, "pressure");
       return this;
     }
 

@@ -134,6 +134,9 @@ public final class WorkerMain {
         .identityLocator(user -> locate(wire, user))
         .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)));
     idleValve(builder, spawn);
+    CollectionPressure.install(HeapValve.LINE).ifPresentOrElse(builder::heapValve,
+        () -> LOG.log(Level.WARNING, "worker " + spawn.name() + ": this JVM has no heap pool"
+            + " with a collection usage threshold; the heap valve is off"));
     Worker worker = builder.build();
     built.set(worker);
     endpoint.bind(worker, wire);
