@@ -9,6 +9,7 @@ import dev.cryo.commander.CommanderConfig;
 import dev.cryo.commander.CommanderException;
 import dev.cryo.commander.Housekeeping;
 import dev.cryo.commander.LogCaps;
+import dev.cryo.commander.Passivation;
 import dev.cryo.control.ControlException;
 import dev.cryo.front.Front;
 import dev.cryo.front.FrontException;
@@ -249,12 +250,33 @@ final class ServeCommand implements Callable<Integer> {
           + " again. Default: ${DEFAULT-VALUE}.")
   long workerLogMaxSize;
 
+  @Option(names = "--frozen-empty-guest-ttl", paramLabel = "DURATION", defaultValue = "10m",
+      converter = DurationConverter.class,
+      description = "The same for a guest frozen by the idle valve while he held nothing"
+          + " (see --idle-guest-freeze): a flood of visitors leaves no lasting disk."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration frozenEmptyGuestTtl;
+
+  @Option(names = "--idle-freeze", paramLabel = "DURATION|off", defaultValue = "10m",
+      converter = IdleLimitConverter.class,
+      description = "How long a user may stay idle (no call of his) before his worker freezes him"
+          + " to disk; his next request wakes him anywhere. 'off' keeps idle users in memory."
+          + " Default: ${DEFAULT-VALUE}.")
+  Duration idleFreeze;
+
+  @Option(names = "--idle-guest-freeze", paramLabel = "DURATION|off", defaultValue = "30s",
+      converter = IdleLimitConverter.class,
+      description = "The same for a guest who holds nothing (his stores all empty: he never"
+          + " wrote anything). Default: ${DEFAULT-VALUE}.")
+  Duration idleGuestFreeze;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    if (frozenUserTtl.isZero() || frozenGuestTtl.isZero()) {
-      throw new CommandFailure(ExitCodes.USAGE, "bad_ttl", "--frozen-user-ttl and"
-          + " --frozen-guest-ttl must be longer than zero; nothing was started", null);
+    if (frozenUserTtl.isZero() || frozenGuestTtl.isZero() || frozenEmptyGuestTtl.isZero()) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_ttl", "--frozen-user-ttl,"
+          + " --frozen-guest-ttl and --frozen-empty-guest-ttl must be longer than zero; nothing"
+          + " was started", null);
     }
     Path directory = (home != null ? home : StopCommand.defaultHome(System.getenv()))
         .toAbsolutePath();
@@ -305,10 +327,11 @@ final class ServeCommand implements Callable<Integer> {
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
         .housekeeping(Housekeeping.DEFAULTS.withFrozenUserTtl(frozenUserTtl)
-            .withFrozenGuestTtl(frozenGuestTtl))
+            .withFrozenGuestTtl(frozenGuestTtl).withFrozenEmptyGuestTtl(frozenEmptyGuestTtl))
         .onStopRequest(stops::requested)
         .placementHeader(placementHeader)
         .logCaps(logCaps)
+        .passivation(new Passivation(idleFreeze, idleGuestFreeze))
         .build();
     Commander commander;
     try {

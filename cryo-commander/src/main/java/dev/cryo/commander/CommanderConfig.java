@@ -41,13 +41,15 @@ import java.util.function.Supplier;
  *     worker=NAME; generation=G} (the worker and the grant's generation that served it), for an
  *     auditor checking that no placement served twice ({@code --placement-header}; off by default)
  * @param logCaps how much of the event log and of the workers' logs is kept on disk
+ * @param passivation when workers freeze their idle users (the builder's default: off)
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
     Clock clock, Duration heartbeat, Duration presentation, Duration hold, Duration callTimeout,
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
-    Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader, LogCaps logCaps) {
+    Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader, LogCaps logCaps,
+    Passivation passivation) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -60,6 +62,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Objects.requireNonNull(housekeeping, "housekeeping");
     Objects.requireNonNull(occupancy, "occupancy");
     Objects.requireNonNull(logCaps, "logCaps");
+    Objects.requireNonNull(passivation, "passivation");
     if (workers < 1 || maxWorkers < workers || maxUsersPerWorker < 1 || workerHeapBytes < 1
         || startAttempts < 1 || retryAfterSeconds < 0) {
       throw new IllegalArgumentException("need 1 <= workers <= maxWorkers, maxUsersPerWorker >= 1,"
@@ -103,6 +106,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private Consumer<StopMode> onStopRequest = mode -> { };
     private Housekeeping housekeeping = Housekeeping.DEFAULTS;
     private Occupancy occupancy = Occupancy.DEFAULTS;
+    private Passivation passivation = Passivation.OFF;
     private boolean placementHeader;
     private LogCaps logCaps = LogCaps.DEFAULTS;
 
@@ -225,6 +229,12 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** When workers freeze their idle users (default {@link Passivation#OFF}). */
+    public Builder passivation(Passivation value) {
+      passivation = Objects.requireNonNull(value, "passivation");
+      return this;
+    }
+
     /** Whether served replies carry {@code Cryo-Placement} (default false). */
     public Builder placementHeader(boolean value) {
       placementHeader = value;
@@ -244,7 +254,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
           startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
-          occupancy, placementHeader, logCaps);
+          occupancy, placementHeader, logCaps, passivation);
     }
   }
 }

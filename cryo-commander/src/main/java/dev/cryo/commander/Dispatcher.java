@@ -36,7 +36,9 @@ import java.util.function.Consumer;
  * move him first) → place → call his worker ({@code http}, with the verdict "frozen" when the maps
  * say so) → on a retryable refusal route again → the reply. Every wait and retry of one request
  * shares one budget, the hold ({@link CommanderConfig#hold()}, 5 s). Never throws: 503 with
- * {@code Retry-After} when held past the budget, saturated or not running; 502 when the worker
+ * {@code Retry-After} when held past the budget or not running, and with {@code Cryo-Reason:
+ * saturated} too when no worker admits the user and none may start (a new user as well: the cap
+ * {@code --max-users-per-worker} counts the births in flight, {@link BirthsInFlight}); 502 when the worker
  * died during the call after its frame was written (a call never sent is routed again: it did
  * nothing on the worker); 504 when it did not answer within the call timeout; 500 for a refusal
  * that no retry can mend. Thread-safe; each request runs on its caller's thread.
@@ -87,6 +89,36 @@ final class Dispatcher {
   }
 
   private Reply route(Request request) throws InterruptedException {
+    Birth birth = new Birth();
+    try {
+      return route(request, birth);
+    } finally {
+      birth.end();
+    }
+  }
+
+  /**
+   * A request's birth in flight, when its last round placed him as one: counted against his worker
+   * ({@link BirthsInFlight}) from its placement until the round's call ended — the next round's
+   * decision, or the request's end, ends it. Confined to the request's thread.
+   */
+  private static final class Birth {
+    private BirthsInFlight.Ticket ticket;
+
+    void hold(BirthsInFlight.Ticket next) {
+      end();
+      ticket = next;
+    }
+
+    void end() {
+      if (ticket != null) {
+        ticket.close();
+        ticket = null;
+      }
+    }
+  }
+
+  private Reply route(Request request, Birth birth) throws InterruptedException {
     if (!running.getAsBoolean()) {
       return unavailable("the server is not running");
     }
@@ -150,7 +182,9 @@ final class Dispatcher {
         continue;
       }
       long seen = supervisor.generation();
+      birth.end(); // the last round's call ended: his announcement, if any, is folded
       Decision decision = decide(user, location);
+      birth.hold(decision.birth());
       WorkerHandle worker;
       if (decision == Decision.WOKEN) { // his location is stale: read it again, nothing was sent
         problem = "he was no longer frozen when his request was bound (another request woke him)";
@@ -158,7 +192,7 @@ final class Dispatcher {
       }
       switch (decision.verdict()) {
         case Saturated saturated -> {
-          return unavailable(saturated.reason());
+          return saturated(saturated.reason());
         }
         case Grow grow -> {
           problem = "a new worker was starting";
@@ -386,9 +420,13 @@ final class Dispatcher {
    * any more.
    */
   private record Decision(Verdict verdict, CompletableFuture<WorkerHandle> started,
-      Frozen bound) {
+      Frozen bound, BirthsInFlight.Ticket birth) {
     /** He was woken (by another request) after his location was read: locate him again. */
-    static final Decision WOKEN = new Decision(null, null, null);
+    static final Decision WOKEN = new Decision(null, null, null, null);
+
+    Decision(Verdict verdict, CompletableFuture<WorkerHandle> started, Frozen bound) {
+      this(verdict, started, bound, null);
+    }
   }
 
   /**
@@ -424,10 +462,31 @@ final class Dispatcher {
     beforeBind = Objects.requireNonNull(hook, "hook");
   }
 
+  /**
+   * Decides where the request goes. A user living on a worker takes no lock (the common path). A
+   * birth (a connection the maps do not know) is decided under the placement lock and counted
+   * against the worker chosen in the same step ({@link BirthsInFlight}), so that a burst of new
+   * connections never admits past {@code --max-users-per-worker}; a frozen user is bound for the
+   * worker chosen under the same lock. A {@link Grow} starts the worker under it, so the next
+   * decision counts it as starting.
+   */
   private Decision decide(String user, Location location) {
-    if (!(location instanceof Frozen)) { // nothing to bind or grow: no lock on the common path
+    if (location instanceof OnWorker) { // nothing to bind, count or grow: no lock
       return new Decision(placement.forRequest(user, location, supervisor.views(),
           supervisor.starting()), null, null);
+    }
+    if (location instanceof Location.Unknown) {
+      synchronized (placementLock) {
+        Verdict verdict = placement.forRequest(user, location, supervisor.views(),
+            supervisor.starting());
+        if (verdict instanceof Place place) {
+          return new Decision(verdict, null, null, supervisor.births().begin(place.worker()));
+        }
+        if (verdict instanceof Grow) {
+          return new Decision(verdict, supervisor.startWorker(), null);
+        }
+        return new Decision(verdict, null, null);
+      }
     }
     beforeBind.accept(user);
     synchronized (placementLock) {
@@ -487,6 +546,17 @@ final class Dispatcher {
           + " belongs to '" + result.user() + "', the maps say '"
           + routing.userOf(connection).orElse(null) + "'");
     }
+  }
+
+  /**
+   * The reply when nobody can take the request's user now: 503 with {@code Retry-After} and
+   * {@code Cryo-Reason: saturated}; nothing was placed or changed, and the user (if any) stays
+   * where he was.
+   */
+  private Reply saturated(String why) {
+    return Reply.text(503, "The server is saturated: " + why + ". Nothing was changed; try again"
+        + " later. Reason: saturated.", Map.entry("Retry-After",
+        Long.toString(config.retryAfterSeconds())), Map.entry("Cryo-Reason", "saturated"));
   }
 
   private Reply unavailable(String why) {

@@ -14,7 +14,9 @@ import java.util.Optional;
 
 /**
  * The expiry of the frozen: a frozen user whose parcel was written longer ago than his time to live
- * ({@link Housekeeping#frozenUserTtl()}, {@link Housekeeping#frozenGuestTtl()} for a guest) is
+ * ({@link Housekeeping#frozenUserTtl()}, {@link Housekeeping#frozenGuestTtl()} for a guest, the
+ * shorter of it and {@link Housekeeping#frozenEmptyGuestTtl()} for a guest whose parcel's cause is
+ * {@link ParcelHeader#EMPTY_GUEST_CAUSE}: his worker's idle valve froze him holding nothing) is
  * forgotten by the maps — he and his connections, whose cookies then arrive anonymous — and his
  * folder dropped. The time is the user parcel's header's, never a file's date.
  *
@@ -74,8 +76,7 @@ final class Expiry {
       if (header.isEmpty()) {
         continue; // a login tail's connection only, or moved meanwhile: nothing to date him by
       }
-      Duration ttl = user.startsWith(GUEST_PREFIX) ? policy.frozenGuestTtl()
-          : policy.frozenUserTtl();
+      Duration ttl = ttlOf(user, header.get());
       if (header.get().writtenAt().plus(ttl).isAfter(now)) {
         continue;
       }
@@ -84,6 +85,18 @@ final class Expiry {
       }
     }
     return expired;
+  }
+
+  /** The time to live of frozen {@code user} whose user parcel has {@code header}. */
+  Duration ttlOf(String user, ParcelHeader header) {
+    if (!user.startsWith(GUEST_PREFIX)) {
+      return policy.frozenUserTtl();
+    }
+    if (ParcelHeader.EMPTY_GUEST_CAUSE.equals(header.cause())
+        && policy.frozenEmptyGuestTtl().compareTo(policy.frozenGuestTtl()) < 0) {
+      return policy.frozenEmptyGuestTtl();
+    }
+    return policy.frozenGuestTtl();
   }
 
   /** Ends a round whose thread was interrupted (the commander closing), in one line. */

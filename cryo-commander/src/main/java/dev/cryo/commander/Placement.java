@@ -19,10 +19,12 @@ import java.util.function.Supplier;
  * changes nothing. Thread-safe.
  *
  * <ul>
- *   <li>An unknown connection, and a guest not living on a worker, go to the <em>reception</em>: the
- *       oldest running worker.
  *   <li>A user living on a worker goes to it; a frozen user whose requests are bound for a running
  *       worker goes there.
+ *   <li>A new user — an unknown connection, or a guest not living on a worker — goes to the
+ *       oldest running worker that {@linkplain #admits admits} him (the <em>reception</em> while it
+ *       admits), else on the frozen user's path below. The cap applies to him as to anybody: a
+ *       new user is never placed on a worker past it.
  *   <li>Otherwise the fullest worker that admits him: running, fewer than
  *       {@code maxUsersPerWorker} users counted against it, and its used heap at most
  *       {@link #MEMORY_ADMISSION} of its ceiling (from its photo; a worker without a photo admits).
@@ -73,7 +75,7 @@ public final class Placement {
   public Verdict forRequest(String user, Location location, List<WorkerView> workers,
       int starting) {
     if (user == null) {
-      return reception(workers);
+      return forNewUser(workers, starting);
     }
     if (location instanceof OnWorker on) {
       Optional<WorkerView> home = named(workers, on.worker());
@@ -87,9 +89,26 @@ public final class Placement {
       return new Place(frozen.destination());
     }
     if (isGuest(user) || !(location instanceof Frozen)) {
-      return reception(workers);
+      return forNewUser(workers, starting);
     }
     return fullest(null, workers, starting);
+  }
+
+  /**
+   * Where a new user goes (an unknown connection, or a guest not living on a worker): the oldest
+   * running worker that admits him, else a new worker ({@link Grow}) while one may start, else
+   * {@link AwaitStart} while one is starting, else {@link Saturated}. The caller counts the user
+   * against the worker chosen in the same step as this decision, so that two decisions never admit
+   * past the cap together (the dispatcher does both under its placement lock).
+   *
+   * @param workers every worker not dead, their occupancy counting the births in flight
+   * @param starting how many workers are starting
+   */
+  public Verdict forNewUser(List<WorkerView> workers, int starting) {
+    return workers.stream().filter(this::admits)
+        .min(Comparator.comparingLong(WorkerView::order))
+        .<Verdict>map(view -> new Place(view.name()))
+        .orElseGet(() -> fullest(null, workers, starting));
   }
 
   /**

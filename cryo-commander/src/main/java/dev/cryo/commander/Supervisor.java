@@ -57,6 +57,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   private final CommanderConfig config;
   private final Routing routing;
+  /** The births placed on a worker whose call has not ended: counted in its occupancy. */
+  private final BirthsInFlight births = new BirthsInFlight();
   private final Freezer freezer;
   private final Path sockets;
   private final RunHome home;
@@ -127,15 +129,22 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     return handle != null && handle.isRunning() ? Optional.of(handle) : Optional.empty();
   }
 
+  /** The births in flight, counted against their workers' occupancy by {@link #views()}. */
+  BirthsInFlight births() {
+    return births;
+  }
+
   /**
-   * What placement knows of every worker not dead; a worker a replacement is about to retire is
+   * What placement knows of every worker not dead, its occupancy counting the births in flight on
+   * it ({@link BirthsInFlight}); a worker a replacement is about to retire is
    * shown as not running (it serves those living on it, but nobody new is placed or woken there).
    */
   List<WorkerView> views() {
     List<WorkerView> views = new ArrayList<>();
     for (WorkerHandle handle : workers()) {
       if (handle.state() != WorkerState.DEAD && handle.state() != WorkerState.STARTING) {
-        WorkerView view = handle.view(routing.occupancy(handle.name()));
+        WorkerView view = handle.view(routing.occupancy(handle.name())
+            + births.count(handle.name()));
         views.add(retiring.contains(handle.name()) ? new WorkerView(view.name(), view.order(),
             false, view.occupancy(), view.heapUsedBytes(), view.heapMaxBytes()) : view);
       }
@@ -263,7 +272,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     SpawnPayload spawn = new SpawnPayload(name, GROUP, socket.toString(),
         freezer.root().toString(), config.application(),
         appPath == null ? null : appPath.toString(), config.workerHeapBytes(),
-        home.shown(Commander.WRITERS).toString());
+        home.shown(Commander.WRITERS).toString(), config.passivation().idleFreezeMillis(),
+        config.passivation().idleGuestFreezeMillis());
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;

@@ -50,10 +50,13 @@
  *   <li>A user being frozen, moved or dropped is held: his requests wait, 5 s in all (the hold
  *       budget, shared by every wait and retry of one request), then are answered 503 with
  *       {@code Retry-After}.
- *   <li>Placement ({@link dev.cryo.commander.Placement}): unknown connections and guests go to the
- *       reception, the oldest running worker (by presentation); a user to the worker he lives on;
+ *   <li>Placement ({@link dev.cryo.commander.Placement}): a user goes to the worker he lives on;
  *       a frozen user to the worker his requests are bound for, else the fullest worker that admits
- *       him, else a new worker, else 503. A moved guest lives where he was moved.
+ *       him, else a new worker, else 503 {@code saturated}. A new user (an unknown connection, a
+ *       guest not living on a worker) goes to the oldest running worker that admits him, else on
+ *       the same path: the cap {@code --max-users-per-worker} applies to him too, and the births in
+ *       flight count against it ({@code BirthsInFlight}, decided and counted under the placement
+ *       lock), so a burst never overshoots it. A moved guest lives where he was moved.
  *   <li>Each worker is a child JVM in its own process group; a worker that does not present itself
  *       in time, falls silent for two heartbeats, answers no ping for two heartbeats (while its
  *       other frames still come), or outlives its wire has its whole group killed with SIGKILL.

@@ -114,9 +114,12 @@ class OccupancyTest {
       for (int i = 1; i < counters.size(); i++) {
         assertThat(counters.get(i)).isEqualTo(counters.get(i - 1) + 1); // nothing lost, no repeat
       }
+      // The worker's own heap valve (past 80 % after a collection) froze its users before the
+      // check replaced it: they woke on a new worker or on its replacement, never on it again.
+      List<String> alive = running(commander).stream().map(Status.WorkerStatus::name).toList();
       for (Map.Entry<String, String> tab : pages.entrySet()) {
         JsonNode after = state(commander, tab.getKey(), tab.getValue());
-        assertThat(after.path("worker").asText()).isEqualTo(next);
+        assertThat(after.path("worker").asText()).isNotEqualTo(old).isIn(alive);
         if (tab.getKey().equals("c3")) {
           assertThat(after.path("counter").asInt()).isEqualTo(1 + counters.size());
           assertThat(after.path("notes")).isEqualTo(before.get("c3").path("notes"));
@@ -124,7 +127,7 @@ class OccupancyTest {
           assertThat(kept(after)).as(tab.getKey()).isEqualTo(kept(before.get(tab.getKey())));
         }
       }
-      assertThat(running(commander)).extracting(Status.WorkerStatus::name).containsExactly(next);
+      assertThat(alive).contains(next).doesNotContain(old);
       assertThat(events(commander, "occupancy_restart")).as("the new worker, without ballast, is"
           + " not replaced").hasSize(1);
       assertThat(commander.status().anomalies()).isZero();
@@ -141,6 +144,11 @@ class OccupancyTest {
       String reception = running(commander).get(0).name();
       long receptionPid = running(commander).get(0).pid();
       Map<String, String> pages = new LinkedHashMap<>();
+      // Grown by moves (two users a worker): u1 and u2 on a new worker, then u3 on a third. Each
+      // is born on the reception and moved before the next is born: the cap applies to new users
+      // too, so a third newcomer would be born on a new worker instead.
+      String second = null;
+      String third = null;
       for (String connection : List.of("c1", "c2", "c3")) {
         String page = call(commander, connection, "POST", "/api/pages", null).path("page")
             .asText();
@@ -149,11 +157,12 @@ class OccupancyTest {
         call(commander, connection, "POST", "/api/notes", Map.of("page", page, "text",
             "note of " + connection));
         call(commander, connection, "POST", "/api/login", Map.of("user", "u" + connection));
+        switch (connection) {
+          case "c1" -> second = moved(commander, "uc1", null);
+          case "c2" -> assertThat(moved(commander, "uc2", second)).isEqualTo(second);
+          default -> third = moved(commander, "uc3", null);
+        }
       }
-      // Grown by moves (two users a worker): u1 and u2 on a new worker, then u3 on a third.
-      String second = moved(commander, "uc1", null);
-      assertThat(moved(commander, "uc2", second)).isEqualTo(second);
-      String third = moved(commander, "uc3", null);
       assertThat(third).isNotIn(reception, second);
       Map<String, JsonNode> before = new LinkedHashMap<>();
       pages.forEach((connection, page) -> before.put(connection, state(commander, connection,

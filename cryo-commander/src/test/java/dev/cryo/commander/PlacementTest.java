@@ -38,9 +38,42 @@ class PlacementTest {
   }
 
   @Test
-  void noRunningWorkerMeansNoReception() {
+  void aNewUserSkipsAFullReceptionForTheOldestWorkerThatAdmitsHim() {
+    List<WorkerView> workers = List.of(view("w3", 3, 0), view("w1", 1, 3), view("w2", 2, 1),
+        new WorkerView("w0", 0, true, 0, 450 * MIB, 512 * MIB)); // w0's heap is past 80 %
+
+    assertThat(placement.forRequest(null, Location.UNKNOWN, workers, 0))
+        .isEqualTo(new Place("w2"));
+    assertThat(placement.forRequest("guest_c1", new Frozen(null), workers, 0))
+        .isEqualTo(new Place("w2"));
+    assertThat(placement.forRequest("guest_c1", Location.UNKNOWN, workers, 0))
+        .isEqualTo(new Place("w2"));
+  }
+
+  @Test
+  void aNewUserIsNeverPlacedPastTheCap() {
+    List<WorkerView> full = List.of(view("w1", 1, 3), view("w2", 2, 3));
+
+    assertThat(placement.forRequest(null, Location.UNKNOWN, full, 0)).isEqualTo(new Grow());
+    assertThat(placement.forRequest(null, Location.UNKNOWN, full, 1)).isEqualTo(new AwaitStart());
     assertThat(placement.forRequest(null, Location.UNKNOWN,
-        List.of(new WorkerView("w1", 1, false, 0, 0, 0)), 1)).isInstanceOf(Saturated.class);
+        List.of(view("w1", 1, 3), view("w2", 2, 3), view("w3", 3, 4)), 0))
+        .isInstanceOfSatisfying(Saturated.class,
+            s -> assertThat(s.reason()).contains("--max-users-per-worker")
+                .contains("--max-workers 3"));
+    assertThat(placement.forRequest("guest_c1", new Frozen(null),
+        List.of(view("w1", 1, 3), view("w2", 2, 3), view("w3", 3, 3)), 0))
+        .isInstanceOf(Saturated.class);
+  }
+
+  @Test
+  void withNoRunningWorkerANewUserWaitsForOneStarting() {
+    List<WorkerView> none = List.of(new WorkerView("w1", 1, false, 0, 0, 0));
+    assertThat(placement.forRequest(null, Location.UNKNOWN, none, 0)).isEqualTo(new Grow());
+    assertThat(placement.forRequest(null, Location.UNKNOWN, none, 2)).isEqualTo(new AwaitStart());
+    assertThat(new Placement(3, 1, 512 * MIB, () -> OptionalLong.of(free.get()))
+        .forRequest(null, Location.UNKNOWN, none, 0)).isInstanceOf(Saturated.class);
+    assertThat(placement.reception(none)).isInstanceOf(Saturated.class);
   }
 
   @Test

@@ -5,8 +5,10 @@ import java.util.Objects;
 
 /**
  * The diagnostic header of a parcel: who wrote it, when, for which cause, from which group, and with
- * which codec. It is read for counting and for the operator, without decoding the payload; no
- * decision is ever taken on it (what is true about a user lives in the registers, never in a file).
+ * which codec. It is read for counting and for the operator, without decoding the payload. What is
+ * true about a user lives in the registers, never in a file; the one decision taken on a header is
+ * the expiry of the frozen: how old it is ({@code writtenAt}), and whether its cause is
+ * {@link #EMPTY_GUEST_CAUSE}, which only shortens how long the parcel is kept.
  *
  * <p>Each text is kept to {@link ParcelFormat#MAX_HEADER_TEXT} UTF-8 bytes on disk; a character
  * with no UTF-8 form (a lone surrogate) is written as {@code ?}.
@@ -18,6 +20,15 @@ import java.util.Objects;
  * @param codec the name of the codec that encoded the payload
  */
 public record ParcelHeader(String writer, Instant writtenAt, String cause, String group, String codec) {
+
+  /**
+   * The cause a worker writes on the parcels of a guest frozen by its idle valve while he held
+   * nothing: his user store, and the stores of every connection and page of his, were empty in the
+   * parcels written. The run's expiry keeps such a parcel for its own short time
+   * ({@code --frozen-empty-guest-ttl}) instead of a guest's: a flood of visitors who never wrote
+   * anything leaves no lasting disk.
+   */
+  public static final String EMPTY_GUEST_CAUSE = "idle_empty_guest";
 
   /** Checks that no field is null. */
   public ParcelHeader {

@@ -50,6 +50,11 @@ final class RuntimeReplies {
           + " request starts afresh, as a new visitor. Tell the operator if this keeps happening."
           + " Reason: no_parcel.";
     }
+    if ("saturated".equals(reason)) {
+      return "The server is at capacity: it takes no more visitors right now. Nothing was changed;"
+          + " try again" + (retryAfter == null ? " in a moment" : " in " + retryAfter + " s")
+          + ". Reason: saturated.";
+    }
     String reasonPart = reason == null ? "" : " Reason: " + reason + ".";
     return switch (status) {
       case 503 -> "The server cannot serve this request right now. Try"

@@ -1,6 +1,8 @@
 package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
+import dev.cryo.register.ConnectionRow;
+import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.register.UserRow;
 import java.lang.System.Logger.Level;
@@ -320,9 +322,14 @@ final class Departures {
     }
   }
 
-  /** The idle valve; the contract is {@link Worker#freezeIdle}'s. */
-  List<String> freezeIdle(Duration limit) {
-    Instant threshold = clock.instant().minus(limit);
+  /** The cause of the idle valve's departures. */
+  static final String IDLE_CAUSE = "idle";
+
+  /** The idle valve; the contract is {@link Worker#freezeIdle(Duration, Duration)}'s. */
+  List<String> freezeIdle(Duration limit, Duration emptyGuestLimit) {
+    Instant now = clock.instant();
+    Instant threshold = limit == null ? null : now.minus(limit);
+    Instant guestThreshold = emptyGuestLimit == null ? null : now.minus(emptyGuestLimit);
     List<String> ordered = new ArrayList<>();
     for (String user : registry.userItems().keys()) {
       UserRow row = registry.userItems().get(user).orElse(null);
@@ -330,24 +337,55 @@ final class Departures {
         continue;
       }
       Instant last = latest(row.get(Parcels.LAST_USER_TS), row.get(Parcels.LAST_RPC_TS));
-      if (last == null || last.isBefore(threshold)) {
+      boolean idle = threshold != null && (last == null || last.isBefore(threshold));
+      if (!idle && guestThreshold != null && (last == null || last.isBefore(guestThreshold))) {
+        idle = holdsNothing(user, row);
+      }
+      if (idle) {
         ordered.add(user);
-        worker.depart(user, false, "idle", false);
+        worker.depart(user, false, IDLE_CAUSE, false);
       }
     }
     return ordered;
   }
 
-  void scheduleIdleValve(Duration limit, Duration every) {
+  /**
+   * Whether {@code user} is a guest who holds nothing: his user store, and the stores of each of
+   * his connections and their pages, are empty (a store a call holds counts as not empty).
+   */
+  private boolean holdsNothing(String user, UserRow row) {
+    if (!user.startsWith(RegisterRegistry.GUEST_PREFIX) || !Parcels.storeEmpty(row)) {
+      return false;
+    }
+    for (String connectionId : row.connections()) {
+      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
+      if (connection == null) {
+        continue;
+      }
+      if (!Parcels.storeEmpty(connection)) {
+        return false;
+      }
+      for (PageRow page : worker.pagesOf(connection)) {
+        if (!Parcels.storeEmpty(page)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** Runs the idle valve every {@code every} until the worker finishes; a null limit is off. */
+  void scheduleIdleValve(Duration limit, Duration emptyGuestLimit, Duration every) {
     schedule.schedule(every, () -> {
       if (!finished) {
-        freezeIdle(limit);
-        scheduleIdleValve(limit, every);
+        freezeIdle(limit, emptyGuestLimit);
+        scheduleIdleValve(limit, emptyGuestLimit, every);
       }
     });
   }
 
-  private static Instant latest(Object first, Object second) {
+  /** The later of two clocks that are instants, null when neither is. */
+  static Instant latest(Object first, Object second) {
     Instant a = first instanceof Instant instant ? instant : null;
     Instant b = second instanceof Instant instant ? instant : null;
     if (a == null) {

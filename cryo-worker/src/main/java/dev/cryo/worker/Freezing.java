@@ -1,6 +1,7 @@
 package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
@@ -254,10 +255,15 @@ final class Freezing {
     }
     List<String> pageIds = new ArrayList<>();
     allPages.forEach(page -> pageIds.add(page.pageId()));
+    // a guest the idle valve froze holding nothing is marked so, from what is written itself
+    String written = Departures.IDLE_CAUSE.equals(cause)
+        && user.startsWith(RegisterRegistry.GUEST_PREFIX)
+        && Parcels.holdNothing(userParcel, connectionParcels.values())
+        ? ParcelHeader.EMPTY_GUEST_CAUSE : cause;
     try {
-      into.writeUserParcel(user, userParcel, name, cause, group);
+      into.writeUserParcel(user, userParcel, name, written, group);
       for (Map.Entry<String, Map<String, Object>> parcel : connectionParcels.entrySet()) {
-        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, cause, group);
+        into.writeConnectionParcel(user, parcel.getKey(), parcel.getValue(), name, written, group);
       }
     } catch (IOException | RuntimeException e) {
       Throwable undone = undo(into, user, connectionParcels.keySet(), e);

@@ -150,6 +150,50 @@ final class Parcels {
     return parcel;
   }
 
+  /**
+   * Whether a row's store is empty, read under the row's lock, tried: a row whose lock another
+   * thread holds (a call in its store) counts as not empty.
+   */
+  static boolean storeEmpty(Row row) {
+    if (!row.lock().tryLock()) {
+      return false;
+    }
+    try {
+      Store store = row.get(STORE, Store.class);
+      return store == null || store.isEmpty();
+    } finally {
+      row.lock().unlock();
+    }
+  }
+
+  /**
+   * Whether a freeze's parcels hold nothing: the user parcel's store, and every connection
+   * parcel's store, carried guest store and pages' stores, are all empty.
+   */
+  static boolean holdNothing(Map<String, Object> userParcel,
+      java.util.Collection<Map<String, Object>> connectionParcels) {
+    if (!emptyStore(userParcel.get(STORE))) {
+      return false;
+    }
+    for (Map<String, Object> connection : connectionParcels) {
+      if (!emptyStore(connection.get(STORE)) || !emptyStore(connection.get(CARRIED_USER_STORE))) {
+        return false;
+      }
+      if (connection.get(PAGES) instanceof List<?> pages) {
+        for (Object page : pages) {
+          if (!(page instanceof Map<?, ?> map) || !emptyStore(map.get(STORE))) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean emptyStore(Object store) {
+    return store == null || store instanceof Map<?, ?> map && map.isEmpty();
+  }
+
   /** The fields to rebuild a row with: its own fields, its clocks, and a store of its content. */
   static Map<String, Object> rebuildFields(Map<?, ?> parcel) {
     Map<String, Object> fields = new HashMap<>();

@@ -178,8 +178,12 @@ public final class Worker implements AutoCloseable {
         waking, login, servedCalls);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
-    if (builder.idleLimit != null) {
-      departures.scheduleIdleValve(builder.idleLimit, builder.idleCheck);
+    if (builder.memoryPressure != null) {
+      new HeapValve(this, registry, departures, builder.memoryPressure).start();
+    }
+    if (builder.idleLimit != null || builder.emptyGuestIdleLimit != null) {
+      departures.scheduleIdleValve(builder.idleLimit, builder.emptyGuestIdleLimit,
+          builder.idleCheck);
     }
   }
 
@@ -536,7 +540,25 @@ public final class Worker implements AutoCloseable {
    * @return the users whose freeze was ordered
    */
   public List<String> freezeIdle(Duration limit) {
-    return departures.freezeIdle(limit);
+    return departures.freezeIdle(Objects.requireNonNull(limit, "limit"), null);
+  }
+
+  /**
+   * The idle valve with a shorter limit for guests who hold nothing: freezes every active user
+   * whose real clocks are older than {@code limit}, and every guest who holds nothing — his user
+   * store and the stores of each of his connections and their pages empty: he never wrote
+   * anything, or only ever read (a GET of the demo writes nothing) — whose real clocks are older
+   * than {@code emptyGuestLimit}. Such a guest's parcels are written with the cause
+   * {@link dev.cryo.freezer.ParcelHeader#EMPTY_GUEST_CAUSE}, decided from the parcels written, so a
+   * guest who wrote between this check and his freeze is marked as any other. Thread-safe; the
+   * freezes are ordered, not awaited.
+   *
+   * @param limit the idle time after which anybody is frozen, or null for none
+   * @param emptyGuestLimit the idle time after which a guest holding nothing is frozen, or null
+   * @return the users whose freeze was ordered
+   */
+  public List<String> freezeIdle(Duration limit, Duration emptyGuestLimit) {
+    return departures.freezeIdle(limit, emptyGuestLimit);
   }
 
   /**
@@ -670,6 +692,8 @@ public final class Worker implements AutoCloseable {
     private Duration gate = Duration.ofSeconds(2);
     private Duration grace = Duration.ofSeconds(5);
     private Duration idleLimit;
+    private Duration emptyGuestIdleLimit;
+    private MemoryPressure memoryPressure;
     private Duration idleCheck = Duration.ofMinutes(1);
     private int quitDeparturesAtOnce = QUIT_DEPARTURES_AT_ONCE;
 
@@ -771,6 +795,47 @@ public final class Worker implements AutoCloseable {
       this.idleLimit = requireNotNegative(limit);
       this.idleCheck = requirePositive(every);
       return this;
+    }
+
+    /**
+     * Turns the idle valve on for guests who hold nothing ({@link Worker#freezeIdle(Duration,
+     * Duration)}): every {@code every}, those idle for {@code limit} are frozen (off by default;
+     * with {@link #idleFreeze} too, one valve runs both limits, every {@code every} of the last
+     * call).
+     *
+     * @return this builder
+     */
+    public Builder emptyGuestIdleFreeze(Duration limit, Duration every) {
+      this.emptyGuestIdleLimit = requireNotNegative(limit);
+      this.idleCheck = requirePositive(every);
+      return this;
+    }
+
+    /**
+     * Turns the heap valve on ({@link HeapValve}): after each collection that ends with the heap
+     * past the line {@code pressure} reports, the least recently served users are frozen in
+     * batches. Off by default; the worker process turns it on with the JVM's own pressure.
+     *
+     * @return this builder
+     */
+    Builder heapValve(MemoryPressure pressure) {
+      this.memoryPressure = java.util.Objects.requireNonNull(pressure, "pressure");
+      return this;
+    }
+
+    /**
+     * The idle valve's check period for the shortest of its limits: a quarter of it, at least one
+     * second and at most one minute, so a user is frozen within a quarter of his limit past it.
+     *
+     * @param shortest the shortest idle limit in force
+     * @return the period
+     */
+    public static Duration idleCheckPeriod(Duration shortest) {
+      Duration quarter = shortest.dividedBy(4);
+      Duration floor = Duration.ofSeconds(1);
+      Duration ceiling = Duration.ofMinutes(1);
+      return quarter.compareTo(floor) < 0 ? floor : quarter.compareTo(ceiling) > 0 ? ceiling
+          : quarter;
     }
 
     /** The worker. */

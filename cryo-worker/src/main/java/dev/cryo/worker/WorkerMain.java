@@ -127,13 +127,17 @@ public final class WorkerMain {
     SocketChannel channel = Wire.connect(Path.of(spawn.wire()));
     Wire wire = Wire.open(channel, spawn.name(), endpoint, Methods.WORKER_CALLS,
         Methods.WORKER_EVENTS, WireLimits.defaults());
-    Worker worker = Worker.builder(spawn.name(), new Freezer(Path.of(spawn.freezer())))
+    Worker.Builder builder = Worker.builder(spawn.name(), new Freezer(Path.of(spawn.freezer())))
         .group(spawn.group())
         .application(host)
         .listener(endpoint)
         .identityLocator(user -> locate(wire, user))
-        .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)))
-        .build();
+        .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)));
+    idleValve(builder, spawn);
+    CollectionPressure.install(HeapValve.LINE).ifPresentOrElse(builder::heapValve,
+        () -> LOG.log(Level.WARNING, "worker " + spawn.name() + ": this JVM has no heap pool"
+            + " with a collection usage threshold; the heap valve is off"));
+    Worker worker = builder.build();
     built.set(worker);
     endpoint.bind(worker, wire);
     host.pusher((target, key, json) -> push(wire, target, key, json));
@@ -146,6 +150,30 @@ public final class WorkerMain {
     LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
         + " and serves " + spawn.application());
     new CountDownLatch(1).await(); // the end of the wire halts the process
+  }
+
+  /**
+   * Turns the idle valve on as the payload asks ({@link SpawnPayload#idleFreezeMillis()},
+   * {@link SpawnPayload#emptyGuestIdleFreezeMillis()}; null is off), checked every
+   * {@link Worker.Builder#idleCheckPeriod} of the shortest limit.
+   */
+  static void idleValve(Worker.Builder builder, SpawnPayload spawn) {
+    Duration limit = spawn.idleFreezeMillis() == null ? null
+        : Duration.ofMillis(spawn.idleFreezeMillis());
+    Duration guests = spawn.emptyGuestIdleFreezeMillis() == null ? null
+        : Duration.ofMillis(spawn.emptyGuestIdleFreezeMillis());
+    if (limit == null && guests == null) {
+      return;
+    }
+    Duration shortest = limit == null ? guests : guests == null || limit.compareTo(guests) < 0
+        ? limit : guests;
+    Duration every = Worker.Builder.idleCheckPeriod(shortest);
+    if (limit != null) {
+      builder.idleFreeze(limit, every);
+    }
+    if (guests != null) {
+      builder.emptyGuestIdleFreeze(guests, every);
+    }
   }
 
   /**

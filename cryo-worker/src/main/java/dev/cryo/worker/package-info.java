@@ -64,6 +64,11 @@
  *       in the protocol's one vocabulary ({@link dev.cryo.wire.protocol.RefusalReason}: what the
  *       wire carries to the commander) and a message saying what happened, what was kept and what
  *       to do.
+ *   <li>Departures the worker orders itself go through the same freeze as any other, each with its
+ *       cause: the idle valve ({@code Departures}: {@code idle}; a guest who held nothing is
+ *       marked {@link dev.cryo.freezer.ParcelHeader#EMPTY_GUEST_CAUSE} from the parcels written),
+ *       the heap valve ({@code HeapValve}, heard through {@code MemoryPressure}: {@code heap}), a
+ *       transfer plan and a quit. Neither valve takes anybody once a quit began.
  *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging
  *       backend and depends on nothing beyond cryo's own modules.
  * </ul>

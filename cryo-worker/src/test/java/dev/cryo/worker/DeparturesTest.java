@@ -375,6 +375,66 @@ class DeparturesTest {
   }
 
   @Test
+  void aGuestWhoHoldsNothingIsFrozenAfterTheShorterLimitAndHisParcelsSaySo() throws Exception {
+    Harness.call(worker, get("guest_c1", "c1", "p1", "user")); // reads only: holds nothing
+    Harness.call(worker, increment("guest_c2", "c2", "p2", "page")); // wrote into a page
+    Harness.call(worker, get("anna", "c3", "p3", "user")); // holds nothing, but is no guest
+    harness.schedule.advance(Duration.ofSeconds(40));
+
+    assertThat(worker.freezeIdle(Duration.ofMinutes(10), Duration.ofSeconds(30)))
+        .containsExactly("guest_c1");
+    harness.await("the empty guest frozen", () -> !hosted(worker, "guest_c1"));
+    assertThat(harness.freezer.userParcelHeader("guest_c1").orElseThrow().cause())
+        .isEqualTo(dev.cryo.freezer.ParcelHeader.EMPTY_GUEST_CAUSE);
+    assertThat(harness.freezer.connectionParcelHeader("guest_c1", "c1").orElseThrow().cause())
+        .isEqualTo(dev.cryo.freezer.ParcelHeader.EMPTY_GUEST_CAUSE);
+    assertThat(hosted(worker, "guest_c2")).isTrue();
+    assertThat(hosted(worker, "anna")).isTrue();
+
+    harness.schedule.advance(Duration.ofMinutes(10));
+    assertThat(worker.freezeIdle(Duration.ofMinutes(10), Duration.ofSeconds(30)))
+        .containsExactlyInAnyOrder("guest_c2", "anna");
+    harness.await("the others frozen", () -> !hosted(worker, "guest_c2")
+        && !hosted(worker, "anna"));
+    assertThat(harness.freezer.userParcelHeader("guest_c2").orElseThrow().cause())
+        .as("a guest who wrote is frozen as anybody").isEqualTo("idle");
+  }
+
+  @Test
+  void theEmptyGuestMarkIsDecidedFromTheParcelsWritten() throws Exception {
+    Harness.call(worker, increment("guest_c1", "c1", "p1", "user"));
+    worker.freezeUser("guest_c1").join(); // not the idle valve: never marked
+    assertThat(harness.freezer.userParcelHeader("guest_c1").orElseThrow().cause())
+        .isNotEqualTo(dev.cryo.freezer.ParcelHeader.EMPTY_GUEST_CAUSE);
+    harness.schedule.advance(Duration.ofMinutes(20));
+    Harness.call(worker, get("guest_c3", "c3", "p3", "user"));
+    harness.schedule.advance(Duration.ofMinutes(20));
+    assertThat(worker.freezeIdle(Duration.ofMinutes(10))).containsExactly("guest_c3");
+    harness.await("frozen", () -> !hosted(worker, "guest_c3"));
+    assertThat(harness.freezer.userParcelHeader("guest_c3").orElseThrow().cause())
+        .as("held nothing when frozen by the valve").isEqualTo(
+            dev.cryo.freezer.ParcelHeader.EMPTY_GUEST_CAUSE);
+  }
+
+  @Test
+  void theValveFreezesAnEmptyGuestOnItsOwnScheduleAndHeWakesWithHisClocks() {
+    Duration every = Worker.Builder.idleCheckPeriod(Duration.ofSeconds(30));
+    assertThat(every).isEqualTo(Duration.ofMillis(7500));
+    assertThat(Worker.Builder.idleCheckPeriod(Duration.ofMinutes(10)))
+        .isEqualTo(Duration.ofMinutes(1));
+    assertThat(Worker.Builder.idleCheckPeriod(Duration.ofMillis(200)))
+        .isEqualTo(Duration.ofSeconds(1));
+    Worker valved = harness.builder("w-guests").idleFreeze(Duration.ofMinutes(10), every)
+        .emptyGuestIdleFreeze(Duration.ofSeconds(30), every).build();
+    harness.workers.add(valved);
+    Harness.call(valved, get("guest_c1", "c1", "p1", "user"));
+    harness.schedule.advance(Duration.ofSeconds(25));
+    assertThat(hosted(valved, "guest_c1")).isTrue();
+    harness.schedule.advance(Duration.ofSeconds(15));
+    harness.await("the empty guest frozen by the valve", () -> !hosted(valved, "guest_c1"));
+  }
+
+  @Test
   void theIdleValveCanRunOnTheWorkersOwnSchedule() {
     Worker valved = harness.builder("w-idle")
         .idleFreeze(Duration.ofMinutes(15), Duration.ofMinutes(1)).build();

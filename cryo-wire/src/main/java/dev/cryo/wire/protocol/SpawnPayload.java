@@ -15,9 +15,15 @@ import java.util.Objects;
  * @param heapBytes the worker JVM's heap ceiling
  * @param writers the file the worker holds shared for its life, as one of the run's freezer
  *     writers ({@code dev.cryo.freezer.FreezerWriters}), or null for none
+ * @param idleFreezeMillis how long a user may stay idle before the worker freezes him
+ *     ({@code cryo serve --idle-freeze}), in milliseconds; null when off (and from a commander that
+ *     does not send it)
+ * @param emptyGuestIdleFreezeMillis the same for a guest who holds nothing
+ *     ({@code --idle-guest-freeze}); null when off
  */
 public record SpawnPayload(String name, String group, String wire, String freezer,
-    String application, String appPath, long heapBytes, String writers) {
+    String application, String appPath, long heapBytes, String writers, Long idleFreezeMillis,
+    Long emptyGuestIdleFreezeMillis) {
 
   /** The environment variable that carries the payload to the worker JVM. */
   public static final String ENVIRONMENT = "CRYO_WORKER_SPAWN";
@@ -29,5 +35,16 @@ public record SpawnPayload(String name, String group, String wire, String freeze
     Objects.requireNonNull(freezer, "freezer");
     Objects.requireNonNull(application, "application");
     group = group == null ? "" : group;
+    if (idleFreezeMillis != null && idleFreezeMillis < 0
+        || emptyGuestIdleFreezeMillis != null && emptyGuestIdleFreezeMillis < 0) {
+      throw new IllegalArgumentException("an idle limit is zero or more milliseconds, got "
+          + idleFreezeMillis + " and " + emptyGuestIdleFreezeMillis);
+    }
+  }
+
+  /** A payload with the idle valve off. */
+  public SpawnPayload(String name, String group, String wire, String freezer, String application,
+      String appPath, long heapBytes, String writers) {
+    this(name, group, wire, freezer, application, appPath, heapBytes, writers, null, null);
   }
 }
