@@ -179,7 +179,7 @@ public final class Dispatcher {
           .withHeader("Allow", String.join(", ", allowed)), null);
     }
     Routes.Route route = found.route();
-    DispatchedCall call = new DispatchedCall(this, host, request, found.parameters());
+    DispatchedCall call = new DispatchedCall(this, host, request, route, found.parameters());
     try {
       Object result;
       if (route.move()) {
@@ -192,6 +192,7 @@ public final class Dispatcher {
       } else {
         result = ((Handler) route.handler()).handle(call);
       }
+      call.end();
       Response response = reply(result);
       if (request.method().equals("HEAD")) {
         response = headOf(response);
@@ -209,6 +210,8 @@ public final class Dispatcher {
       return failed(request, e);
     } catch (Exception e) {
       return failed(request, e);
+    } finally {
+      call.end(); // whatever kept the call, or a state of it, reaches nothing from now on
     }
   }
 
@@ -270,12 +273,15 @@ public final class Dispatcher {
    * @return the hook's failure (logged), or null
    */
   public Throwable wake(StateHost host) {
+    HookStay stay = new HookStay(this, host, "onWake");
     try {
-      application.onWake(new HookStay(this, host));
+      application.onWake(stay);
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onWake of '" + host.user() + "' failed on worker " + host.worker(), e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -285,13 +291,16 @@ public final class Dispatcher {
    * @return the hook's failure (logged; the freeze goes on), or null
    */
   public Throwable freeze(StateHost host, FreezeReason reason) {
+    HookStay stay = new HookStay(this, host, "onFreeze");
     try {
-      application.onFreeze(new HookStay(this, host), Objects.requireNonNull(reason));
+      application.onFreeze(stay, Objects.requireNonNull(reason));
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onFreeze (" + reason + ") of '" + host.user() + "' failed on worker "
           + host.worker() + "; he is frozen with his state as it is", e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -301,13 +310,16 @@ public final class Dispatcher {
    * @return the hook's failure (logged), or null
    */
   public Throwable pageClosed(StateHost host, String pageId) {
+    HookStay stay = new HookStay(this, host, "onPageClosed");
     try {
-      application.onPageClosed(new HookStay(this, host), pageId);
+      application.onPageClosed(stay, pageId);
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onPageClosed of page '" + pageId + "' of '" + host.user()
           + "' failed on worker " + host.worker(), e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -362,99 +374,120 @@ public final class Dispatcher {
 
   // ---- the call and the stay ------------------------------------------------------------------
 
-  /** The {@link Call} of one request. */
+  /**
+   * The {@link Call} of one request: every method runs within the call's {@link Turn}, so that
+   * after the handler returned each throws {@link IllegalStateException} naming the route.
+   */
   private static final class DispatchedCall implements Call {
     private final Dispatcher dispatcher;
     private final CallHost host;
+    private final StateHost state;
     private final Request request;
     private final Map<String, String> parameters;
+    private final Turn turn;
 
     DispatchedCall(Dispatcher dispatcher, CallHost host, Request request,
-        Map<String, String> parameters) {
+        Routes.Route route, Map<String, String> parameters) {
       this.dispatcher = dispatcher;
       this.host = host;
       this.request = request;
       this.parameters = parameters;
+      this.turn = new Turn("the call of route " + route.method() + " " + route.pattern()
+          + " (request " + request.method() + " " + request.path() + ")");
+      this.state = turn.guard(host);
+    }
+
+    /** Ends the call: see {@link Turn#end()}. */
+    void end() {
+      turn.end();
     }
 
     @Override
     public Request request() {
-      return request;
+      return turn.within(() -> request);
     }
 
     @Override
     public String pathParameter(String name) {
-      String value = parameters.get(name);
-      if (value == null) {
-        throw new IllegalArgumentException("the route of " + request.path() + " has no parameter {"
-            + name + "}; it has " + parameters.keySet());
-      }
-      return value;
+      return turn.within(() -> {
+        String value = parameters.get(name);
+        if (value == null) {
+          throw new IllegalArgumentException("the route of " + request.path() + " has no"
+              + " parameter {" + name + "}; it has " + parameters.keySet());
+        }
+        return value;
+      });
     }
 
     @Override
     public String user() {
-      return host.user();
+      return turn.within(host::user);
     }
 
     @Override
     public boolean isGuest() {
-      return host.isGuest();
+      return turn.within(host::isGuest);
     }
 
     @Override
     public String worker() {
-      return host.worker();
+      return turn.within(host::worker);
     }
 
     @Override
     public <T> State<T> user(Class<T> type) {
-      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.USER, null, dispatcher.keyOf(type),
+          type));
     }
 
     @Override
     public <T> State<T> connection(Class<T> type) {
-      return new TypedState<>(host, Scope.CONNECTION, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.CONNECTION, null,
+          dispatcher.keyOf(type), type));
     }
 
     @Override
     public <T> State<T> page(String pageId, Class<T> type) {
-      String key = dispatcher.keyOf(type);
-      if (pageId == null || !host.hasPage(pageId)) {
-        throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, "page '" + pageId
-            + "' is not a page of this connection; nothing was read or written: open one with"
-            + " openPage() and name it by the id it returned", null);
-      }
-      return new TypedState<>(host, Scope.PAGE, pageId, key, type);
+      return turn.within(() -> {
+        String key = dispatcher.keyOf(type);
+        if (pageId == null || !host.hasPage(pageId)) {
+          throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, "page '" + pageId
+              + "' is not a page of this connection; nothing was read or written: open one with"
+              + " openPage() and name it by the id it returned", null);
+        }
+        return new TypedState<>(state, Scope.PAGE, pageId, key, type);
+      });
     }
 
     @Override
     public boolean hasPage(String pageId) {
-      return pageId != null && host.hasPage(pageId);
+      return turn.within(() -> pageId != null && host.hasPage(pageId));
     }
 
     @Override
     public String openPage() {
-      return host.openPage();
+      return turn.within(host::openPage);
     }
 
     @Override
     public Pushed pushToPage(String pageId, Object message) {
-      if (pageId == null || pageId.isBlank()) {
-        throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
-            + "'; nothing was sent");
-      }
-      return host.pushToPage(pageId, pushed(message));
+      return turn.within(() -> {
+        if (pageId == null || pageId.isBlank()) {
+          throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
+              + "'; nothing was sent");
+        }
+        return host.pushToPage(pageId, pushed(message));
+      });
     }
 
     @Override
     public Pushed pushToConnection(Object message) {
-      return host.pushToConnection(pushed(message));
+      return turn.within(() -> host.pushToConnection(pushed(message)));
     }
 
     @Override
     public Pushed pushToUser(Object message) {
-      return host.pushToUser(pushed(message));
+      return turn.within(() -> host.pushToUser(pushed(message)));
     }
 
     private static byte[] pushed(Object message) {
@@ -469,29 +502,46 @@ public final class Dispatcher {
 
     @Override
     public LoginResult login(String user) {
-      if (user == null || user.isBlank()) {
-        throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
-            + " changed");
-      }
-      return host.login(user);
+      return turn.within(() -> {
+        if (user == null || user.isBlank()) {
+          throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
+              + " changed");
+        }
+        return host.login(user);
+      });
     }
   }
 
-  /** The {@link Stay} of one hook. */
-  private record HookStay(Dispatcher dispatcher, StateHost host) implements Stay {
+  /** The {@link Stay} of one hook: valid while the hook runs, as {@link DispatchedCall}. */
+  private static final class HookStay implements Stay {
+    private final Dispatcher dispatcher;
+    private final StateHost state;
+    private final Turn turn;
+
+    HookStay(Dispatcher dispatcher, StateHost host, String hook) {
+      this.dispatcher = dispatcher;
+      this.turn = new Turn("the " + hook + " hook of '" + host.user() + "'");
+      this.state = turn.guard(host);
+    }
+
+    void end() {
+      turn.end();
+    }
+
     @Override
     public String user() {
-      return host.user();
+      return state.user();
     }
 
     @Override
     public String worker() {
-      return host.worker();
+      return state.worker();
     }
 
     @Override
     public <T> State<T> user(Class<T> type) {
-      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.USER, null, dispatcher.keyOf(type),
+          type));
     }
   }
 }

@@ -64,6 +64,31 @@ class HostParityTest {
     }
   }
 
+  /** The call {@link Keeper} kept from its last {@code /keep}. */
+  static final java.util.concurrent.atomic.AtomicReference<dev.cryo.app.Call> KEPT =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** Keeps a call past its handler, and writes through it in a later call: a developer's slip. */
+  public static final class Keeper implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/keep", call -> {
+        KEPT.set(call);
+        return null;
+      });
+      routes.post("/write-kept", call -> {
+        try {
+          KEPT.get().user(Moody.Counter.class).set(new Moody.Counter(99));
+          return Map.of("thrown", "nothing");
+        } catch (RuntimeException e) {
+          return Map.of("thrown", e.getClass().getName(), "message", e.getMessage());
+        }
+      });
+      routes.post("/count", call -> call.user(Moody.Counter.class)
+          .update(c -> new Moody.Counter(c.n() + 1)));
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -126,6 +151,30 @@ class HostParityTest {
     assertThat(kitServed).isEqualTo(runtimeServed);
     assertThat(kitWakes).as("onWake ran again after it failed, then once").isEqualTo(2)
         .isEqualTo(runtimeWakes);
+  }
+
+  @Test
+  void aCallKeptPastItsHandlerIsRefusedTheSameWayAfterAMove() {
+    CryoTestKit kit = CryoTestKit.of(Keeper::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/keep");
+    Reply kitRefused = kit(browser.post("/write-kept"));
+    Reply kitCount = kit(browser.post("/count"));
+
+    Worker w1 = worker("w1", Keeper.class);
+    runtime(w1, http(null, "c1", "POST", "/keep", null));
+    w1.freezeUser("guest_c1").join(); // he moves: woken on w2 by his next call
+    Worker w2 = worker("w2", Keeper.class);
+    Reply runtimeRefused = runtime(w2, frozen(http(null, "c1", "POST", "/write-kept", null)));
+    Reply runtimeCount = runtime(w2, http(null, "c1", "POST", "/count", null));
+
+    assertThat(kitRefused.status()).isEqualTo(200);
+    assertThat(kitRefused.body().get("thrown").asText())
+        .isEqualTo(IllegalStateException.class.getName());
+    assertThat(kitRefused.body().get("message").asText()).contains("POST /keep");
+    assertThat(runtimeRefused).isEqualTo(kitRefused);
+    assertThat(kitCount.body().get("n").asLong()).as("the kept call wrote nothing").isEqualTo(1);
+    assertThat(runtimeCount).isEqualTo(kitCount);
   }
 
   @Test
