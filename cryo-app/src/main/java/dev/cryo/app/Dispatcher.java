@@ -193,6 +193,10 @@ public final class Dispatcher {
         result = ((Handler) route.handler()).handle(call);
       }
       call.end();
+      if (result != null && Routes.isAsynchronous(result.getClass())) {
+        throw new IllegalStateException(Routes.asynchronousRefusal(route.method() + " "
+            + route.pattern(), result.getClass().getName()) + "; answered 500");
+      }
       Response response = reply(result);
       if (request.method().equals("HEAD")) {
         response = headOf(response);

@@ -52,6 +52,19 @@ class AppHostLoadTest {
     }
   }
 
+  /** An application whose handler class says it is asynchronous. */
+  public static final class Asynchronous implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.get("/cart", new dev.cryo.app.Handler() {
+        @Override
+        public java.util.concurrent.CompletableFuture<Object> handle(dev.cryo.app.Call call) {
+          return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+      });
+    }
+  }
+
   private static AppHost.LoadException.Reason reasonOf(String className, Path jar) {
     try {
       AppHost.load(className, jar);
@@ -87,6 +100,10 @@ class AppHostLoadTest {
         .isInstanceOfSatisfying(AppHost.LoadException.class,
             e -> assertThat(e.reason()).isEqualTo(AppHost.LoadException.Reason.BAD_ROUTES))
         .hasMessageContaining("starts with '/'");
+    assertThatThrownBy(() -> AppHost.load(Asynchronous.class.getName(), null))
+        .isInstanceOfSatisfying(AppHost.LoadException.class,
+            e -> assertThat(e.reason()).isEqualTo(AppHost.LoadException.Reason.BAD_ROUTES))
+        .hasMessageContaining("GET /cart").hasMessageContaining("a handler is synchronous");
   }
 
   @Test

@@ -89,6 +89,15 @@ class HostParityTest {
     }
   }
 
+  /** Returns a future from a lambda: synchronous handlers only. */
+  public static final class Eager implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/cart", call -> java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> Map.of("n", 1)));
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -175,6 +184,19 @@ class HostParityTest {
     assertThat(runtimeRefused).isEqualTo(kitRefused);
     assertThat(kitCount.body().get("n").asLong()).as("the kept call wrote nothing").isEqualTo(1);
     assertThat(runtimeCount).isEqualTo(kitCount);
+  }
+
+  @Test
+  void aFutureReturnedByAHandlerIsTheSame500() {
+    CryoTestKit kit = CryoTestKit.of(Eager::new).failOnApplicationError(false);
+    Reply kitFailed = kit(kit.connect().post("/cart"));
+
+    Reply runtimeFailed = runtime(worker("w1", Eager.class),
+        http(null, "c1", "POST", "/cart", null));
+
+    assertThat(kitFailed.status()).isEqualTo(500);
+    assertThat(kitFailed.body().get("error").asText()).isEqualTo("application_failed");
+    assertThat(runtimeFailed).isEqualTo(kitFailed);
   }
 
   @Test
