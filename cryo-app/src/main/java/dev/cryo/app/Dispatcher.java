@@ -264,10 +264,16 @@ public final class Dispatcher {
     return head;
   }
 
-  /** A JSON error reply {@code {"error": code, "message": message}}. */
+  /**
+   * A JSON error reply {@code {"error": code, "message": message}}, its keys in that order in every
+   * JVM (a record's components keep their order; a {@code Map.of} would not).
+   */
   static Response error(int status, String code, String message) {
-    return Response.json(status, Map.of("error", code, "message", message));
+    return Response.json(status, new ErrorBody(code, message));
   }
+
+  /** The body of every error reply a host or the dispatcher makes: its keys in this order. */
+  record ErrorBody(String error, String message) {}
 
   // ---- hooks ----------------------------------------------------------------------------------
 

@@ -100,6 +100,18 @@ public final class HostPolicy {
     return dispatcher.freeze(host, reason);
   }
 
+  /**
+   * An error reply a host makes itself: {@code status}, JSON {@code {"error": code, "message":
+   * message}} with its keys in that order in every JVM, as the dispatcher's own errors.
+   *
+   * @param code the machine-readable reason, {@code snake_case}
+   * @param message for the person at the other end: what happened, what was kept, what to do
+   */
+  public static Response error(int status, String code, String message) {
+    return Dispatcher.error(status, Objects.requireNonNull(code, "code"),
+        Objects.requireNonNull(message, "message"));
+  }
+
   /** The reply to a call whose user's {@link CryoApplication#onWake} failed: a 500, JSON. */
   public static Response wakeFailed() {
     return Dispatcher.error(500, "application_failed", "the application failed to wake this"

@@ -320,14 +320,14 @@ public final class AppHost {
         LOG.log(System.Logger.Level.WARNING, "a call of '" + refusal.user() + "' was interrupted"
             + " after it had written state (" + refusal.reason().code() + "); it is answered 503"
             + " and not run again");
-        return Response.json(503, Map.of("error", "interrupted", "message", "this request was"
+        return HostPolicy.error(503, "interrupted", "this request was"
             + " interrupted after it had changed your state (" + refusal.reason().code()
-            + "); what it wrote is kept, nothing was run twice: reload to see where you stand"))
+            + "); what it wrote is kept, nothing was run twice: reload to see where you stand")
             .withHeader("Retry-After", "1");
       }
     }
-    return Response.json(500, Map.of("error", "application_failed", "message",
-        "the application failed on this request; the failure was logged"));
+    return HostPolicy.error(500, "application_failed",
+        "the application failed on this request; the failure was logged");
   }
 
   /** A refusal of the worker is the caller's to handle (route again), not a 500. */
