@@ -24,6 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * returned in {@link Served#failure()}). What the host decides: where state lives, the turn of each
  * user (the dispatcher assumes one call at a time per user), and when the hooks run.
  *
+ * <p>Wherever it runs application code — the routes' declaration, a handler, a hook, an upgrade —
+ * the thread's context class loader is the application's class loader, put back after.
+ *
  * <p>Thread-safe: calls of different users may be served at once.
  */
 public final class Dispatcher {
@@ -52,7 +55,7 @@ public final class Dispatcher {
   public static Dispatcher of(CryoApplication application) {
     Objects.requireNonNull(application, "application");
     Routes routes = new Routes();
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       application.routes(routes);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("application " + application.getClass().getName()
@@ -60,7 +63,7 @@ public final class Dispatcher {
     }
     routes.seal();
     int stateVersion;
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       stateVersion = application.stateVersion();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("application " + application.getClass().getName()
@@ -107,6 +110,13 @@ public final class Dispatcher {
           + running : ", which no application writes (the running one is " + running + ")")
           + "; nothing was read or changed: run a version that reads state version " + version);
     }
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
+      return upgrade(scope, version, store, running);
+    }
+  }
+
+  private Map<String, Object> upgrade(Scope scope, int version, Map<String, Object> store,
+      String running) {
     Map<String, Object> upgraded = new java.util.LinkedHashMap<>();
     for (Map.Entry<String, Object> entry : store.entrySet()) {
       String key = entry.getKey();
@@ -180,7 +190,7 @@ public final class Dispatcher {
     }
     Routes.Route route = found.route();
     DispatchedCall call = new DispatchedCall(this, host, request, route, found.parameters());
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       Object result;
       if (route.move()) {
         result = ((MoveHandler) route.handler()).handle(call,
@@ -284,7 +294,7 @@ public final class Dispatcher {
    */
   public Throwable wake(StateHost host) {
     HookStay stay = new HookStay(this, host, "onWake");
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       application.onWake(stay);
       return null;
     } catch (Exception e) {
@@ -302,7 +312,7 @@ public final class Dispatcher {
    */
   public Throwable freeze(StateHost host, FreezeReason reason) {
     HookStay stay = new HookStay(this, host, "onFreeze");
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       application.onFreeze(stay, Objects.requireNonNull(reason));
       return null;
     } catch (Exception e) {
@@ -321,7 +331,7 @@ public final class Dispatcher {
    */
   public Throwable pageClosed(StateHost host, String pageId) {
     HookStay stay = new HookStay(this, host, "onPageClosed");
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       application.onPageClosed(stay, pageId);
       return null;
     } catch (Exception e) {

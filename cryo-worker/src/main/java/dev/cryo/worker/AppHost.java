@@ -132,7 +132,10 @@ public final class AppHost {
    * Loads the application named by {@code --app} (and {@code --app-path}): the class
    * {@code className}, from the worker's classpath, or from {@code jarOrNull} first consulting the
    * classpath (a class on both is the classpath's); makes one instance with its public no-argument
-   * constructor and asks it for its routes.
+   * constructor and asks it for its routes. The thread's context class loader is the
+   * application's while its code runs (static initialisers, constructor, routes), as it is for its
+   * calls and hooks, so that what it looks up through {@link java.util.ServiceLoader} is found in
+   * its jar.
    *
    * @param className the application's binary class name
    * @param jarOrNull a jar holding it and what it needs beyond cryo-app, or null
@@ -160,6 +163,17 @@ public final class AppHost {
             + " cannot be opened (" + e.getMessage() + "); nothing was loaded", e);
       }
     }
+    Thread thread = Thread.currentThread();
+    ClassLoader context = thread.getContextClassLoader();
+    thread.setContextClassLoader(loader); // the application's, while its own code runs
+    try {
+      return make(className, jarOrNull, loader);
+    } finally {
+      thread.setContextClassLoader(context);
+    }
+  }
+
+  private static AppHost make(String className, Path jarOrNull, ClassLoader loader) {
     Class<?> type;
     try {
       type = Class.forName(className, true, loader);
