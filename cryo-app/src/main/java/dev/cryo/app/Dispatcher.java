@@ -120,6 +120,10 @@ public final class Dispatcher {
     Map<String, Object> upgraded = new java.util.LinkedHashMap<>();
     for (Map.Entry<String, Object> entry : store.entrySet()) {
       String key = entry.getKey();
+      if (TypedState.isWriterEntry(key)) {
+        upgraded.put(key, entry.getValue()); // the class that wrote a state, not a state
+        continue;
+      }
       Object result;
       try {
         result = application.upgrade(new StoredState(scope, key, version,
@@ -360,10 +364,10 @@ public final class Dispatcher {
     }
     StateKey named = type.getAnnotation(StateKey.class);
     String key = named != null ? named.value() : type.getSimpleName();
-    if (key.isEmpty() || key.indexOf('.') >= 0) {
+    if (key.isEmpty() || key.indexOf('.') >= 0 || key.indexOf('@') >= 0) {
       throw new StateException(StateException.Reason.BAD_STATE_CLASS, "state class "
-          + type.getName() + " is stored under '" + key + "', which is empty or holds a '.';"
-          + " give it a @StateKey without dots");
+          + type.getName() + " is stored under '" + key + "', which is empty or holds a '.' or"
+          + " an '@'; nothing was read or written: give it a @StateKey without them");
     }
     Class<?> bound = keys.putIfAbsent(key, type);
     if (bound != null && bound != type) {

@@ -82,8 +82,9 @@ import java.util.function.Function;
  *
  * <p>A state of class {@code T} is plain data at the top level of the worker's {@link Store} of its
  * row — the user's, the connection's, the page's — under one key: {@code T}'s
- * {@link dev.cryo.app.StateKey}, else its simple name. So the freezer carries it with its row, a
- * guest's user store follows him into his first identity, and {@code cryo freezer} shows it.
+ * {@link dev.cryo.app.StateKey}, else its simple name (and then, under that name followed by
+ * {@code @class}, the binary name of the class that wrote it). So the freezer carries it with its
+ * row, a guest's user store follows him into his first identity, and {@code cryo freezer} shows it.
  *
  * <h2>Hooks</h2>
  *

@@ -98,6 +98,27 @@ class HostParityTest {
     }
   }
 
+  /** Two state classes of the same simple name, each stored under it. */
+  public static final class Shelves implements CryoApplication {
+    /** The cart's. */
+    public static final class Cart {
+      public record Items(java.util.List<String> items) {}
+    }
+
+    /** The wish list's. */
+    public static final class Wishes {
+      public record Items(java.util.List<String> items) {}
+    }
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/cart", call -> call.user(Cart.Items.class)
+          .update(cart -> new Cart.Items(java.util.List.of("apple"))));
+      routes.get("/cart", call -> call.user(Cart.Items.class).get());
+      routes.get("/wishes", call -> call.user(Wishes.Items.class).get());
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -197,6 +218,30 @@ class HostParityTest {
     assertThat(kitFailed.status()).isEqualTo(500);
     assertThat(kitFailed.body().get("error").asText()).isEqualTo("application_failed");
     assertThat(runtimeFailed).isEqualTo(kitFailed);
+  }
+
+  @Test
+  void aStateClassOfTheSameSimpleNameIsRefusedAfterAFreezeNotHandedTheOthersValue() {
+    CryoTestKit kit = CryoTestKit.of(Shelves::new).freezeBetweenCalls(true)
+        .failOnApplicationError(false);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/cart");
+    Reply kitWishes = kit(browser.get("/wishes"));
+    Reply kitCart = kit(browser.get("/cart"));
+
+    Worker w1 = worker("w1", Shelves.class);
+    runtime(w1, http(null, "c1", "POST", "/cart", null));
+    w1.freezeUser("guest_c1").join();
+    Worker w2 = worker("w2", Shelves.class);
+    Reply runtimeWishes = runtime(w2, frozen(http(null, "c1", "GET", "/wishes", null)));
+    w2.freezeUser("guest_c1").join(); // w2 bound the name to the refused class: the cart is read
+    Worker w3 = worker("w3", Shelves.class); // where it is the only one
+    Reply runtimeCart = runtime(w3, frozen(http(null, "c1", "GET", "/cart", null)));
+
+    assertThat(kitWishes.status()).isEqualTo(500);
+    assertThat(runtimeWishes).isEqualTo(kitWishes);
+    assertThat(kitCart.body().get("items").toString()).isEqualTo("[\"apple\"]");
+    assertThat(runtimeCart).isEqualTo(kitCart);
   }
 
   @Test
