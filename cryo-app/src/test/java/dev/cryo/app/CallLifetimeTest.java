@@ -29,6 +29,7 @@ class CallLifetimeTest {
   /** Released by the test: the handler's own thread then writes, after the handler returned. */
   static volatile CountDownLatch later = new CountDownLatch(1);
   static final CompletableFuture<Throwable> LATE_WRITE = new CompletableFuture<>();
+  static final CompletableFuture<Throwable> AT_ONCE = new CompletableFuture<>();
 
   /** Keeps what it was given, as a developer might by mistake. */
   static final class Keeper implements CryoApplication {
@@ -41,6 +42,11 @@ class CallLifetimeTest {
       });
       routes.post("/visit", call -> call.user(Visits.class)
           .update(v -> new Visits(v.count() + 1)));
+      routes.post("/at-once", call -> {
+        CompletableFuture.runAsync(() -> call.user(Visits.class).set(new Visits(1000)))
+            .whenComplete((done, failure) -> AT_ONCE.complete(failure));
+        return null;
+      });
       routes.post("/later", call -> {
         Thread.ofVirtual().start(() -> {
           try {
@@ -106,6 +112,27 @@ class CallLifetimeTest {
     Throwable refused = LATE_WRITE.get(10, TimeUnit.SECONDS);
     assertThat(refused).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("POST /later");
+    assertThat(CryoTestKit.json(browser.post("/visit")).get("count").asLong()).isEqualTo(1);
+  }
+
+  /**
+   * A write from another thread started while the handler runs is refused, whether it comes
+   * before the handler returned (the kit serves the handler's thread only) or after (the call
+   * ended); it never waits for the call's end, nor holds it up.
+   */
+  @Test
+  void aWriteFromAnotherThreadStartedWhileTheHandlerRunsIsRefusedWithoutHangingTheKit()
+      throws Exception {
+    CryoTestKit kit = CryoTestKit.of(Keeper::new);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/at-once");
+
+    Throwable refused = AT_ONCE.get(30, TimeUnit.SECONDS);
+    assertThat(refused).isNotNull();
+    Throwable cause = refused instanceof java.util.concurrent.CompletionException
+        ? refused.getCause() : refused;
+    assertThat(cause).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("nothing was read");
     assertThat(CryoTestKit.json(browser.post("/visit")).get("count").asLong()).isEqualTo(1);
   }
 
