@@ -10,7 +10,10 @@ package dev.cryo.app;
  * pages of its own connection.
  *
  * <p>Valid during its call only, on any thread the handler uses while the call runs; the user's
- * turn lasts until the handler returns.
+ * turn lasts until the handler returns (or throws). From then on every method of the call, and of
+ * the {@link State}s it gave, throws an {@link IllegalStateException} naming the route, and reaches
+ * nothing: a write can never run outside its user's turn. A method in progress on another thread
+ * when the handler returns finishes before the reply is made.
  */
 public interface Call {
 
@@ -40,10 +43,13 @@ public interface Call {
 
   /**
    * The user's state of class {@code type}: it follows him across his connections, and a guest's
-   * into his first identity. Stored under the class's {@link StateKey} or simple name.
+   * into his first identity. Stored under the class's {@link StateKey} or simple name (then with
+   * the class that wrote it recorded beside it: see {@link StateKey}).
    *
    * @throws StateException {@link StateException.Reason#BAD_STATE_CLASS} for a class that cannot
-   *     be state (a JDK type, an interface) or shares its storage name with another
+   *     be state (a JDK type, an interface) or shares its storage name with another (refused by
+   *     the state's methods when the other one wrote the value, in any instance of the
+   *     application)
    */
   <T> State<T> user(Class<T> type);
 

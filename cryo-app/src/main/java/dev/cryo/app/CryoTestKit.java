@@ -50,7 +50,9 @@ import java.util.function.Supplier;
  * running version cannot read — are the runtime's: the kit and the worker's application host
  * follow one {@link HostPolicy}.
  *
- * <p>Thread-safe, but calls run one at a time across the whole kit.
+ * <p>Thread-safe, but calls run one at a time across the whole kit, and a call's state, pages,
+ * pushes and login are served on its handler's thread only: a use from another thread while the
+ * handler runs throws {@link IllegalStateException} (the kit holds its lock for the whole call).
  */
 public final class CryoTestKit {
 
@@ -67,6 +69,9 @@ public final class CryoTestKit {
   private int connectionCount;
   private int pageCount;
   private int freezes;
+
+  /** The thread serving a call now, or null: the kit's hosts serve no other thread meanwhile. */
+  private volatile Thread serving;
 
   private final Map<String, KitUser> users = new LinkedHashMap<>();
   private final Map<String, KitConnection> connections = new LinkedHashMap<>();
@@ -305,7 +310,13 @@ public final class CryoTestKit {
     }
     String servedFirst = user.name;
     KitCallHost host = new KitCallHost(user, connection);
-    Dispatcher.Served served = user.instance.dispatcher.serve(request, move, host);
+    Dispatcher.Served served;
+    serving = Thread.currentThread();
+    try {
+      served = user.instance.dispatcher.serve(request, move, host);
+    } finally {
+      serving = null;
+    }
     if (host.handOverTo != null) {
       handOver(connection, host.handOverTo);
     }
@@ -431,6 +442,22 @@ public final class CryoTestKit {
     }
   }
 
+  /**
+   * Refuses a use of a call's state from another thread than the handler's while the kit serves
+   * the call: the kit holds its lock for the whole call, so that use would wait for the call's end
+   * (and the end waits for the uses in progress: see {@link Call}).
+   */
+  private void servingThreadOnly() {
+    Thread now = serving;
+    if (now != null && now != Thread.currentThread()) {
+      throw new IllegalStateException("the test kit serves a call's state, pages, pushes and login"
+          + " on its handler's thread only, and this use came from thread '"
+          + Thread.currentThread().getName() + "' while the handler ran; nothing was read or"
+          + " written: use the call on the handler's thread (the runtime would also refuse it"
+          + " once the handler returned)");
+    }
+  }
+
   // ---- the model ------------------------------------------------------------------------------
 
   /** One instance of the application, with the host policy the runtime's host uses too. */
@@ -515,6 +542,7 @@ public final class CryoTestKit {
     }
 
     private Map<String, Object> holder(Scope scope, String pageId) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         if (users.get(user.name) != user) {
           throw new StateException(StateException.Reason.GONE, "'" + user.name + "' left (his"
@@ -552,6 +580,7 @@ public final class CryoTestKit {
 
     @Override
     public Pushed pushToPage(String pageId, byte[] json) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         return record(pages.containsKey(pageId) ? List.of(pageId) : List.of(), json);
       }
@@ -559,6 +588,7 @@ public final class CryoTestKit {
 
     @Override
     public Pushed pushToConnection(byte[] json) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         return record(List.copyOf(connection.pages), json);
       }
@@ -566,6 +596,7 @@ public final class CryoTestKit {
 
     @Override
     public Pushed pushToUser(byte[] json) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         List<String> all = new ArrayList<>();
         for (String id : user.connections) {
@@ -593,6 +624,7 @@ public final class CryoTestKit {
 
     @Override
     public boolean hasPage(String pageId) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         KitPage page = pages.get(pageId);
         return page != null && page.connection.equals(connection.id);
@@ -601,6 +633,7 @@ public final class CryoTestKit {
 
     @Override
     public String openPage() {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         String pageId = "page-" + ++pageCount;
         pages.put(pageId, new KitPage(connection.id));
@@ -611,6 +644,7 @@ public final class CryoTestKit {
 
     @Override
     public LoginResult login(String identity) {
+      servingThreadOnly();
       synchronized (CryoTestKit.this) {
         if (identity.startsWith(GUEST_PREFIX)) {
           throw new IllegalArgumentException("'" + GUEST_PREFIX + "' names belong to guests;"

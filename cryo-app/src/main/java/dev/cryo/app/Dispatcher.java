@@ -24,6 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * returned in {@link Served#failure()}). What the host decides: where state lives, the turn of each
  * user (the dispatcher assumes one call at a time per user), and when the hooks run.
  *
+ * <p>Wherever it runs application code — the routes' declaration, a handler, a hook, an upgrade —
+ * the thread's context class loader is the application's class loader, put back after.
+ *
  * <p>Thread-safe: calls of different users may be served at once.
  */
 public final class Dispatcher {
@@ -52,7 +55,7 @@ public final class Dispatcher {
   public static Dispatcher of(CryoApplication application) {
     Objects.requireNonNull(application, "application");
     Routes routes = new Routes();
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       application.routes(routes);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("application " + application.getClass().getName()
@@ -60,7 +63,7 @@ public final class Dispatcher {
     }
     routes.seal();
     int stateVersion;
-    try {
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       stateVersion = application.stateVersion();
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("application " + application.getClass().getName()
@@ -107,9 +110,20 @@ public final class Dispatcher {
           + running : ", which no application writes (the running one is " + running + ")")
           + "; nothing was read or changed: run a version that reads state version " + version);
     }
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
+      return upgrade(scope, version, store, running);
+    }
+  }
+
+  private Map<String, Object> upgrade(Scope scope, int version, Map<String, Object> store,
+      String running) {
     Map<String, Object> upgraded = new java.util.LinkedHashMap<>();
     for (Map.Entry<String, Object> entry : store.entrySet()) {
       String key = entry.getKey();
+      if (TypedState.isWriterEntry(key)) {
+        upgraded.put(key, entry.getValue()); // the class that wrote a state, not a state
+        continue;
+      }
       Object result;
       try {
         result = application.upgrade(new StoredState(scope, key, version,
@@ -179,8 +193,8 @@ public final class Dispatcher {
           .withHeader("Allow", String.join(", ", allowed)), null);
     }
     Routes.Route route = found.route();
-    DispatchedCall call = new DispatchedCall(this, host, request, found.parameters());
-    try {
+    DispatchedCall call = new DispatchedCall(this, host, request, route, found.parameters());
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
       Object result;
       if (route.move()) {
         result = ((MoveHandler) route.handler()).handle(call,
@@ -191,6 +205,11 @@ public final class Dispatcher {
         result = handler.handle(call, body(request, route.bodyType()));
       } else {
         result = ((Handler) route.handler()).handle(call);
+      }
+      call.end();
+      if (result != null && Routes.isAsynchronous(result.getClass())) {
+        throw new IllegalStateException(Routes.asynchronousRefusal(route.method() + " "
+            + route.pattern(), result.getClass().getName()) + "; answered 500");
       }
       Response response = reply(result);
       if (request.method().equals("HEAD")) {
@@ -209,6 +228,8 @@ public final class Dispatcher {
       return failed(request, e);
     } catch (Exception e) {
       return failed(request, e);
+    } finally {
+      call.end(); // whatever kept the call, or a state of it, reaches nothing from now on
     }
   }
 
@@ -257,10 +278,16 @@ public final class Dispatcher {
     return head;
   }
 
-  /** A JSON error reply {@code {"error": code, "message": message}}. */
+  /**
+   * A JSON error reply {@code {"error": code, "message": message}}, its keys in that order in every
+   * JVM (a record's components keep their order; a {@code Map.of} would not).
+   */
   static Response error(int status, String code, String message) {
-    return Response.json(status, Map.of("error", code, "message", message));
+    return Response.json(status, new ErrorBody(code, message));
   }
+
+  /** The body of every error reply a host or the dispatcher makes: its keys in this order. */
+  record ErrorBody(String error, String message) {}
 
   // ---- hooks ----------------------------------------------------------------------------------
 
@@ -270,12 +297,15 @@ public final class Dispatcher {
    * @return the hook's failure (logged), or null
    */
   public Throwable wake(StateHost host) {
-    try {
-      application.onWake(new HookStay(this, host));
+    HookStay stay = new HookStay(this, host, "onWake");
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
+      application.onWake(stay);
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onWake of '" + host.user() + "' failed on worker " + host.worker(), e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -285,13 +315,16 @@ public final class Dispatcher {
    * @return the hook's failure (logged; the freeze goes on), or null
    */
   public Throwable freeze(StateHost host, FreezeReason reason) {
-    try {
-      application.onFreeze(new HookStay(this, host), Objects.requireNonNull(reason));
+    HookStay stay = new HookStay(this, host, "onFreeze");
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
+      application.onFreeze(stay, Objects.requireNonNull(reason));
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onFreeze (" + reason + ") of '" + host.user() + "' failed on worker "
           + host.worker() + "; he is frozen with his state as it is", e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -301,13 +334,16 @@ public final class Dispatcher {
    * @return the hook's failure (logged), or null
    */
   public Throwable pageClosed(StateHost host, String pageId) {
-    try {
-      application.onPageClosed(new HookStay(this, host), pageId);
+    HookStay stay = new HookStay(this, host, "onPageClosed");
+    try (ContextClassLoader context = ContextClassLoader.of(application)) {
+      application.onPageClosed(stay, pageId);
       return null;
     } catch (Exception e) {
       LOG.log(Level.WARNING, "onPageClosed of page '" + pageId + "' of '" + host.user()
           + "' failed on worker " + host.worker(), e);
       return e;
+    } finally {
+      stay.end();
     }
   }
 
@@ -328,10 +364,10 @@ public final class Dispatcher {
     }
     StateKey named = type.getAnnotation(StateKey.class);
     String key = named != null ? named.value() : type.getSimpleName();
-    if (key.isEmpty() || key.indexOf('.') >= 0) {
+    if (key.isEmpty() || key.indexOf('.') >= 0 || key.indexOf('@') >= 0) {
       throw new StateException(StateException.Reason.BAD_STATE_CLASS, "state class "
-          + type.getName() + " is stored under '" + key + "', which is empty or holds a '.';"
-          + " give it a @StateKey without dots");
+          + type.getName() + " is stored under '" + key + "', which is empty or holds a '.' or"
+          + " an '@'; nothing was read or written: give it a @StateKey without them");
     }
     Class<?> bound = keys.putIfAbsent(key, type);
     if (bound != null && bound != type) {
@@ -362,99 +398,120 @@ public final class Dispatcher {
 
   // ---- the call and the stay ------------------------------------------------------------------
 
-  /** The {@link Call} of one request. */
+  /**
+   * The {@link Call} of one request: every method runs within the call's {@link Turn}, so that
+   * after the handler returned each throws {@link IllegalStateException} naming the route.
+   */
   private static final class DispatchedCall implements Call {
     private final Dispatcher dispatcher;
     private final CallHost host;
+    private final StateHost state;
     private final Request request;
     private final Map<String, String> parameters;
+    private final Turn turn;
 
     DispatchedCall(Dispatcher dispatcher, CallHost host, Request request,
-        Map<String, String> parameters) {
+        Routes.Route route, Map<String, String> parameters) {
       this.dispatcher = dispatcher;
       this.host = host;
       this.request = request;
       this.parameters = parameters;
+      this.turn = new Turn("the call of route " + route.method() + " " + route.pattern()
+          + " (request " + request.method() + " " + request.path() + ")");
+      this.state = turn.guard(host);
+    }
+
+    /** Ends the call: see {@link Turn#end()}. */
+    void end() {
+      turn.end();
     }
 
     @Override
     public Request request() {
-      return request;
+      return turn.within(() -> request);
     }
 
     @Override
     public String pathParameter(String name) {
-      String value = parameters.get(name);
-      if (value == null) {
-        throw new IllegalArgumentException("the route of " + request.path() + " has no parameter {"
-            + name + "}; it has " + parameters.keySet());
-      }
-      return value;
+      return turn.within(() -> {
+        String value = parameters.get(name);
+        if (value == null) {
+          throw new IllegalArgumentException("the route of " + request.path() + " has no"
+              + " parameter {" + name + "}; it has " + parameters.keySet());
+        }
+        return value;
+      });
     }
 
     @Override
     public String user() {
-      return host.user();
+      return turn.within(host::user);
     }
 
     @Override
     public boolean isGuest() {
-      return host.isGuest();
+      return turn.within(host::isGuest);
     }
 
     @Override
     public String worker() {
-      return host.worker();
+      return turn.within(host::worker);
     }
 
     @Override
     public <T> State<T> user(Class<T> type) {
-      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.USER, null, dispatcher.keyOf(type),
+          type));
     }
 
     @Override
     public <T> State<T> connection(Class<T> type) {
-      return new TypedState<>(host, Scope.CONNECTION, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.CONNECTION, null,
+          dispatcher.keyOf(type), type));
     }
 
     @Override
     public <T> State<T> page(String pageId, Class<T> type) {
-      String key = dispatcher.keyOf(type);
-      if (pageId == null || !host.hasPage(pageId)) {
-        throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, "page '" + pageId
-            + "' is not a page of this connection; nothing was read or written: open one with"
-            + " openPage() and name it by the id it returned", null);
-      }
-      return new TypedState<>(host, Scope.PAGE, pageId, key, type);
+      return turn.within(() -> {
+        String key = dispatcher.keyOf(type);
+        if (pageId == null || !host.hasPage(pageId)) {
+          throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, "page '" + pageId
+              + "' is not a page of this connection; nothing was read or written: open one with"
+              + " openPage() and name it by the id it returned", null);
+        }
+        return new TypedState<>(state, Scope.PAGE, pageId, key, type);
+      });
     }
 
     @Override
     public boolean hasPage(String pageId) {
-      return pageId != null && host.hasPage(pageId);
+      return turn.within(() -> pageId != null && host.hasPage(pageId));
     }
 
     @Override
     public String openPage() {
-      return host.openPage();
+      return turn.within(host::openPage);
     }
 
     @Override
     public Pushed pushToPage(String pageId, Object message) {
-      if (pageId == null || pageId.isBlank()) {
-        throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
-            + "'; nothing was sent");
-      }
-      return host.pushToPage(pageId, pushed(message));
+      return turn.within(() -> {
+        if (pageId == null || pageId.isBlank()) {
+          throw new IllegalArgumentException("a push to a page names the page, got '" + pageId
+              + "'; nothing was sent");
+        }
+        return host.pushToPage(pageId, pushed(message));
+      });
     }
 
     @Override
     public Pushed pushToConnection(Object message) {
-      return host.pushToConnection(pushed(message));
+      return turn.within(() -> host.pushToConnection(pushed(message)));
     }
 
     @Override
     public Pushed pushToUser(Object message) {
-      return host.pushToUser(pushed(message));
+      return turn.within(() -> host.pushToUser(pushed(message)));
     }
 
     private static byte[] pushed(Object message) {
@@ -469,29 +526,46 @@ public final class Dispatcher {
 
     @Override
     public LoginResult login(String user) {
-      if (user == null || user.isBlank()) {
-        throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
-            + " changed");
-      }
-      return host.login(user);
+      return turn.within(() -> {
+        if (user == null || user.isBlank()) {
+          throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
+              + " changed");
+        }
+        return host.login(user);
+      });
     }
   }
 
-  /** The {@link Stay} of one hook. */
-  private record HookStay(Dispatcher dispatcher, StateHost host) implements Stay {
+  /** The {@link Stay} of one hook: valid while the hook runs, as {@link DispatchedCall}. */
+  private static final class HookStay implements Stay {
+    private final Dispatcher dispatcher;
+    private final StateHost state;
+    private final Turn turn;
+
+    HookStay(Dispatcher dispatcher, StateHost host, String hook) {
+      this.dispatcher = dispatcher;
+      this.turn = new Turn("the " + hook + " hook of '" + host.user() + "'");
+      this.state = turn.guard(host);
+    }
+
+    void end() {
+      turn.end();
+    }
+
     @Override
     public String user() {
-      return host.user();
+      return state.user();
     }
 
     @Override
     public String worker() {
-      return host.worker();
+      return state.worker();
     }
 
     @Override
     public <T> State<T> user(Class<T> type) {
-      return new TypedState<>(host, Scope.USER, null, dispatcher.keyOf(type), type);
+      return turn.within(() -> new TypedState<>(state, Scope.USER, null, dispatcher.keyOf(type),
+          type));
     }
   }
 }

@@ -24,7 +24,8 @@ import java.util.WeakHashMap;
  *       where he was — wakes him again on his next call. A failed hook is logged and the freeze goes
  *       on.
  *   <li><b>State this version cannot read answers a 503</b> ({@link #unreadableParcel}): the state
- *       is kept as it was; the reply says so, with {@code Retry-After} and the reason in
+ *       is kept as it was; the reply says so in JSON, once, naming nothing of the application
+ *       (the details go to the log), with {@code Retry-After} and the reason in
  *       {@value #REASON_HEADER}.
  * </ul>
  *
@@ -41,6 +42,8 @@ public final class HostPolicy {
 
   /** How long, in seconds, a client is told to wait after {@link #unreadableParcel}. */
   public static final int UNREADABLE_RETRY_AFTER_SECONDS = 60;
+
+  private static final System.Logger LOG = System.getLogger(HostPolicy.class.getName());
 
   private final Dispatcher dispatcher;
   private final Set<Object> welcomed = Collections.synchronizedSet(
@@ -97,6 +100,18 @@ public final class HostPolicy {
     return dispatcher.freeze(host, reason);
   }
 
+  /**
+   * An error reply a host makes itself: {@code status}, JSON {@code {"error": code, "message":
+   * message}} with its keys in that order in every JVM, as the dispatcher's own errors.
+   *
+   * @param code the machine-readable reason, {@code snake_case}
+   * @param message for the person at the other end: what happened, what was kept, what to do
+   */
+  public static Response error(int status, String code, String message) {
+    return Dispatcher.error(status, Objects.requireNonNull(code, "code"),
+        Objects.requireNonNull(message, "message"));
+  }
+
   /** The reply to a call whose user's {@link CryoApplication#onWake} failed: a 500, JSON. */
   public static Response wakeFailed() {
     return Dispatcher.error(500, "application_failed", "the application failed to wake this"
@@ -106,14 +121,18 @@ public final class HostPolicy {
   /**
    * The reply to a call whose user's saved state the running version of the application cannot
    * read: a 503, JSON {@code {"error": "unreadable_parcel", "message": …}}, with
-   * {@code Retry-After} and {@value #REASON_HEADER}.
+   * {@code Retry-After} and {@value #REASON_HEADER}. The message is for the person at the other
+   * end: what happened, that nothing was lost, and what to do, once; it names nothing of the
+   * application or the run. {@code why} goes to the log, for the operator.
    *
-   * @param why what could not be read, and why
+   * @param why what could not be read, and why: logged, never shown to the client
    */
   public static Response unreadableParcel(String why) {
+    LOG.log(System.Logger.Level.INFO, () -> "a call was answered 503 " + UNREADABLE_PARCEL + ": "
+        + why);
     return Dispatcher.error(503, UNREADABLE_PARCEL, "your saved state could not be read by the"
-        + " version of the application running now (" + why + "); it is kept as it was, nothing"
-        + " was lost: try again once a version that reads it runs")
+        + " version of the application running now; it is kept as it was, nothing was lost: try"
+        + " again later")
         .withHeader("Retry-After", Integer.toString(UNREADABLE_RETRY_AFTER_SECONDS))
         .withHeader(REASON_HEADER, UNREADABLE_PARCEL);
   }

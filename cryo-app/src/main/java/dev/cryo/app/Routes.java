@@ -1,11 +1,14 @@
 package dev.cryo.app;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 /**
  * Where an application declares its routes ({@link CryoApplication#routes}): a method, a path
@@ -24,6 +27,11 @@ import java.util.Objects;
  * {@code 404}; a path matched only for other methods, {@code 405} with {@code Allow}. {@code HEAD}
  * is served by the {@code GET} route, without a body. Declaring the same method and shape twice is
  * refused. Paths under {@code /_cryo/} are the runtime's.
+ *
+ * <p>Handlers are synchronous: a handler whose class declares that it returns a
+ * {@link CompletionStage} or a {@link Future} is refused here; a lambda that returns one is answered
+ * {@code 500} (the application's failure, logged, naming the route), never a {@code 200} of the
+ * future's fields.
  *
  * <p>Not thread-safe: used on one thread while the application declares its routes, then read only.
  */
@@ -103,6 +111,11 @@ public final class Routes {
     }
     Objects.requireNonNull(handler, "handler");
     String verb = Objects.requireNonNull(method, "method").toUpperCase(Locale.ROOT);
+    Class<?> asynchronous = asynchronousReturn(handler);
+    if (asynchronous != null) {
+      throw new IllegalArgumentException(asynchronousRefusal(verb + " " + path,
+          asynchronous.getName()) + "; it was not declared");
+    }
     if (!verb.matches("[A-Z]+")) {
       throw new IllegalArgumentException("an HTTP method is letters only, got '" + method + "'");
     }
@@ -116,6 +129,35 @@ public final class Routes {
     }
     routes.add(new Route(verb, pattern, body, handler, move, routes.size()));
     return this;
+  }
+
+  /**
+   * The asynchronous type ({@link CompletionStage}, {@link Future}) a handler's class declares its
+   * {@code handle} method to return, or null: a handler class says so in its signature; a lambda
+   * does not (its method returns {@code Object}), and is caught when it returns one
+   * ({@link Dispatcher#serve}).
+   */
+  static Class<?> asynchronousReturn(Object handler) {
+    for (Method method : handler.getClass().getMethods()) {
+      if (method.getName().equals("handle") && !method.isBridge()
+          && isAsynchronous(method.getReturnType())) {
+        return method.getReturnType();
+      }
+    }
+    return null;
+  }
+
+  /** Whether {@code type} is a {@link CompletionStage} or a {@link Future}. */
+  static boolean isAsynchronous(Class<?> type) {
+    return CompletionStage.class.isAssignableFrom(type) || Future.class.isAssignableFrom(type);
+  }
+
+  /** Why an asynchronous handler is refused, for {@code route}: what happened and what to do. */
+  static String asynchronousRefusal(String route, String type) {
+    return "the handler of route " + route + " returns a " + type + ": a handler is synchronous —"
+        + " the user's turn, and his call, end when it returns, so what the future does later"
+        + " would run outside his turn and its result would never be his reply: return the value"
+        + " itself (wait for the future inside the handler if it must run elsewhere)";
   }
 
   /** Ends the declarations. */

@@ -2,7 +2,9 @@ package dev.cryo.app;
 
 /**
  * What a hook ({@link CryoApplication#onWake}, {@link CryoApplication#onFreeze},
- * {@link CryoApplication#onPageClosed}) reaches: the user and his state. Valid during the hook only.
+ * {@link CryoApplication#onPageClosed}) reaches: the user and his state. Valid during the hook only:
+ * once the hook returned, every method, and those of the {@link State}s it gave, throws an
+ * {@link IllegalStateException} naming the hook.
  */
 public interface Stay {
 

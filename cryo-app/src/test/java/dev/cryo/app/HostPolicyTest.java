@@ -85,14 +85,17 @@ class HostPolicyTest {
   }
 
   @Test
-  void theReplyToUnreadableStateSaysWhyAndThatItIsKept() {
+  void theReplyToUnreadableStateSaysOnceThatItIsKeptAndNamesNothingOfTheApplication() {
     Response reply = HostPolicy.unreadableParcel("written by state version 3");
 
     assertThat(reply.status()).isEqualTo(503);
     assertThat(reply.header("Cryo-Reason")).isEqualTo("unreadable_parcel");
     assertThat(reply.header("Retry-After")).isEqualTo("60");
     assertThat(CryoTestKit.json(reply).get("error").asText()).isEqualTo("unreadable_parcel");
-    assertThat(CryoTestKit.json(reply).get("message").asText())
-        .contains("written by state version 3", "kept as it was");
+    assertThat(reply.header("Content-Type")).startsWith("application/json");
+    String message = CryoTestKit.json(reply).get("message").asText();
+    assertThat(message).contains("kept as it was", "nothing was lost", "try again")
+        .doesNotContain("state version 3"); // the log's, not the client's
+    assertThat(message.split("try again", -1)).as("the advice, once").hasSize(2);
   }
 }

@@ -290,6 +290,11 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
       LOG.log(Level.WARNING, "worker " + handle.name() + " did not start (attempt " + attempt
           + " of " + config.startAttempts() + "): " + failure);
       note("worker_start_failed", handle, "attempt", attempt, "reason", failure);
+      if (cannotStart(handle)) {
+        failure = failure + ": its application cannot be loaded, which no second attempt mends"
+            + " (the cause is in its log)";
+        break;
+      }
       if (isClosing() || attempt == config.startAttempts()) {
         break;
       }
@@ -308,12 +313,20 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     }
     note("worker_start_abandoned", handle, "reason", failure);
     handle.abandon(new CommanderException(CommanderException.Reason.WORKER_START_FAILED,
-        "worker " + handle.name() + " could not be started in " + config.startAttempts()
-            + " attempts; the last one failed: " + failure + "; nothing of it runs: read its log "
+        "worker " + handle.name() + " could not be started" + (cannotStart(handle)
+            ? "" : " in " + config.startAttempts() + " attempts") + "; the last attempt failed: "
+            + failure + "; nothing of it runs: read its log "
             + home.shown(logs + "/" + WorkerStart.logName(handle.name()))
             + " and check --app and the worker command",
         null));
     changed();
+  }
+
+  /** Whether the worker's process exited with {@link WorkerStart#CANNOT_START}. */
+  private static boolean cannotStart(WorkerHandle handle) {
+    WorkerProcess process = handle.process();
+    Integer status = process == null ? null : process.exitStatus();
+    return status != null && status == WorkerStart.CANNOT_START;
   }
 
   /** One attempt; null when the worker presented itself, else why it failed (all of it killed). */

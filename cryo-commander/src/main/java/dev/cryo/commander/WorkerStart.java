@@ -27,6 +27,13 @@ import java.util.function.Predicate;
  */
 final class WorkerStart {
 
+  /**
+   * The exit status of a worker that can never start as spawned (its application cannot be loaded;
+   * the worker's {@code WorkerMain.CANNOT_START}): no second attempt is made.
+   */
+  static final int CANNOT_START = 78;
+
+
   private final CommanderConfig config;
   private final WorkerHandle handle;
   private final Routing routing;

@@ -82,8 +82,9 @@ import java.util.function.Function;
  *
  * <p>A state of class {@code T} is plain data at the top level of the worker's {@link Store} of its
  * row — the user's, the connection's, the page's — under one key: {@code T}'s
- * {@link dev.cryo.app.StateKey}, else its simple name. So the freezer carries it with its row, a
- * guest's user store follows him into his first identity, and {@code cryo freezer} shows it.
+ * {@link dev.cryo.app.StateKey}, else its simple name (and then, under that name followed by
+ * {@code @class}, the binary name of the class that wrote it). So the freezer carries it with its
+ * row, a guest's user store follows him into his first identity, and {@code cryo freezer} shows it.
  *
  * <h2>Hooks</h2>
  *
@@ -132,7 +133,10 @@ public final class AppHost {
    * Loads the application named by {@code --app} (and {@code --app-path}): the class
    * {@code className}, from the worker's classpath, or from {@code jarOrNull} first consulting the
    * classpath (a class on both is the classpath's); makes one instance with its public no-argument
-   * constructor and asks it for its routes.
+   * constructor and asks it for its routes. The thread's context class loader is the
+   * application's while its code runs (static initialisers, constructor, routes), as it is for its
+   * calls and hooks, so that what it looks up through {@link java.util.ServiceLoader} is found in
+   * its jar.
    *
    * @param className the application's binary class name
    * @param jarOrNull a jar holding it and what it needs beyond cryo-app, or null
@@ -160,6 +164,17 @@ public final class AppHost {
             + " cannot be opened (" + e.getMessage() + "); nothing was loaded", e);
       }
     }
+    Thread thread = Thread.currentThread();
+    ClassLoader context = thread.getContextClassLoader();
+    thread.setContextClassLoader(loader); // the application's, while its own code runs
+    try {
+      return make(className, jarOrNull, loader);
+    } finally {
+      thread.setContextClassLoader(context);
+    }
+  }
+
+  private static AppHost make(String className, Path jarOrNull, ClassLoader loader) {
     Class<?> type;
     try {
       type = Class.forName(className, true, loader);
@@ -320,14 +335,14 @@ public final class AppHost {
         LOG.log(System.Logger.Level.WARNING, "a call of '" + refusal.user() + "' was interrupted"
             + " after it had written state (" + refusal.reason().code() + "); it is answered 503"
             + " and not run again");
-        return Response.json(503, Map.of("error", "interrupted", "message", "this request was"
+        return HostPolicy.error(503, "interrupted", "this request was"
             + " interrupted after it had changed your state (" + refusal.reason().code()
-            + "); what it wrote is kept, nothing was run twice: reload to see where you stand"))
+            + "); what it wrote is kept, nothing was run twice: reload to see where you stand")
             .withHeader("Retry-After", "1");
       }
     }
-    return Response.json(500, Map.of("error", "application_failed", "message",
-        "the application failed on this request; the failure was logged"));
+    return HostPolicy.error(500, "application_failed",
+        "the application failed on this request; the failure was logged");
   }
 
   /** A refusal of the worker is the caller's to handle (route again), not a 500. */

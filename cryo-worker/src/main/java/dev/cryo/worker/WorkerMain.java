@@ -46,6 +46,15 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class WorkerMain {
 
+  /**
+   * The exit status of a worker whose application cannot be loaded ({@link AppHost.LoadException}:
+   * no such class, no constructor, a constructor that throws, bad routes, a bad jar): a failure
+   * the same at every attempt, so the commander does not try again (its {@code WorkerStart}
+   * knows this status). The cause is in the worker's log.
+   */
+  public static final int CANNOT_START = 78;
+
+
   private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
 
   /** How long the commander has to accept the presentation. */
@@ -110,6 +119,9 @@ public final class WorkerMain {
     }
     try {
       run(spawn);
+    } catch (AppHost.LoadException e) { // the same every time: no second attempt can mend it
+      LOG.log(Level.ERROR, "worker " + spawn.name() + " cannot start: " + e.getMessage(), e);
+      Runtime.getRuntime().halt(CANNOT_START);
     } catch (Exception e) {
       LOG.log(Level.ERROR, "worker " + spawn.name() + " failed to start: " + e, e);
       Runtime.getRuntime().halt(70);

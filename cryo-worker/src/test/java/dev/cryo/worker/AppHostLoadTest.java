@@ -52,6 +52,19 @@ class AppHostLoadTest {
     }
   }
 
+  /** An application whose handler class says it is asynchronous. */
+  public static final class Asynchronous implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.get("/cart", new dev.cryo.app.Handler() {
+        @Override
+        public java.util.concurrent.CompletableFuture<Object> handle(dev.cryo.app.Call call) {
+          return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+      });
+    }
+  }
+
   private static AppHost.LoadException.Reason reasonOf(String className, Path jar) {
     try {
       AppHost.load(className, jar);
@@ -87,6 +100,10 @@ class AppHostLoadTest {
         .isInstanceOfSatisfying(AppHost.LoadException.class,
             e -> assertThat(e.reason()).isEqualTo(AppHost.LoadException.Reason.BAD_ROUTES))
         .hasMessageContaining("starts with '/'");
+    assertThatThrownBy(() -> AppHost.load(Asynchronous.class.getName(), null))
+        .isInstanceOfSatisfying(AppHost.LoadException.class,
+            e -> assertThat(e.reason()).isEqualTo(AppHost.LoadException.Reason.BAD_ROUTES))
+        .hasMessageContaining("GET /cart").hasMessageContaining("a handler is synchronous");
   }
 
   @Test
@@ -131,6 +148,87 @@ class AppHostLoadTest {
     }
     assertThat(reasonOf(TallyApplication.class.getName(), writeNotAJar()))
         .isEqualTo(AppHost.LoadException.Reason.BAD_JAR);
+  }
+
+  /**
+   * A library in the application's jar that finds its parts through {@link java.util.ServiceLoader}
+   * (a shaded JDBC driver, say) finds them: the application's class loader is the thread's context
+   * class loader wherever application code runs — its construction, its routes, its hooks, its
+   * handlers.
+   */
+  @Test
+  void theApplicationsClassLoaderIsTheContextClassLoaderWhereverItsCodeRuns() throws Exception {
+    Path sources = temp.resolve("src/com/example/shop");
+    Files.createDirectories(sources);
+    Files.writeString(sources.resolve("Driver.java"), """
+        package com.example.shop;
+        public interface Driver { String name(); }
+        """);
+    Files.writeString(sources.resolve("ShadedDriver.java"), """
+        package com.example.shop;
+        public final class ShadedDriver implements Driver {
+          @Override public String name() { return "shaded"; }
+        }
+        """);
+    Files.writeString(sources.resolve("Shop.java"), """
+        package com.example.shop;
+        import java.util.ArrayList;
+        import java.util.List;
+        import java.util.Map;
+        import java.util.ServiceLoader;
+        public final class Shop implements dev.cryo.app.CryoApplication {
+          private final List<String> seen = new ArrayList<>();
+          private void see(String where) {
+            seen.add(where + "=" + (Thread.currentThread().getContextClassLoader()
+                == Shop.class.getClassLoader()));
+          }
+          public Shop() { see("constructor"); }
+          @Override public void routes(dev.cryo.app.Routes routes) {
+            see("routes");
+            routes.get("/drivers", call -> {
+              see("handler");
+              List<String> drivers = new ArrayList<>();
+              ServiceLoader.load(Driver.class).forEach(driver -> drivers.add(driver.name()));
+              return Map.of("drivers", drivers, "seen", List.copyOf(seen));
+            });
+          }
+          @Override public void onWake(dev.cryo.app.Stay stay) { see("onWake"); }
+        }
+        """);
+    Path classes = Files.createDirectories(temp.resolve("shop-classes"));
+    try (Stream<Path> files = Files.list(sources)) {
+      List<String> arguments = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-cp",
+          System.getProperty("java.class.path")));
+      files.forEach(file -> arguments.add(file.toString()));
+      assertThat(ToolProvider.getSystemJavaCompiler().run(null, null, null,
+          arguments.toArray(String[]::new))).isZero();
+    }
+    Path services = Files.createDirectories(classes.resolve("META-INF/services"));
+    Files.writeString(services.resolve("com.example.shop.Driver"), "com.example.shop.ShadedDriver\n");
+    Path jar = temp.resolve("shop.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+        Stream<Path> files = Files.walk(classes)) {
+      for (Path file : files.filter(Files::isRegularFile).toList()) {
+        out.putNextEntry(new JarEntry(classes.relativize(file).toString().replace('\\', '/')));
+        out.write(Files.readAllBytes(file));
+        out.closeEntry();
+      }
+    }
+    ClassLoader before = Thread.currentThread().getContextClassLoader();
+
+    AppHost host = AppHost.load("com.example.shop.Shop", jar);
+
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(before);
+    try (Harness harness = new Harness(temp.resolve("shop-run"))) {
+      Worker worker = harness.builder("w1").application(host).build();
+      harness.workers.add(worker);
+      com.fasterxml.jackson.databind.JsonNode reply = AppHostTest.json(AppHostTest.serve(worker,
+          AppHostTest.http("anna", "c1", "GET", "/drivers", null)));
+      assertThat(reply.get("drivers").toString()).isEqualTo("[\"shaded\"]");
+      assertThat(reply.get("seen").toString()).isEqualTo("[\"constructor=true\","
+          + "\"routes=true\",\"onWake=true\",\"handler=true\"]");
+    }
+    assertThat(Thread.currentThread().getContextClassLoader()).isSameAs(before);
   }
 
   private Path writeNotAJar() throws Exception {

@@ -146,7 +146,8 @@ class AppHostTest {
     assertThat(json(reply).get("user").asText()).isEqualTo("guest_c1");
     assertThat(json(reply).get("worker").asText()).isEqualTo("w1");
     Store store = w1.registry().userItems().get("guest_c1").orElseThrow().get("store", Store.class);
-    assertThat(store.toMap()).isEqualTo(Map.of("Tally", Map.of("count", 1L)));
+    assertThat(store.toMap()).isEqualTo(Map.of("Tally", Map.of("count", 1L), // and its writer
+        "Tally@class", TallyApplication.Tally.class.getName()));
     // An HTTP call has no page: the chain is the user and the connection only.
     assertThat(harness.told("w1")).containsExactly("new_user:guest_c1", "new_connection:c1");
   }

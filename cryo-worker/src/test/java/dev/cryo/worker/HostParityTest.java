@@ -64,6 +64,61 @@ class HostParityTest {
     }
   }
 
+  /** The call {@link Keeper} kept from its last {@code /keep}. */
+  static final java.util.concurrent.atomic.AtomicReference<dev.cryo.app.Call> KEPT =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** Keeps a call past its handler, and writes through it in a later call: a developer's slip. */
+  public static final class Keeper implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/keep", call -> {
+        KEPT.set(call);
+        return null;
+      });
+      routes.post("/write-kept", call -> {
+        try {
+          KEPT.get().user(Moody.Counter.class).set(new Moody.Counter(99));
+          return Map.of("thrown", "nothing");
+        } catch (RuntimeException e) {
+          return Map.of("thrown", e.getClass().getName(), "message", e.getMessage());
+        }
+      });
+      routes.post("/count", call -> call.user(Moody.Counter.class)
+          .update(c -> new Moody.Counter(c.n() + 1)));
+    }
+  }
+
+  /** Returns a future from a lambda: synchronous handlers only. */
+  public static final class Eager implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/cart", call -> java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> Map.of("n", 1)));
+    }
+  }
+
+  /** Two state classes of the same simple name, each stored under it. */
+  public static final class Shelves implements CryoApplication {
+    /** The cart's. */
+    public static final class Cart {
+      public record Items(java.util.List<String> items) {}
+    }
+
+    /** The wish list's. */
+    public static final class Wishes {
+      public record Items(java.util.List<String> items) {}
+    }
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/cart", call -> call.user(Cart.Items.class)
+          .update(cart -> new Cart.Items(java.util.List.of("apple"))));
+      routes.get("/cart", call -> call.user(Cart.Items.class).get());
+      routes.get("/wishes", call -> call.user(Wishes.Items.class).get());
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -129,6 +184,67 @@ class HostParityTest {
   }
 
   @Test
+  void aCallKeptPastItsHandlerIsRefusedTheSameWayAfterAMove() {
+    CryoTestKit kit = CryoTestKit.of(Keeper::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/keep");
+    Reply kitRefused = kit(browser.post("/write-kept"));
+    Reply kitCount = kit(browser.post("/count"));
+
+    Worker w1 = worker("w1", Keeper.class);
+    runtime(w1, http(null, "c1", "POST", "/keep", null));
+    w1.freezeUser("guest_c1").join(); // he moves: woken on w2 by his next call
+    Worker w2 = worker("w2", Keeper.class);
+    Reply runtimeRefused = runtime(w2, frozen(http(null, "c1", "POST", "/write-kept", null)));
+    Reply runtimeCount = runtime(w2, http(null, "c1", "POST", "/count", null));
+
+    assertThat(kitRefused.status()).isEqualTo(200);
+    assertThat(kitRefused.body().get("thrown").asText())
+        .isEqualTo(IllegalStateException.class.getName());
+    assertThat(kitRefused.body().get("message").asText()).contains("POST /keep");
+    assertThat(runtimeRefused).isEqualTo(kitRefused);
+    assertThat(kitCount.body().get("n").asLong()).as("the kept call wrote nothing").isEqualTo(1);
+    assertThat(runtimeCount).isEqualTo(kitCount);
+  }
+
+  @Test
+  void aFutureReturnedByAHandlerIsTheSame500() {
+    CryoTestKit kit = CryoTestKit.of(Eager::new).failOnApplicationError(false);
+    Reply kitFailed = kit(kit.connect().post("/cart"));
+
+    Reply runtimeFailed = runtime(worker("w1", Eager.class),
+        http(null, "c1", "POST", "/cart", null));
+
+    assertThat(kitFailed.status()).isEqualTo(500);
+    assertThat(kitFailed.body().get("error").asText()).isEqualTo("application_failed");
+    assertThat(runtimeFailed).isEqualTo(kitFailed);
+  }
+
+  @Test
+  void aStateClassOfTheSameSimpleNameIsRefusedAfterAFreezeNotHandedTheOthersValue() {
+    CryoTestKit kit = CryoTestKit.of(Shelves::new).freezeBetweenCalls(true)
+        .failOnApplicationError(false);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/cart");
+    Reply kitWishes = kit(browser.get("/wishes"));
+    Reply kitCart = kit(browser.get("/cart"));
+
+    Worker w1 = worker("w1", Shelves.class);
+    runtime(w1, http(null, "c1", "POST", "/cart", null));
+    w1.freezeUser("guest_c1").join();
+    Worker w2 = worker("w2", Shelves.class);
+    Reply runtimeWishes = runtime(w2, frozen(http(null, "c1", "GET", "/wishes", null)));
+    w2.freezeUser("guest_c1").join(); // w2 bound the name to the refused class: the cart is read
+    Worker w3 = worker("w3", Shelves.class); // where it is the only one
+    Reply runtimeCart = runtime(w3, frozen(http(null, "c1", "GET", "/cart", null)));
+
+    assertThat(kitWishes.status()).isEqualTo(500);
+    assertThat(runtimeWishes).isEqualTo(kitWishes);
+    assertThat(kitCart.body().get("items").toString()).isEqualTo("[\"apple\"]");
+    assertThat(runtimeCart).isEqualTo(kitCart);
+  }
+
+  @Test
   void stateTheRunningVersionCannotReadIsTheSame503() {
     CryoTestKit kit = CryoTestKit.of(MoodyTwo::new).failOnApplicationError(false);
     CryoTestKit.Connection browser = kit.connect();
@@ -151,9 +267,13 @@ class HostParityTest {
     assertThat(runtimeRefused.retryAfter()).isEqualTo(kitRefused.retryAfter());
     assertThat(runtimeRefused.reason()).isEqualTo(kitRefused.reason());
     assertThat(runtimeRefused.body().get("error")).isEqualTo(kitRefused.body().get("error"));
-    assertThat(runtimeRefused.body().get("message").asText())
-        .contains("kept as it was", "nothing was lost");
-    assertThat(kitRefused.body().get("message").asText())
-        .contains("kept as it was", "nothing was lost");
+    assertThat(runtimeRefused.contentType()).startsWith("application/json");
+    assertThat(runtimeRefused.body()).isEqualTo(kitRefused.body());
+    String message = kitRefused.body().get("message").asText();
+    assertThat(message).contains("kept as it was", "nothing was lost", "try again");
+    assertThat(message.split("try again", -1)).as("the advice, once").hasSize(2);
+    assertThat(message).as("nothing of the application or the run is shown to the client")
+        .doesNotContain("Moody", "dev.cryo", "state version", "freezer", "CryoApplication",
+            "upgrade");
   }
 }
