@@ -4,7 +4,6 @@ import dev.cryo.bench.LoadAverage;
 import dev.cryo.bench.Scratch;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
-import dev.cryo.commander.MoveOutcome;
 import dev.cryo.commander.ReloadOutcome;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
@@ -130,10 +129,11 @@ public final class ReloadBench {
         front.start();
         awaitRunning(commander, 2);
         long making = System.nanoTime();
-        make(commander, users - active, users / 2);
+        make(commander, users - active);
         double madeSeconds = (System.nanoTime() - making) / 1e9;
-        out.printf("%,d users made through the commander and %,d of them moved to the second"
-            + " worker in %.1f s%n", users - active, users / 2, madeSeconds);
+        out.printf("%,d users made through the commander in %.1f s (the reception takes %,d, the"
+            + " cap for new users, the rest go to the second worker)%n", users - active,
+            madeSeconds, users / 2);
 
         HeldWaits held = new HeldWaits();
         List<String> steps = new CopyOnWriteArrayList<>();
@@ -219,32 +219,19 @@ public final class ReloadBench {
   }
 
   /**
-   * Makes {@code count} users on the reception, {@link #MAKERS} at a time, each with a page and
-   * one counted request; then moves the first {@code moved} to the other worker and wakes each
-   * there with a request.
+   * Makes {@code count} users, {@link #MAKERS} at a time, each with a page and one counted
+   * request: the reception takes them up to {@code --max-users-per-worker}, the other worker the
+   * rest.
    */
-  private static void make(Commander commander, int count, int moved) throws Exception {
+  private static void make(Commander commander, int count) throws Exception {
     try (ExecutorService pool = Executors.newFixedThreadPool(MAKERS)) {
       List<Future<String[]>> made = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         String connection = "bench" + i;
         made.add(pool.submit(() -> user(commander, connection)));
       }
-      List<Future<?>> moves = new ArrayList<>();
-      for (int i = 0; i < count; i++) {
-        String[] tab = made.get(i).get();
-        if (i < moved) {
-          moves.add(pool.submit(() -> {
-            MoveOutcome outcome = commander.move(tab[2]);
-            if (!outcome.moved()) {
-              throw new IllegalStateException(outcome.message());
-            }
-            return text(check(count(commander, tab))); // woken on the other worker
-          }));
-        }
-      }
-      for (Future<?> move : moves) {
-        move.get();
+      for (Future<String[]> user : made) {
+        user.get();
       }
     }
   }
