@@ -112,7 +112,7 @@ public final class ReloadBench {
           + " users, " + active + " active");
     }
     out.printf("reload of 2 workers holding %,d users (at most %,d each) under %d virtual users,"
-        + " hold %d s; load average %s%n", users, users / 2, active, hold.toSeconds(),
+        + " hold %d s; load average %s%n", users, cap(users), active, hold.toSeconds(),
         LoadAverage.now());
     Path scratch = Files.createTempDirectory("cryo-reload-bench");
     try {
@@ -120,7 +120,7 @@ public final class ReloadBench {
       Path two = AppVersions.jar(scratch, "two", AppVersions.TWO);
       CommanderConfig config = CommanderConfig.builder(Files.createDirectories(scratch.resolve(
           "home")), AppVersions.APP).appPath(one).workers(2).maxWorkers(4)
-          .maxUsersPerWorker(users / 2)
+          .maxUsersPerWorker(cap(users))
           .presentation(Duration.ofSeconds(60)) // a loaded machine starts a JVM slowly
           .hold(hold)
           .build();
@@ -131,9 +131,9 @@ public final class ReloadBench {
         long making = System.nanoTime();
         make(commander, users - active);
         double madeSeconds = (System.nanoTime() - making) / 1e9;
-        out.printf("%,d users made through the commander in %.1f s (the reception takes %,d, the"
-            + " cap for new users, the rest go to the second worker)%n", users - active,
-            madeSeconds, users / 2);
+        out.printf("%,d users made through the commander in %.1f s (the reception takes up to"
+            + " %,d, the cap for new users, the rest go to the second worker)%n", users - active,
+            madeSeconds, cap(users));
 
         HeldWaits held = new HeldWaits();
         List<String> steps = new CopyOnWriteArrayList<>();
@@ -216,6 +216,14 @@ public final class ReloadBench {
     return status.workers().stream().filter(w -> w.state() == WorkerState.RUNNING)
         .map(w -> w.name() + " " + w.users() + " users, heap " + w.heapUsedBytes() / (1 << 20)
             + " of " + w.heapMaxBytes() / (1 << 20) + " MiB").toList();
+  }
+
+  /**
+   * The cap for new users: half the users and a tenth more, so that the births a burst has in
+   * flight never find both workers full and grow a third.
+   */
+  static int cap(int users) {
+    return users / 2 + Math.max(1, users / 10);
   }
 
   /**
