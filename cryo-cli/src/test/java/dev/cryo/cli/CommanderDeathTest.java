@@ -72,8 +72,9 @@ class CommanderDeathTest {
       for (ProcessHandle worker : workers) { // ended (its lock went with it), maybe not reaped yet
         Poll.until("worker " + worker.pid() + " of the killed run exits", () -> !worker.isAlive());
       }
-      assertThat(next.err()).contains("2 users that were awake come back from their newest"
-          + " parcel", "0 users that were awake left no parcel");
+      assertThat(next.err()).contains("2 users that were awake, and 0 born after its last record,"
+          + " come back from their newest parcel", "0 users that were awake left no parcel",
+          ", commander_lost)"); // the cause their workers wrote, losing their commander
       DemoClient anna = new DemoClient(http, next.base());
       anna.useCookie(member);
       assertThat(anna.get("/api/state?page=" + memberPage).number("counter")).isEqualTo(3);

@@ -4,12 +4,15 @@ import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.freezer.ParcelTree;
 import dev.cryo.wire.protocol.Grant;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,7 +24,10 @@ import java.util.TreeMap;
  * {@link RebootData}); else its journal ({@link JournalReplay}: the run was killed): its frozen
  * users come back, and so do the users that were awake whose parcel the freezer holds — written by
  * their worker when it lost its commander ({@code WorkerMain}), named with its age — when it is of
- * the stay the journal last knew them in or a newer one; the awake users without such a parcel are
+ * the stay the journal last knew them in or a newer one, and so do the users born after its last
+ * record whose worker froze them so in a stay of that run; each such user comes back with the
+ * connections and pages his parcels hold, which are newer than the journal's; the awake users
+ * without such a parcel are
  * lost (named, a parcel of an earlier stay named as residue, their folders dropped with every other
  * folder nobody answers for); else nothing, and the working freezer is wiped. The start
  * calls this only once no worker of the run before still writes ({@code FreezerWriters}). A journal
@@ -176,41 +182,41 @@ final class Adoption {
           + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
           + " starts with no user (its frozen users' state is lost)", Source.NOTHING);
     }
-    Map<String, Long> parcelled = new TreeMap<>();
+    Map<String, JournalReplay.Parcelled> parcelled = new TreeMap<>();
     List<String> lost = new ArrayList<>();
     List<String> older = new ArrayList<>();
     StringBuilder ages = new StringBuilder();
     for (String user : replay.awake()) {
       Optional<ParcelHeader> header;
-      long written;
+      Map<?, ?> payload;
       try {
         header = freezer.userParcelHeader(user);
-        written = header.isEmpty() ? 0 : freezer.readUserParcel(user)
-            .map(tree -> tree instanceof Map<?, ?> map ? Grant.generationOf(map) : 0L).orElse(0L);
+        payload = header.isEmpty() ? Map.of() : freezer.readUserParcel(user)
+            .map(tree -> tree instanceof Map<?, ?> map ? map : Map.of()).orElse(Map.of());
       } catch (FreezerException e) { // a parcel that does not read is no state to come back to
         header = Optional.empty();
-        written = 0;
+        payload = Map.of();
       }
+      long written = Grant.generationOf(payload);
       long stay = replay.stayGeneration(user);
       if (header.isPresent() && written < stay) { // residue of an earlier stay, never him
         older.add(user + " (parcel " + written + ", stay " + stay + ")");
         lost.add(user);
       } else if (header.isPresent()) {
-        parcelled.put(user, written);
-        if (ages.length() < AGES_SHOWN) {
-          ages.append(ages.length() == 0 ? "" : ", ").append(user).append(" (written ")
-              .append(header.get().writtenAt()).append(", ").append(header.get().cause())
-              .append(')');
-        }
+        parcelled.put(user, parcelled(freezer, user, payload, replay.connectionsOf(user)));
+        age(ages, user, header.get());
       } else {
         lost.add(user);
       }
     }
+    List<String> born = bornAfter(replay, freezer, parcelled);
+    born.forEach(user -> age(ages, user, null));
     CommanderItem item = replay.item(now, parcelled);
     return found(Optional.of(item), lost, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
-        + parcelled.size() + " users that were awake come back from their newest parcel"
+        + (parcelled.size() - born.size()) + " users that were awake, and " + born.size()
+        + " born after its last record, come back from their newest parcel"
         + (parcelled.isEmpty() ? "" : " (" + ages + (ages.length() >= AGES_SHOWN ? ", …" : "")
             + ")")
         + "; " + lost.size() + " users that were awake left no parcel of their last stay and"
@@ -218,6 +224,87 @@ final class Adoption {
         + (older.isEmpty() ? "" : "; of them, these left only a parcel older than the stay the"
             + " journal knows, residue never adopted: " + older)
         + "; the folders nobody answers for are dropped", Source.JOURNAL);
+  }
+
+  /**
+   * The users the journal never heard of whose worker froze them when it lost its commander, in a
+   * stay of the run that wrote the journal: born (or logged into) after its last record on disk.
+   * Each is put in {@code parcelled}; returned sorted. A folder whose user parcel does not read,
+   * names another folder's user, is of another cause or of an earlier run is nobody's (swept).
+   */
+  private static List<String> bornAfter(JournalReplay replay, Freezer freezer,
+      Map<String, JournalReplay.Parcelled> parcelled) throws FreezerException {
+    long first = replay.firstGeneration();
+    if (first <= 0) { // a journal that does not say which generations its run gave
+      return List.of();
+    }
+    Set<String> known = new HashSet<>();
+    replay.frozen().forEach(user -> known.add(Freezer.key(user)));
+    replay.awake().forEach(user -> known.add(Freezer.key(user)));
+    List<String> born = new ArrayList<>();
+    for (String key : freezer.folderKeys()) {
+      if (known.contains(key)) {
+        continue;
+      }
+      Optional<Freezer.Owned> owned;
+      try {
+        owned = freezer.readUserParcelInFolder(key);
+      } catch (FreezerException e) {
+        continue;
+      }
+      if (owned.isEmpty() || replay.knows(owned.get().user())
+          || !ParcelHeader.COMMANDER_LOST_CAUSE.equals(owned.get().header().cause())
+          || !(owned.get().payload() instanceof Map<?, ?> payload)
+          || Grant.generationOf(payload) < first) {
+        continue;
+      }
+      String user = owned.get().user();
+      parcelled.put(user, parcelled(freezer, user, payload, List.of()));
+      born.add(user);
+    }
+    born.sort(null);
+    return born;
+  }
+
+  /**
+   * What the parcels of {@code user} say of him: his user parcel's generation, the connections it
+   * lists that have a parcel (one that does not read kept with no page: his wake decides), and,
+   * of {@code linked} (the journal's links to him), those whose parcel a login tail handed over
+   * and left in his folder for a call on it.
+   */
+  private static JournalReplay.Parcelled parcelled(Freezer freezer, String user,
+      Map<?, ?> userParcel, List<String> linked) {
+    Map<String, List<String>> connections = new HashMap<>();
+    Set<String> listed = new LinkedHashSet<>(ParcelTree.connectionIds(userParcel));
+    Set<String> all = new LinkedHashSet<>(listed);
+    all.addAll(linked);
+    for (String connection : all) {
+      try {
+        Optional<Object> parcel = freezer.readConnectionParcel(user, connection);
+        if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
+            && (listed.contains(connection) || ParcelTree.handedOver(map))) {
+          connections.put(connection, ParcelTree.pageIds(map));
+        }
+      } catch (FreezerException e) {
+        if (listed.contains(connection)) {
+          connections.put(connection, List.of());
+        }
+      }
+    }
+    return new JournalReplay.Parcelled(Grant.generationOf(userParcel), connections);
+  }
+
+  /** Appends {@code user}'s parcel age to the start's line, up to {@link #AGES_SHOWN}. */
+  private static void age(StringBuilder ages, String user, ParcelHeader header) {
+    if (ages.length() < AGES_SHOWN) {
+      ages.append(ages.length() == 0 ? "" : ", ").append(user);
+      if (header != null) {
+        ages.append(" (written ").append(header.writtenAt()).append(", ").append(header.cause())
+            .append(')');
+      } else {
+        ages.append(" (born after the journal)");
+      }
+    }
   }
 
   private static Found found(Optional<CommanderItem> item, List<String> lost, String line,

@@ -263,13 +263,15 @@ public final class Commander implements AutoCloseable {
         LOG.log(taken.item().isPresent() ? Level.INFO : Level.WARNING, taken.line());
         commander.startLine = taken.line();
       }
-      commander.routing.generations(Generations.open(runHome, GENERATIONS));
+      Generations generations = Generations.open(runHome, GENERATIONS);
+      commander.routing.generations(generations);
       if (taken.item().isPresent()) {
         commander.routing.adopt(taken.item().get(), taken.lost());
       }
       // Write-ahead: the new journal durably holds every carried user before what held him is
       // consumed; a failure from here on hands it back ({@link #abandonStart}).
-      commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers);
+      commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers,
+          generations.first());
       taken.consume(runHome, freezer);
       commander.startWorkers();
       commander.lifecycle.served();

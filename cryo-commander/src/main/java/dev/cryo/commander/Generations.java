@@ -33,12 +33,14 @@ final class Generations {
 
   private final RunHome home;
   private final String name;
+  private final long first;
   private long next;
   private long ceiling;
 
   private Generations(RunHome home, String name, long first) {
     this.home = home;
     this.name = name;
+    this.first = first;
     this.next = first;
     this.ceiling = home == null ? Long.MAX_VALUE : first - 1;
   }
@@ -77,6 +79,14 @@ final class Generations {
       }
     }
     return new Generations(home, name, first);
+  }
+
+  /**
+   * The first generation this counter hands out: every generation of the run before is below it,
+   * every one of this run at or above it.
+   */
+  long first() {
+    return first;
   }
 
   /** The next generation, greater than every one handed out before. */

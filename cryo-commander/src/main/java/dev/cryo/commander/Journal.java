@@ -108,6 +108,7 @@ final class Journal implements MapChanges, AutoCloseable {
   private final Barrier barrier;
   private final ScheduledExecutorService writer;
   private final long wakeWaitNanos;
+  private final long firstGeneration;
   private final Object bufferLock = new Object();
   private ByteArrayOutputStream buffer = new ByteArrayOutputStream(); // guarded by bufferLock
   private int buffered; // guarded by bufferLock
@@ -120,7 +121,9 @@ final class Journal implements MapChanges, AutoCloseable {
   private long liveRecords; // guarded by fileLock: the records of the last compaction
   private boolean closed; // guarded by fileLock
 
-  private Journal(RunHome home, Routing routing, Barrier barrier, Duration wakeWait) {
+  private Journal(RunHome home, Routing routing, Barrier barrier, Duration wakeWait,
+      long firstGeneration) {
+    this.firstGeneration = firstGeneration;
     this.home = home;
     this.file = home.shown(FILE_NAME);
     this.routing = routing;
@@ -148,7 +151,23 @@ final class Journal implements MapChanges, AutoCloseable {
    */
   static Journal start(RunHome home, Routing routing, Barrier barrier, Duration wakeWait)
       throws IOException {
-    Journal journal = new Journal(home, routing, barrier, wakeWait);
+    return start(home, routing, barrier, wakeWait, 0);
+  }
+
+  /**
+   * As {@link #start(RunHome, Routing, Barrier)}, the run handing out generations from
+   * {@code firstGeneration} on ({@link Generations#first}; 0 when not known): each compaction
+   * records it first ({@link JournalRecord.Kind#RUN}), so that the next start knows which parcels
+   * this run's stays wrote.
+   */
+  static Journal start(RunHome home, Routing routing, Barrier barrier, long firstGeneration)
+      throws IOException {
+    return start(home, routing, barrier, WAKE_WAIT, firstGeneration);
+  }
+
+  private static Journal start(RunHome home, Routing routing, Barrier barrier, Duration wakeWait,
+      long firstGeneration) throws IOException {
+    Journal journal = new Journal(home, routing, barrier, wakeWait, firstGeneration);
     try {
       journal.onWriter(() -> {
         journal.compact();
@@ -420,6 +439,9 @@ final class Journal implements MapChanges, AutoCloseable {
   private void compact() throws IOException {
     synchronized (fileLock) {
       List<byte[]> frames = new ArrayList<>();
+      if (firstGeneration > 0) {
+        frames.add(new JournalRecord(Kind.RUN, Long.toString(firstGeneration), null).frame());
+      }
       Taken[] dropped = new Taken[1];
       routing.withSnapshot(maps -> {
         maps.users().forEach((user, location) -> frames.add((location instanceof Location.Frozen

@@ -51,7 +51,13 @@ record JournalRecord(Kind kind, String key, String value) {
      * that stay is residue of an earlier one, never him. {@link #AWAKE} is a stay whose generation
      * is not known.
      */
-    AWAKE_AT(9, true);
+    AWAKE_AT(9, true),
+    /**
+     * The run that writes the journal hands out generations from {@code key} (decimal) on: a
+     * parcel at or above it was written by a stay of this run ({@link Generations#first}). The
+     * first record of every compaction; absent in journals written before it.
+     */
+    RUN(10, false);
 
     final byte code;
     final boolean paired;

@@ -8,9 +8,12 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -27,6 +30,8 @@ public final class JournalReplay {
   private final Map<String, Long> stays = new HashMap<>(); // awake user → his stay's generation
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, String> pageConnection = new HashMap<>();
+  private final Set<String> gone = new HashSet<>(); // users the file says are gone, and since
+  private long firstGeneration;
   private int records;
   private boolean tornTail;
   private String corruption;
@@ -108,17 +113,21 @@ public final class JournalReplay {
       }
       case PAGE -> pageConnection.put(record.key(), record.value());
       case UNPAGE -> pageConnection.remove(record.key());
+      case RUN -> firstGeneration = parse(record.key());
       case FROZEN, FROZEN_AT -> {
+        gone.remove(record.key());
         users.put(record.key(), true);
         stays.remove(record.key());
         remember(generations, record);
       }
       case AWAKE, AWAKE_AT -> {
+        gone.remove(record.key());
         users.put(record.key(), false);
         generations.remove(record.key());
         remember(stays, record);
       }
       case GONE -> {
+        gone.add(record.key());
         users.remove(record.key());
         generations.remove(record.key());
         stays.remove(record.key());
@@ -128,15 +137,37 @@ public final class JournalReplay {
 
   /** Puts the generation {@code record} tells of its user into {@code into}, or forgets it. */
   private static void remember(Map<String, Long> into, JournalRecord record) {
-    if (record.value() == null) {
+    long generation = record.value() == null ? 0 : parse(record.value());
+    if (generation > 0) {
+      into.put(record.key(), generation);
+    } else {
       into.remove(record.key());
-      return;
     }
+  }
+
+  /** A generation written in decimal; 0 (none known) for what does not read as a positive one. */
+  private static long parse(String decimal) {
     try {
-      into.put(record.key(), Long.parseLong(record.value()));
+      return Math.max(0, Long.parseLong(decimal));
     } catch (NumberFormatException e) { // checksummed, so written so: a generation of no known one
-      into.remove(record.key());
+      return 0;
     }
+  }
+
+  /**
+   * The first generation of the run that wrote the journal ({@link JournalRecord.Kind#RUN}), 0
+   * when the journal does not say: a parcel at or above it was written by a stay of that run.
+   */
+  public long firstGeneration() {
+    return firstGeneration;
+  }
+
+  /**
+   * Whether the journal tells anything of {@code user}: frozen, awake, or gone. A user it does not
+   * know was born after its last record on disk (or was gone before its last compaction).
+   */
+  public boolean knows(String user) {
+    return users.containsKey(user) || gone.contains(user);
   }
 
   /**
@@ -194,17 +225,51 @@ public final class JournalReplay {
   }
 
   /**
-   * The frozen users and {@code parcelled} (awake ones whose parcel the freezer holds, each with
-   * that parcel's generation, which his wake then reads or a newer one), with their connections
-   * and pages, as an item to adopt: all of them frozen.
+   * What a user's own parcels say of him, read by a start for a user that was awake when the run
+   * was killed: the generation his user parcel was written at (0: not known), and his connections
+   * with their pages as his worker last held them. Immutable.
    */
-  CommanderItem item(Instant now, Map<String, Long> parcelled) {
+  record Parcelled(long generation, Map<String, List<String>> connections) {
+    Parcelled {
+      connections = Map.copyOf(connections);
+    }
+  }
+
+  /** The connections the journal links to {@code user}, sorted. */
+  List<String> connectionsOf(String user) {
+    TreeSet<String> linked = new TreeSet<>();
+    connectionUser.forEach((connection, owner) -> {
+      if (owner.equals(user)) {
+        linked.add(connection);
+      }
+    });
+    return List.copyOf(linked);
+  }
+
+  /**
+   * The frozen users and {@code parcelled} (users awake at the end of the journal, or born after
+   * it, whose parcel the freezer holds: each with what his parcels say, which his wake then reads,
+   * or newer), with their connections and pages, as an item to adopt: all of them frozen.
+   *
+   * <p>A parcelled user's connections and pages are his parcels', not the journal's: they were
+   * written after the journal's last record of him, by the worker that held him. A connection the
+   * journal links to him that his parcels do not hold was handed over or closed after it, and is
+   * dropped with its pages; a connection his parcels hold is his, whoever the journal links it to.
+   * Two parcels that hold one connection (a crash within a login's hand-over) give it to the newer
+   * one's user.
+   */
+  CommanderItem item(Instant now, Map<String, Parcelled> parcelled) {
     List<String> frozen = new ArrayList<>(frozen());
     frozen.addAll(new TreeSet<>(parcelled.keySet()));
     TreeSet<String> kept = new TreeSet<>(frozen);
+    Map<String, String> held = new HashMap<>(); // connection → the parcelled user holding it
+    new TreeMap<>(parcelled).forEach((user, own) -> own.connections().keySet()
+        .forEach(connection -> held.merge(connection, user, (first, second) ->
+            parcelled.get(second).generation() > parcelled.get(first).generation()
+                ? second : first)));
     Map<String, String> connections = new HashMap<>();
     connectionUser.forEach((connection, user) -> {
-      if (kept.contains(user)) {
+      if (kept.contains(user) && !parcelled.containsKey(user) && !held.containsKey(connection)) {
         connections.put(connection, user);
       }
     });
@@ -214,10 +279,15 @@ public final class JournalReplay {
         pages.put(page, connection);
       }
     });
+    held.forEach((connection, user) -> {
+      connections.put(connection, user);
+      parcelled.get(user).connections().get(connection)
+          .forEach(page -> pages.put(page, connection));
+    });
     Map<String, Long> frozenAt = new HashMap<>(generations);
-    parcelled.forEach((user, generation) -> {
-      if (generation > 0) {
-        frozenAt.put(user, generation);
+    parcelled.forEach((user, own) -> {
+      if (own.generation() > 0) {
+        frozenAt.put(user, own.generation());
       }
     });
     frozenAt.keySet().retainAll(kept);

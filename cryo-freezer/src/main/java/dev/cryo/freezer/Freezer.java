@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -378,6 +379,45 @@ public final class Freezer {
   public Optional<ParcelHeader> userParcelHeader(String user) throws FreezerException {
     return readHeader(FolderKeys.key(user), USER_PARCEL);
   }
+
+  /**
+   * The user parcel in the folder {@code key} and whose it says it is, for a start that looks at
+   * folders its maps do not name: the identity is read from the payload ({@link ParcelTree#id}),
+   * and a parcel whose identity does not give {@code key} back ({@link #key}) is refused, never
+   * taken at its word.
+   *
+   * @param key a folder key, as {@link #folderKeys} lists them
+   * @return the identity, header and payload; empty when the folder holds no user parcel
+   * @throws FreezerException as {@link #readUserParcel}; {@link FreezerException.Reason#INVALID_PAYLOAD}
+   *     when the payload names no identity, or one of another folder
+   */
+  public Optional<Owned> readUserParcelInFolder(String key) throws FreezerException {
+    if (key.isEmpty() || key.startsWith(".") || key.indexOf('/') >= 0 || key.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("'" + key + "' is not a folder key");
+    }
+    Optional<ParcelHeader> header = readHeader(key, USER_PARCEL);
+    Optional<Object> payload = readPayload(key, USER_PARCEL);
+    if (header.isEmpty() || payload.isEmpty()) {
+      return Optional.empty();
+    }
+    Path file = fileOf(key, USER_PARCEL);
+    String user = payload.get() instanceof Map<?, ?> map ? ParcelTree.id(map).orElse(null) : null;
+    if (user == null || !FolderKeys.key(user).equals(key)) {
+      throw new FreezerException(FreezerException.Reason.INVALID_PAYLOAD, file, "parcel " + file
+          + " names " + (user == null ? "no user" : "the user '" + user + "', whose folder is "
+          + FolderKeys.key(user)) + "; it was left as it is and taken for nobody's");
+    }
+    return Optional.of(new Owned(user, header.get(), payload.get()));
+  }
+
+  /**
+   * A user parcel read from a folder the maps do not name ({@link #readUserParcelInFolder}).
+   *
+   * @param user whose it is: the identity its payload names, which gives the folder's key back
+   * @param header its header
+   * @param payload its payload, plain data
+   */
+  public record Owned(String user, ParcelHeader header, Object payload) {}
 
   /** The header of one connection parcel; the same contract as {@link #userParcelHeader}. */
   public Optional<ParcelHeader> connectionParcelHeader(String user, String connectionId)

@@ -8,7 +8,9 @@ import java.util.Objects;
  * which codec. It is read for counting and for the operator, without decoding the payload. What is
  * true about a user lives in the registers, never in a file; the one decision taken on a header is
  * the expiry of the frozen: how old it is ({@code writtenAt}), and whether its cause is
- * {@link #EMPTY_GUEST_CAUSE}, which only shortens how long the parcel is kept.
+ * {@link #EMPTY_GUEST_CAUSE}, which only shortens how long the parcel is kept; and, at the start
+ * after a commander was killed, whether a user its journal never heard of left a parcel of cause
+ * {@link #COMMANDER_LOST_CAUSE} written by a stay of that run (the commander's {@code Adoption}).
  *
  * <p>Each text is kept to {@link ParcelFormat#MAX_HEADER_TEXT} UTF-8 bytes on disk; a character
  * with no UTF-8 form (a lone surrogate) is written as {@code ?}.
@@ -29,6 +31,13 @@ public record ParcelHeader(String writer, Instant writtenAt, String cause, Strin
    * anything leaves no lasting disk.
    */
   public static final String EMPTY_GUEST_CAUSE = "idle_empty_guest";
+
+  /**
+   * The cause a worker writes on the parcels of the quit it runs on its own when its commander is
+   * gone (killed): each is the newest state of a user awake at that moment, newer than anything
+   * the killed commander's journal may have recorded of him.
+   */
+  public static final String COMMANDER_LOST_CAUSE = "commander_lost";
 
   /** Checks that no field is null. */
   public ParcelHeader {

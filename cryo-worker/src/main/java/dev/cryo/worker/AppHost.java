@@ -13,6 +13,7 @@ import dev.cryo.app.Response;
 import dev.cryo.app.Scope;
 import dev.cryo.app.StateException;
 import dev.cryo.app.StateHost;
+import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
@@ -415,7 +416,8 @@ public final class AppHost {
    * {@link CryoApplication#onFreeze} under the host policy. Runs on the departing thread with no
    * lock of the worker held; not for an expiry, a login tail, nor a user whose calls a quit cut.
    *
-   * @param cause {@code "freeze"} (ordered), {@code "transfer"}, {@code "idle"} or {@code "quit"}
+   * @param cause {@code "freeze"} (ordered), {@code "transfer"}, {@code "idle"}, {@code "quit"} or
+   *     {@link ParcelHeader#COMMANDER_LOST_CAUSE} (a quit too)
    */
   void beforeFreeze(Worker worker, String user, String cause) {
     UserRow row = worker.registry().userItems().get(user).orElse(null);
@@ -447,7 +449,7 @@ public final class AppHost {
     return switch (cause) {
       case "transfer" -> FreezeReason.TRANSFER;
       case "idle" -> FreezeReason.IDLE;
-      case "quit" -> FreezeReason.QUIT;
+      case "quit", ParcelHeader.COMMANDER_LOST_CAUSE -> FreezeReason.QUIT;
       default -> FreezeReason.ORDERED;
     };
   }

@@ -80,14 +80,17 @@ final class Departures {
   /** A quit in progress and what it counted. */
   static final class Quit {
     final Freezer into;
+    /** The cause its parcels are written with ({@code "quit"}, or the commander's loss). */
+    final String cause;
     final CompletableFuture<QuitReport> report = new CompletableFuture<>();
     final AtomicInteger frozen = new AtomicInteger();
     final AtomicInteger dropped = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
     final AtomicInteger cut = new AtomicInteger();
 
-    Quit(Freezer into) {
+    Quit(Freezer into, String cause) {
       this.into = into;
+      this.cause = cause;
     }
   }
 
@@ -111,6 +114,14 @@ final class Departures {
   /** Whether a quit was asked: its plan is terminal, so users arriving later are flagged too. */
   boolean quitting() {
     return quit != null;
+  }
+
+  /**
+   * The cause a departure is written with: the quit's once a quit began, else {@code otherwise}.
+   */
+  String causeOr(String otherwise) {
+    Quit current = quit;
+    return current == null ? otherwise : current.cause;
   }
 
   /**
@@ -244,7 +255,7 @@ final class Departures {
       return;
     }
     CompletableFuture<FreezeOutcome> departure = worker.depart(next.user,
-        flag == TransferFlag.EXPIRY, quit != null ? "quit" : "transfer", false);
+        flag == TransferFlag.EXPIRY, causeOr("transfer"), false);
     if (queued()) {
       kickDepartures(); // during a quit, another slot while users wait
     }
@@ -395,15 +406,17 @@ final class Departures {
   }
 
   /** Quits into {@code into}; the contract is {@link Worker#quit(Freezer)}'s. */
-  CompletableFuture<QuitReport> quit(Freezer into, Duration quitGate, Duration quitGrace) {
+  CompletableFuture<QuitReport> quit(Freezer into, Duration quitGate, Duration quitGrace,
+      String cause) {
     Objects.requireNonNull(into, "into");
+    Objects.requireNonNull(cause, "cause");
     Duration gate = quitGate == null ? this.gate : quitGate;
     Duration grace = quitGrace == null ? this.grace : quitGrace;
     synchronized (planLock) {
       if (quit != null) {
         return quit.report;
       }
-      quit = new Quit(into);
+      quit = new Quit(into, cause);
     }
     quitBegun.complete(null);
     for (Tenant tenant : tenants.values()) {
@@ -447,7 +460,7 @@ final class Departures {
           current.cut.incrementAndGet();
           LOG.log(Level.WARNING, "quit: '" + tenant.user + "' still has calls in flight " + grace
               + " after the gate; he is frozen without waiting for them");
-          worker.depart(tenant.user, false, "quit", true);
+          worker.depart(tenant.user, false, current.cause, true);
         }
       }
       scheduleCut(grace.compareTo(MIN_CUT_REPEAT) < 0 ? MIN_CUT_REPEAT : grace); // never a spin

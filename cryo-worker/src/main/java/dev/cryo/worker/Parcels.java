@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.freezer.ParcelTree;
 import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterRegistry;
@@ -32,9 +33,9 @@ final class Parcels {
   static final String FIELDS = "fields";
   static final String CLOCKS = "clocks";
   static final String STORE = "store";
-  static final String CONNECTIONS = "connections";
-  static final String PAGES = "pages";
-  static final String ID = "id";
+  static final String CONNECTIONS = ParcelTree.CONNECTIONS;
+  static final String PAGES = ParcelTree.PAGES;
+  static final String ID = ParcelTree.ID;
   static final String CARRIED_USER_STORE = "carried_user_store";
   /**
    * The generation of the stay that wrote the parcel ({@link dev.cryo.wire.protocol.Grant}); absent
@@ -45,7 +46,7 @@ final class Parcels {
    * Marks a connection parcel a login tail handed over to its identity: the only connection parcel
    * a worker adopts by itself; any other waits for its user's wake.
    */
-  static final String HANDED_OVER = "handed_over";
+  static final String HANDED_OVER = ParcelTree.HANDED_OVER;
   /** The state version of the application that wrote the parcel; absent means 1. */
   static final String STATE_VERSION = "state_version";
 
@@ -83,7 +84,7 @@ final class Parcels {
 
   /** Whether a connection parcel was handed over by a login tail ({@link #HANDED_OVER}). */
   static boolean handedOver(Map<?, ?> parcel) {
-    return Boolean.TRUE.equals(parcel.get(HANDED_OVER));
+    return ParcelTree.handedOver(parcel);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.register.ConnectionRow;
 import dev.cryo.register.PageRow;
 import dev.cryo.register.RegisterException;
@@ -358,7 +359,7 @@ public final class Worker implements AutoCloseable {
    *     as he was
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user) {
-    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false, -1);
+    return freezing.depart(user, false, departures.causeOr("freeze"), false, -1);
   }
 
   /**
@@ -367,7 +368,7 @@ public final class Worker implements AutoCloseable {
    * and untouched. A null generation orders any stay.
    */
   public CompletableFuture<FreezeOutcome> freezeUser(String user, Long generation) {
-    return freezing.depart(user, false, departures.quitting() ? "quit" : "freeze", false,
+    return freezing.depart(user, false, departures.causeOr("freeze"), false,
         generation == null ? -1 : generation);
   }
 
@@ -595,7 +596,7 @@ public final class Worker implements AutoCloseable {
    * quit waits for it.
    */
   public CompletableFuture<QuitReport> quit(Freezer into) {
-    return departures.quit(into, null, null);
+    return departures.quit(into, null, null, "quit");
   }
 
   /**
@@ -607,7 +608,18 @@ public final class Worker implements AutoCloseable {
    *     for the worker's grace ({@link Builder#pendingCallGrace})
    */
   public CompletableFuture<QuitReport> quit(Freezer into, Duration gate, Duration grace) {
-    return departures.quit(into, gate, grace);
+    return departures.quit(into, gate, grace, "quit");
+  }
+
+  /**
+   * Quits into {@code into} as {@link #quit(Freezer, Duration, Duration)} does, on the worker's
+   * own, because its commander is gone: the parcels are written with the cause
+   * {@link ParcelHeader#COMMANDER_LOST_CAUSE}, by which the next start knows them
+   * as the newest state of users its journal may not have heard of.
+   */
+  public CompletableFuture<QuitReport> quitWithoutCommander(Freezer into, Duration gate,
+      Duration grace) {
+    return departures.quit(into, gate, grace, ParcelHeader.COMMANDER_LOST_CAUSE);
   }
 
   /**

@@ -210,7 +210,7 @@ public final class WorkerMain {
       Runtime.getRuntime().halt(0);
     });
     try {
-      QuitReport report = worker.quit(worker.freezer(), Duration.ZERO,
+      QuitReport report = worker.quitWithoutCommander(worker.freezer(), Duration.ZERO,
           COMMANDER_LOSS_GRACE.dividedBy(2)).get();
       LOG.log(Level.INFO, "worker " + worker.name() + " lost its commander and froze its users"
           + " into " + worker.freezer().root() + ": " + report);
