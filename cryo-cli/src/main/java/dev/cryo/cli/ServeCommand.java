@@ -270,6 +270,14 @@ final class ServeCommand implements Callable<Integer> {
           + " wrote anything). Default: ${DEFAULT-VALUE}.")
   Duration idleGuestFreeze;
 
+  @Option(names = "--checkpoint", paramLabel = "DURATION|off", defaultValue = "off",
+      converter = IdleLimitConverter.class,
+      description = "How often each worker writes behind the state of the awake users who changed"
+          + " since, while they stay awake: a worker that dies then loses at most that much of"
+          + " their writes (they come back from their checkpoint, named with its age) instead"
+          + " of all of it. 'off' writes nothing behind. Default: ${DEFAULT-VALUE}.")
+  Duration checkpoint;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -332,6 +340,7 @@ final class ServeCommand implements Callable<Integer> {
         .placementHeader(placementHeader)
         .logCaps(logCaps)
         .passivation(new Passivation(idleFreeze, idleGuestFreeze))
+        .checkpoint(checkpoint)
         .build();
     Commander commander;
     try {

@@ -4,15 +4,12 @@ import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import dev.cryo.freezer.ParcelHeader;
-import dev.cryo.freezer.ParcelTree;
 import dev.cryo.wire.protocol.Grant;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -182,7 +179,7 @@ final class Adoption {
           + replay.corruption().get() + "; it was moved aside to " + aside + " and this run"
           + " starts with no user (its frozen users' state is lost)", Source.NOTHING);
     }
-    Map<String, JournalReplay.Parcelled> parcelled = new TreeMap<>();
+    Map<String, UserParcels> parcelled = new TreeMap<>();
     List<String> lost = new ArrayList<>();
     List<String> older = new ArrayList<>();
     StringBuilder ages = new StringBuilder();
@@ -203,7 +200,7 @@ final class Adoption {
         older.add(user + " (parcel " + written + ", stay " + stay + ")");
         lost.add(user);
       } else if (header.isPresent()) {
-        parcelled.put(user, parcelled(freezer, user, payload, replay.connectionsOf(user)));
+        parcelled.put(user, UserParcels.read(freezer, user, payload, replay.connectionsOf(user)));
         age(ages, user, header.get());
       } else {
         lost.add(user);
@@ -233,7 +230,7 @@ final class Adoption {
    * names another folder's user, is of another cause or of an earlier run is nobody's (swept).
    */
   private static List<String> bornAfter(JournalReplay replay, Freezer freezer,
-      Map<String, JournalReplay.Parcelled> parcelled) throws FreezerException {
+      Map<String, UserParcels> parcelled) throws FreezerException {
     long first = replay.firstGeneration();
     if (first <= 0) { // a journal that does not say which generations its run gave
       return List.of();
@@ -259,39 +256,11 @@ final class Adoption {
         continue;
       }
       String user = owned.get().user();
-      parcelled.put(user, parcelled(freezer, user, payload, List.of()));
+      parcelled.put(user, UserParcels.read(freezer, user, payload, List.of()));
       born.add(user);
     }
     born.sort(null);
     return born;
-  }
-
-  /**
-   * What the parcels of {@code user} say of him: his user parcel's generation, the connections it
-   * lists that have a parcel (one that does not read kept with no page: his wake decides), and,
-   * of {@code linked} (the journal's links to him), those whose parcel a login tail handed over
-   * and left in his folder for a call on it.
-   */
-  private static JournalReplay.Parcelled parcelled(Freezer freezer, String user,
-      Map<?, ?> userParcel, List<String> linked) {
-    Map<String, List<String>> connections = new HashMap<>();
-    Set<String> listed = new LinkedHashSet<>(ParcelTree.connectionIds(userParcel));
-    Set<String> all = new LinkedHashSet<>(listed);
-    all.addAll(linked);
-    for (String connection : all) {
-      try {
-        Optional<Object> parcel = freezer.readConnectionParcel(user, connection);
-        if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
-            && (listed.contains(connection) || ParcelTree.handedOver(map))) {
-          connections.put(connection, ParcelTree.pageIds(map));
-        }
-      } catch (FreezerException e) {
-        if (listed.contains(connection)) {
-          connections.put(connection, List.of());
-        }
-      }
-    }
-    return new JournalReplay.Parcelled(Grant.generationOf(userParcel), connections);
   }
 
   /** Appends {@code user}'s parcel age to the start's line, up to {@link #AGES_SHOWN}. */

@@ -42,6 +42,9 @@ import java.util.function.Supplier;
  *     auditor checking that no placement served twice ({@code --placement-header}; off by default)
  * @param logCaps how much of the event log and of the workers' logs is kept on disk
  * @param passivation when workers freeze their idle users (the builder's default: off)
+ * @param checkpoint how often workers write behind the state of the users who changed, so that
+ *     a worker's death loses at most that much ({@code --checkpoint}); null when off (the
+ *     builder's default)
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
@@ -49,7 +52,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
     Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader, LogCaps logCaps,
-    Passivation passivation) {
+    Passivation passivation, Duration checkpoint) {
 
   /** Checks the parts. */
   public CommanderConfig {
@@ -63,6 +66,10 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Objects.requireNonNull(occupancy, "occupancy");
     Objects.requireNonNull(logCaps, "logCaps");
     Objects.requireNonNull(passivation, "passivation");
+    if (checkpoint != null && (checkpoint.isNegative() || checkpoint.isZero())) {
+      throw new IllegalArgumentException("a checkpoint period is longer than zero (or off), got "
+          + checkpoint);
+    }
     if (workers < 1 || maxWorkers < workers || maxUsersPerWorker < 1 || workerHeapBytes < 1
         || startAttempts < 1 || retryAfterSeconds < 0) {
       throw new IllegalArgumentException("need 1 <= workers <= maxWorkers, maxUsersPerWorker >= 1,"
@@ -107,6 +114,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private Housekeeping housekeeping = Housekeeping.DEFAULTS;
     private Occupancy occupancy = Occupancy.DEFAULTS;
     private Passivation passivation = Passivation.OFF;
+    private Duration checkpoint;
     private boolean placementHeader;
     private LogCaps logCaps = LogCaps.DEFAULTS;
 
@@ -235,6 +243,12 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** How often workers write behind their changed users' state; null is off (default). */
+    public Builder checkpoint(Duration value) {
+      checkpoint = value;
+      return this;
+    }
+
     /** Whether served replies carry {@code Cryo-Placement} (default false). */
     public Builder placementHeader(boolean value) {
       placementHeader = value;
@@ -254,7 +268,7 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
           startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
-          occupancy, placementHeader, logCaps, passivation);
+          occupancy, placementHeader, logCaps, passivation, checkpoint);
     }
   }
 }

@@ -224,17 +224,6 @@ public final class JournalReplay {
     return item(now, Map.of());
   }
 
-  /**
-   * What a user's own parcels say of him, read by a start for a user that was awake when the run
-   * was killed: the generation his user parcel was written at (0: not known), and his connections
-   * with their pages as his worker last held them. Immutable.
-   */
-  record Parcelled(long generation, Map<String, List<String>> connections) {
-    Parcelled {
-      connections = Map.copyOf(connections);
-    }
-  }
-
   /** The connections the journal links to {@code user}, sorted. */
   List<String> connectionsOf(String user) {
     TreeSet<String> linked = new TreeSet<>();
@@ -258,7 +247,7 @@ public final class JournalReplay {
    * Two parcels that hold one connection (a crash within a login's hand-over) give it to the newer
    * one's user.
    */
-  CommanderItem item(Instant now, Map<String, Parcelled> parcelled) {
+  CommanderItem item(Instant now, Map<String, UserParcels> parcelled) {
     List<String> frozen = new ArrayList<>(frozen());
     frozen.addAll(new TreeSet<>(parcelled.keySet()));
     TreeSet<String> kept = new TreeSet<>(frozen);

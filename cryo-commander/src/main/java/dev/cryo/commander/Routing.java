@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -187,6 +188,17 @@ public final class Routing {
   /** The connections of {@code user}, sorted. */
   public synchronized List<String> connectionsOf(String user) {
     return List.copyOf(new TreeSet<>(userConnections.getOrDefault(user, Set.of())));
+  }
+
+  /** The users living on {@code worker}, each with his stay's generation. */
+  public synchronized Map<String, Long> staysOn(String worker) {
+    Map<String, Long> stays = new TreeMap<>();
+    for (String user : workerUsers.getOrDefault(worker, Set.of())) {
+      if (users.get(user) instanceof OnWorker on) {
+        stays.put(user, on.generation());
+      }
+    }
+    return stays;
   }
 
   /** The users living on {@code worker}, sorted. */
@@ -373,9 +385,34 @@ public final class Routing {
    * {@code planned} field, which the metrics count apart from deaths.
    */
   public synchronized List<String> workerDied(String worker, String reason, boolean planned) {
-    List<String> gone = List.copyOf(new TreeSet<>(workerUsers.getOrDefault(worker, Set.of())));
-    for (String user : gone) {
-      removeUser(user);
+    return workerDied(worker, reason, planned, Map.of());
+  }
+
+  /**
+   * As {@link #workerDied(String, String, boolean)}, with {@code checkpoints}: the parcels the
+   * dead worker left of its users ({@link UserParcels}, read once its process was gone). A user
+   * living there at the generation of his parcel is not lost but frozen at it, with the
+   * connections and pages it holds (those the maps gave him since are dropped; one the maps give
+   * another user meanwhile stays that user's); the event names him under {@code restored}.
+   *
+   * @return the lost users, sorted (the restored are not among them)
+   */
+  public synchronized List<String> workerDied(String worker, String reason, boolean planned,
+      Map<String, UserParcels> checkpoints) {
+    List<String> residents = List.copyOf(new TreeSet<>(workerUsers.getOrDefault(worker,
+        Set.of())));
+    List<String> gone = new ArrayList<>();
+    List<String> restored = new ArrayList<>();
+    for (String user : residents) {
+      UserParcels own = checkpoints.get(user);
+      if (own != null && own.generation() > 0 && users.get(user) instanceof OnWorker on
+          && on.generation() == own.generation()) {
+        restore(user, own);
+        restored.add(user);
+      } else {
+        removeUser(user);
+        gone.add(user);
+      }
     }
     lost += gone.size();
     workerUsers.remove(worker);
@@ -387,9 +424,40 @@ public final class Routing {
     fields.put("worker", worker);
     fields.put("reason", reason);
     fields.put("lost", gone);
+    fields.put("restored", restored);
     fields.put("planned", planned);
     events.record("worker_died", fields);
-    return gone;
+    return List.copyOf(gone);
+  }
+
+  /** Freezes {@code user} at his parcels ({@code own}), his links made theirs; under the lock. */
+  private void restore(String user, UserParcels own) {
+    relocate(user, new Frozen(null, own.generation(), 0));
+    for (String connection : new ArrayList<>(userConnections.getOrDefault(user, Set.of()))) {
+      if (!own.connections().containsKey(connection)) {
+        unlinkConnection(connection); // opened (or taken) since his parcels were written
+      }
+    }
+    own.connections().forEach((connection, pages) -> {
+      String holder = connectionUser.get(connection);
+      if (holder != null && !holder.equals(user)) {
+        return; // handed over to another since: the maps are newer
+      }
+      if (holder == null) {
+        linkConnection(connection, user);
+      }
+      for (String page : new ArrayList<>(connectionPages.getOrDefault(connection, Set.of()))) {
+        if (!pages.contains(page)) {
+          unlinkPage(page);
+        }
+      }
+      pages.forEach(page -> {
+        if (!connection.equals(pageConnection.get(page))) {
+          linkPage(page, connection);
+        }
+      });
+    });
+    releaseHold(user, new Hold.Ending.Forgotten());
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.wire.Wire;
 import dev.cryo.wire.WireException;
+import dev.cryo.wire.protocol.Grant;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.PhotoRequest;
@@ -273,7 +274,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         freezer.root().toString(), config.application(),
         appPath == null ? null : appPath.toString(), config.workerHeapBytes(),
         home.shown(Commander.WRITERS).toString(), config.passivation().idleFreezeMillis(),
-        config.passivation().idleGuestFreezeMillis());
+        config.passivation().idleGuestFreezeMillis(),
+        config.checkpoint() == null ? null : config.checkpoint().toMillis());
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;
@@ -550,7 +552,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     // Killed before its wire is closed: a live worker never sees the end of its wire, so it never
     // acts on it (it would only halt); the wire's own end, once it comes, finds the handle dead.
     WorkerProcess process = handle.process();
-    if (process != null && !process.killGroup()) {
+    boolean gone = process == null || process.killGroup();
+    if (!gone) {
       LOG.log(Level.ERROR, "worker " + handle.name() + " (pid " + process.pid() + ") survived"
           + " SIGKILL of its group; its users are dropped all the same");
     }
@@ -558,7 +561,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     if (wire != null) {
       wire.close();
     }
-    List<String> lost = routing.workerDied(handle.name(), reason, planned);
+    // Only once nothing of it can write any more: the parcels it left of its stays
+    Map<String, UserParcels> left = gone ? parcelsLeft(handle.name()) : Map.of();
+    List<String> lost = routing.workerDied(handle.name(), reason, planned, left);
     for (String user : lost) {
       try {
         freezer.dropUserFolder(user);
@@ -580,6 +585,31 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     changed();
     keepWorkers(); // the tick does it too, should this start be abandoned
     return lost;
+  }
+
+  /**
+   * The parcels a dead worker left of the stays it held ({@link Checkpoints}: a checkpoint, or a
+   * freeze it did not live to announce): for each user the maps give it, his user parcel when it
+   * is of that stay's generation. A parcel that does not read is none.
+   */
+  private Map<String, UserParcels> parcelsLeft(String worker) {
+    Map<String, UserParcels> left = new HashMap<>();
+    routing.staysOn(worker).forEach((user, generation) -> {
+      if (generation <= 0) {
+        return;
+      }
+      try {
+        Optional<Object> parcel = freezer.readUserParcel(user);
+        if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
+            && Grant.generationOf(map) == generation) {
+          left.put(user, UserParcels.read(freezer, user, map, routing.connectionsOf(user)));
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "the parcel '" + user + "' left on worker " + worker + "'s death"
+            + " does not read (" + e.getMessage() + "); he is lost with it");
+      }
+    });
+    return left;
   }
 
   // ------------------------------------------------------------------------------- closing

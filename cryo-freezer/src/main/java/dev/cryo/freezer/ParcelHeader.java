@@ -33,6 +33,13 @@ public record ParcelHeader(String writer, Instant writtenAt, String cause, Strin
   public static final String EMPTY_GUEST_CAUSE = "idle_empty_guest";
 
   /**
+   * The cause of a checkpoint: the state of a user written behind while he stays awake, one
+   * parcel holding his connections' parcels too. A wake reads it as any user parcel; after his
+   * worker died, the commander freezes him at it when it is of the stay that died.
+   */
+  public static final String CHECKPOINT_CAUSE = "checkpoint";
+
+  /**
    * The cause a worker writes on the parcels of the quit it runs on its own when its commander is
    * gone (killed): each is the newest state of a user awake at that moment, newer than anything
    * the killed commander's journal may have recorded of him.

@@ -25,6 +25,12 @@ public final class ParcelTree {
   /** The field of a connection parcel listing its pages, each a map with an {@link #ID}. */
   public static final String PAGES = "pages";
   /**
+   * The field of a checkpoint's user parcel ({@link ParcelHeader#CHECKPOINT_CAUSE}) holding the
+   * parcels of his connections, by connection id: one file, written whole or not at all. Where it
+   * is, the connection parcel files of the folder are not his connections' state.
+   */
+  public static final String CONNECTION_PARCELS = "connection_parcels";
+  /**
    * The field marking a connection parcel a login tail handed over to its identity, waiting in
    * his folder for a call on it: his, though his user parcel does not list it.
    */
@@ -40,6 +46,23 @@ public final class ParcelTree {
   /** Whether a connection parcel was handed over by a login tail ({@link #HANDED_OVER}). */
   public static boolean handedOver(Map<?, ?> connectionParcel) {
     return Boolean.TRUE.equals(connectionParcel.get(HANDED_OVER));
+  }
+
+  /**
+   * The connection parcels a checkpoint's user parcel holds inside it ({@link
+   * #CONNECTION_PARCELS}), by id; empty when it holds none that way (then they are files).
+   */
+  public static Optional<Map<String, Map<?, ?>>> innerConnectionParcels(Map<?, ?> userParcel) {
+    if (!(userParcel.get(CONNECTION_PARCELS) instanceof Map<?, ?> inner)) {
+      return Optional.empty();
+    }
+    Map<String, Map<?, ?>> parcels = new java.util.LinkedHashMap<>();
+    inner.forEach((id, parcel) -> {
+      if (id instanceof String connection && parcel instanceof Map<?, ?> map) {
+        parcels.put(connection, map);
+      }
+    });
+    return Optional.of(parcels);
   }
 
   /** The connection ids a user parcel lists, in its order; none when it lists none. */

@@ -226,18 +226,19 @@ final class Freezing {
   }
 
   /**
-   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. An
-   * expiry ordered while the parcels were written drops him instead (his pages added to
-   * {@code closed}) and takes the parcels back.
-   * Every row lock is tried, never waited for: a row a call's store action holds (a straggler, cut
-   * by a quit) undoes what was written and throws {@link LockOrder.RowBusy}, and the trip gives the
-   * semaphore and the disk thread back and tries again later, up to the grace.
+   * A user's parcels as his rows hold them now: his user parcel (at his stay's generation), the
+   * parcel of each connection still registered, and the pages they hold.
    */
-  private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
-      throws IOException {
-    String user = tenant.user;
-    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' left worker " + name
-            + " before his freeze; nothing was written"));
+  record Snapshot(Map<String, Object> userParcel,
+      Map<String, Map<String, Object>> connectionParcels, List<PageRow> pages) {}
+
+  /**
+   * The parcels of {@code tenant}'s rows ({@code row} his user row); each store is read under its
+   * row's lock, tried.
+   *
+   * @throws LockOrder.RowBusy when a store's row is locked by another thread
+   */
+  Snapshot snapshot(Tenant tenant, UserRow row) {
     List<String> connectionIds = new ArrayList<>(new TreeSet<>(row.connections()));
     Map<String, Object> userParcel = Parcels.user(row, connectionIds, worker.stateVersion(),
         tenant.generation());
@@ -253,6 +254,26 @@ final class Freezing {
       connectionParcels.put(connectionId, Parcels.connection(connection, pages, null,
           worker.stateVersion()));
     }
+    return new Snapshot(userParcel, connectionParcels, allPages);
+  }
+
+  /**
+   * The disk trip of a freeze, semaphore held: snapshot, write, then empty memory and announce. An
+   * expiry ordered while the parcels were written drops him instead (his pages added to
+   * {@code closed}) and takes the parcels back.
+   * Every row lock is tried, never waited for: a row a call's store action holds (a straggler, cut
+   * by a quit) undoes what was written and throws {@link LockOrder.RowBusy}, and the trip gives the
+   * semaphore and the disk thread back and tries again later, up to the grace.
+   */
+  private FreezeOutcome freeze(Tenant tenant, Freezer into, String cause, List<String> closed)
+      throws IOException {
+    String user = tenant.user;
+    UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' left worker " + name
+            + " before his freeze; nothing was written"));
+    Snapshot snapshot = snapshot(tenant, row);
+    Map<String, Object> userParcel = snapshot.userParcel();
+    Map<String, Map<String, Object>> connectionParcels = snapshot.connectionParcels();
+    List<PageRow> allPages = snapshot.pages();
     List<String> pageIds = new ArrayList<>();
     allPages.forEach(page -> pageIds.add(page.pageId()));
     // a guest the idle valve froze holding nothing is marked so, from what is written itself

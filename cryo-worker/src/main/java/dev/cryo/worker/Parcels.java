@@ -47,6 +47,8 @@ final class Parcels {
    * a worker adopts by itself; any other waits for its user's wake.
    */
   static final String HANDED_OVER = ParcelTree.HANDED_OVER;
+  /** A checkpoint's connection parcels, inside its user parcel ({@link Checkpoints}). */
+  static final String CONNECTION_PARCELS = ParcelTree.CONNECTION_PARCELS;
   /** The state version of the application that wrote the parcel; absent means 1. */
   static final String STATE_VERSION = "state_version";
 

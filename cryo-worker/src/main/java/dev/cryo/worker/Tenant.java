@@ -77,6 +77,9 @@ final class Tenant {
   private CompletableFuture<Void> transition = CompletableFuture.completedFuture(null);
   private Departure departure;
   private final Map<String, CompletableFuture<Void>> probes = new HashMap<>();
+  private long checkpointedCalls = -1; // servedCalls at his last checkpoint; -1: none this stay
+  private boolean checkpointing;
+  private boolean checkpointWritten;
 
   /** A new stay of {@code user}, active, at the {@code generation} a birth or wake grant gave. */
   Tenant(String user, long generation) {
@@ -252,6 +255,53 @@ final class Tenant {
       slot.user = user;
     }
     return !moved.isEmpty() && departureDeferred() && slots.isEmpty() ? cutAndLeave() : null;
+  }
+
+  // ---- checkpoints -------------------------------------------------------------------------------
+
+  /**
+   * Whether a checkpoint of this stay is due ({@link Checkpoints}): he is here and active, no call
+   * of his is in flight and no departure claimed, none is on its way, and he was served a call
+   * since the last (or none was taken this stay).
+   */
+  boolean checkpointDue() {
+    requireHeld();
+    return present && phase == Phase.ACTIVE && slots.isEmpty() && departure == null
+        && !checkpointing && servedCalls != checkpointedCalls;
+  }
+
+  /**
+   * Whether a checkpoint may be taken now, its trip under way: he is here and active, with no
+   * call in flight and no departure claimed.
+   */
+  boolean checkpointDueNow() {
+    requireHeld();
+    return present && phase == Phase.ACTIVE && slots.isEmpty() && departure == null;
+  }
+
+  /** A checkpoint's trip is on its way. */
+  void checkpointStarted() {
+    requireHeld();
+    checkpointing = true;
+  }
+
+  /**
+   * The checkpoint on its way ended: taken at {@code calls} served ({@code written} when a parcel
+   * was written), or not taken (-1: he was busy; due again).
+   */
+  void checkpointEnded(long calls, boolean written) {
+    requireHeld();
+    checkpointing = false;
+    if (calls >= 0) {
+      checkpointedCalls = calls;
+    }
+    checkpointWritten |= written;
+  }
+
+  /** Whether this stay wrote a checkpoint parcel, which a departure not by the freezer leaves. */
+  boolean checkpointWritten() {
+    requireHeld();
+    return checkpointWritten;
   }
 
   // ---- waking ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.cryo.worker;
 
 import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.ParcelTree;
 import dev.cryo.register.RegisterRegistry;
 import dev.cryo.wire.protocol.AnnouncementKind;
 import dev.cryo.wire.protocol.RefusalReason;
@@ -114,8 +115,11 @@ final class Waking {
           + " created or announced, and the parcel was left as it was");
     }
     Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
+    Optional<Map<String, Map<?, ?>>> inner = ParcelTree.innerConnectionParcels(userParcel);
     for (String connectionId : Parcels.connectionIds(userParcel)) {
-      Optional<Object> parcel = freezer.readConnectionParcel(user, connectionId);
+      Optional<?> parcel = inner.isPresent() // a checkpoint's: inside it, never the files
+          ? Optional.ofNullable(inner.get().get(connectionId))
+          : freezer.readConnectionParcel(user, connectionId);
       if (parcel.isPresent()) {
         connectionParcels.put(connectionId, (Map<?, ?>) parcel.get());
       }
@@ -154,7 +158,7 @@ final class Waking {
       tenant.lock.unlock();
     }
     announcer.deliver();
-    consume(user, connectionParcels.keySet());
+    consume(user, inner.isPresent() ? Set.of() : connectionParcels.keySet());
   }
 
   /**

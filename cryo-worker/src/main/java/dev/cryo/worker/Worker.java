@@ -132,6 +132,7 @@ public final class Worker implements AutoCloseable {
   private final Waking waking;
   private final Drops drops;
   private final Freezing freezing;
+  private final Checkpoints checkpoints; // null when off
   private final Photographer photographer;
   private final Admission admission;
 
@@ -179,6 +180,13 @@ public final class Worker implements AutoCloseable {
         waking, login, servedCalls);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
+    if (builder.checkpoint != null) {
+      this.checkpoints = new Checkpoints(name, group, freezer, tenants, registry, freezing, trips,
+          departures, schedule, builder.checkpoint);
+      checkpoints.start();
+    } else {
+      this.checkpoints = null;
+    }
     if (builder.memoryPressure != null) {
       new HeapValve(this, registry, departures, builder.memoryPressure).start();
     }
@@ -392,6 +400,15 @@ public final class Worker implements AutoCloseable {
   void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.left(because, where);
     tenants.remove(tenant.user, tenant);
+    if (checkpoints != null && where != WorkerException.Where.FROZEN
+        && tenant.checkpointWritten()) {
+      checkpoints.left(tenant); // his state went elsewhere, or was dropped: not a checkpoint's
+    }
+  }
+
+  /** How many checkpoints this worker wrote ({@link Builder#checkpointEvery}); 0 when off. */
+  public long checkpointsWritten() {
+    return checkpoints == null ? 0 : checkpoints.written();
   }
 
   // ---- drops ----------------------------------------------------------------------------------
@@ -707,6 +724,7 @@ public final class Worker implements AutoCloseable {
     private Duration emptyGuestIdleLimit;
     private MemoryPressure memoryPressure;
     private Duration idleCheck = Duration.ofMinutes(1);
+    private Duration checkpoint;
     private int quitDeparturesAtOnce = QUIT_DEPARTURES_AT_ONCE;
 
     private Builder(String name, Freezer freezer) {
@@ -820,6 +838,18 @@ public final class Worker implements AutoCloseable {
     public Builder emptyGuestIdleFreeze(Duration limit, Duration every) {
       this.emptyGuestIdleLimit = requireNotNegative(limit);
       this.idleCheck = requirePositive(every);
+      return this;
+    }
+
+    /**
+     * Turns checkpoints on ({@link Checkpoints}): every {@code every}, the state of each user
+     * served a call since his last is written behind to the freezer while he stays awake, so that
+     * the death of this worker loses at most that much of his writes. Off by default.
+     *
+     * @return this builder
+     */
+    public Builder checkpointEvery(Duration every) {
+      this.checkpoint = requirePositive(every);
       return this;
     }
 

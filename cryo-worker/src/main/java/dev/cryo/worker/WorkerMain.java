@@ -146,6 +146,9 @@ public final class WorkerMain {
         .identityLocator(user -> locate(wire, user))
         .quitDeparturesAtOnce(quitDeparturesAtOnce(System.getProperty(QUIT_DEPARTURES_PROPERTY)));
     idleValve(builder, spawn);
+    if (spawn.checkpointMillis() != null) {
+      builder.checkpointEvery(Duration.ofMillis(spawn.checkpointMillis()));
+    }
     CollectionPressure.install(HeapValve.LINE).ifPresentOrElse(builder::heapValve,
         () -> LOG.log(Level.WARNING, "worker " + spawn.name() + ": this JVM has no heap pool"
             + " with a collection usage threshold; the heap valve is off"));

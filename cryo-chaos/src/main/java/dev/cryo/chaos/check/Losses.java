@@ -14,7 +14,8 @@ import java.util.Set;
  * What the event logs document about the end of users' state, per user, as sorted wall times (ms).
  *
  * <ul>
- *   <li><b>Losses</b>: every user named in a {@code lost} array of any event (the documented ones
+ *   <li><b>Losses</b>: every user named in a {@code lost} or {@code restored} array of any event
+ *       (a user frozen at his checkpoint when his worker died loses what he wrote since; the documented ones
  *       are {@code worker_died}, {@code adopted}, {@code drain_committed}, {@code drain_failed},
  *       {@code shrunk}, {@code replaced}, {@code reload_ended}, {@code quit_ended}; a type that
  *       comes later with a {@code lost} array is read the same way), and the {@code user} of every
@@ -41,6 +42,12 @@ import java.util.Set;
 final class Losses {
 
   private static final String GUEST_PREFIX = "guest_";
+  /**
+   * The arrays of an event naming users whose state ended there: {@code lost}, and
+   * {@code restored} (a {@code worker_died}'s users frozen at their last checkpoint: what they
+   * wrote after it is lost, within the documented window, so it is read as a loss).
+   */
+  private static final List<String> LOSS_FIELDS = List.of("lost", "restored");
 
   private final Map<String, long[]> lost;
   private final Map<String, long[]> ends;
@@ -63,11 +70,13 @@ final class Losses {
     Map<String, List<Long>> drops = new HashMap<>();
     int lossCount = 0;
     for (Event event : log.events()) {
-      List<String> names = event.names("lost");
-      if (names != null) {
-        for (String user : names) {
-          lost.computeIfAbsent(user, u -> new ArrayList<>()).add(event.atMillis());
-          lossCount++;
+      for (String field : LOSS_FIELDS) {
+        List<String> names = event.names(field);
+        if (names != null) {
+          for (String user : names) {
+            lost.computeIfAbsent(user, u -> new ArrayList<>()).add(event.atMillis());
+            lossCount++;
+          }
         }
       }
       if ("user_expired".equals(event.type()) && event.text("user") != null) {

@@ -20,10 +20,13 @@ import java.util.Objects;
  *     does not send it)
  * @param emptyGuestIdleFreezeMillis the same for a guest who holds nothing
  *     ({@code --idle-guest-freeze}); null when off
+ * @param checkpointMillis how often the worker writes behind the state of the users who changed
+ *     ({@code cryo serve --checkpoint}), in milliseconds; null when off (and from a commander that
+ *     does not send it)
  */
 public record SpawnPayload(String name, String group, String wire, String freezer,
     String application, String appPath, long heapBytes, String writers, Long idleFreezeMillis,
-    Long emptyGuestIdleFreezeMillis) {
+    Long emptyGuestIdleFreezeMillis, Long checkpointMillis) {
 
   /** The environment variable that carries the payload to the worker JVM. */
   public static final String ENVIRONMENT = "CRYO_WORKER_SPAWN";
@@ -40,11 +43,23 @@ public record SpawnPayload(String name, String group, String wire, String freeze
       throw new IllegalArgumentException("an idle limit is zero or more milliseconds, got "
           + idleFreezeMillis + " and " + emptyGuestIdleFreezeMillis);
     }
+    if (checkpointMillis != null && checkpointMillis <= 0) {
+      throw new IllegalArgumentException("a checkpoint period is longer than zero (or off), got "
+          + checkpointMillis + " ms");
+    }
+  }
+
+  /** A payload with checkpoints off. */
+  public SpawnPayload(String name, String group, String wire, String freezer, String application,
+      String appPath, long heapBytes, String writers, Long idleFreezeMillis,
+      Long emptyGuestIdleFreezeMillis) {
+    this(name, group, wire, freezer, application, appPath, heapBytes, writers, idleFreezeMillis,
+        emptyGuestIdleFreezeMillis, null);
   }
 
   /** A payload with the idle valve off. */
   public SpawnPayload(String name, String group, String wire, String freezer, String application,
       String appPath, long heapBytes, String writers) {
-    this(name, group, wire, freezer, application, appPath, heapBytes, writers, null, null);
+    this(name, group, wire, freezer, application, appPath, heapBytes, writers, null, null, null);
   }
 }

@@ -1,0 +1,205 @@
+package dev.cryo.worker;
+
+import dev.cryo.freezer.Freezer;
+import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.register.RegisterRegistry;
+import dev.cryo.register.UserRow;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Checkpoints: the state of each awake user who was served a call since his last is written
+ * behind to the freezer every period, while he stays in memory, so that a worker killed with him
+ * loses at most that period of his writes (the commander buries the worker and freezes him at his
+ * checkpoint, {@code Supervisor}).
+ *
+ * <p>A checkpoint is one user parcel, written whole or not at all (a killed write leaves the one
+ * before), of cause {@link ParcelHeader#CHECKPOINT_CAUSE}, at his stay's generation, with his
+ * connection parcels inside it ({@link dev.cryo.freezer.ParcelTree#CONNECTION_PARCELS}): a wake
+ * reads them from there. It is taken on the disk executor holding his semaphore, from a snapshot
+ * made under his tenant lock while no call of his is in flight, so it holds whole calls only; a
+ * user never idle between calls for a period is taken at the first gap. A freeze overwrites it
+ * (the semaphore orders them); a stay that ends without the freezer (a login into another
+ * identity, an expiry, a drop) drops it ({@link #left}). A guest who never held anything is not
+ * written. Nothing is taken once a quit began: the quit freezes everybody.
+ *
+ * <p>Thread-safe: the period's walk runs on the worker's schedule; each user's checkpoint on the
+ * disk executor, at most {@link #IN_FLIGHT} at once.
+ */
+final class Checkpoints {
+
+  // the worker's own logger, so the log lines keep their origin
+  private static final System.Logger LOG = System.getLogger(Worker.class.getName());
+
+  /** The most checkpoints on their way to the disk at once: departures share its threads. */
+  static final int IN_FLIGHT = 16;
+
+  private final String name;
+  private final String group;
+  private final Freezer freezer;
+  private final ConcurrentHashMap<String, Tenant> tenants;
+  private final RegisterRegistry registry;
+  private final Freezing freezing;
+  private final SemaphoreTrips trips;
+  private final Departures departures;
+  private final Schedule schedule;
+  private final Duration period;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+
+  Checkpoints(String name, String group, Freezer freezer,
+      ConcurrentHashMap<String, Tenant> tenants, RegisterRegistry registry, Freezing freezing,
+      SemaphoreTrips trips, Departures departures, Schedule schedule, Duration period) {
+    this.name = name;
+    this.group = group;
+    this.freezer = freezer;
+    this.tenants = tenants;
+    this.registry = registry;
+    this.freezing = freezing;
+    this.trips = trips;
+    this.departures = departures;
+    this.schedule = schedule;
+    this.period = period;
+  }
+
+  /** Starts the walks, one a period, until a quit begins. */
+  void start() {
+    schedule.schedule(period, this::walk);
+  }
+
+  /** How many checkpoints were written since the worker started. */
+  long written() {
+    return written.get();
+  }
+
+  private void walk() {
+    if (departures.quitting()) {
+      return;
+    }
+    for (Tenant tenant : tenants.values()) {
+      if (inFlight.get() >= IN_FLIGHT) {
+        break; // the rest at the next walk
+      }
+      boolean due;
+      tenant.lock.lock();
+      try {
+        due = tenant.checkpointDue();
+        if (due) {
+          tenant.checkpointStarted();
+        }
+      } finally {
+        tenant.lock.unlock();
+      }
+      if (due) {
+        inFlight.incrementAndGet();
+        trips.run(() -> freezer, tenant.user, "checkpoint", into -> take(tenant, into))
+            .whenComplete((calls, failure) -> ended(tenant, calls, failure));
+      }
+    }
+    schedule.schedule(period, this::walk);
+  }
+
+  /** What a checkpoint's trip did: taken at {@code calls} served, written or not. */
+  private record Taken(long calls, boolean written) {
+    static final Taken BUSY = new Taken(-1, false);
+  }
+
+  private void ended(Tenant tenant, Taken taken, Throwable failure) {
+    inFlight.decrementAndGet();
+    tenant.lock.lock();
+    try {
+      tenant.checkpointEnded(failure == null ? taken.calls() : -1,
+          failure == null && taken.written());
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (failure != null && failed.getAndIncrement() % 1000 == 0) { // once in a while, not a flood
+      LOG.log(Level.WARNING, "a checkpoint of '" + tenant.user + "' on worker " + name + " was"
+          + " not written; he stays awake and is tried again next period (" + failed.get()
+          + " failures so far)", Worker.unwrap(failure));
+    }
+  }
+
+  /** The trip, semaphore held: the snapshot under his lock, then the write with no lock held. */
+  private Taken take(Tenant tenant, Freezer into) throws IOException {
+    String user = tenant.user;
+    Freezing.Snapshot snapshot;
+    long calls;
+    boolean before;
+    tenant.lock.lock();
+    try {
+      Optional<UserRow> row = registry.userItems().get(user);
+      if (!tenant.checkpointDueNow() || row.isEmpty() || departures.quitting()) {
+        return Taken.BUSY;
+      }
+      calls = tenant.servedCalls();
+      before = tenant.checkpointWritten();
+      try {
+        snapshot = freezing.snapshot(tenant, row.get());
+      } catch (LockOrder.RowBusy busy) {
+        return Taken.BUSY;
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    if (!before && Parcels.holdNothing(snapshot.userParcel(),
+        snapshot.connectionParcels().values())) {
+      return new Taken(calls, false); // a guest who holds nothing loses nothing
+    }
+    Map<String, Object> parcel = new LinkedHashMap<>(snapshot.userParcel());
+    parcel.put(Parcels.CONNECTION_PARCELS, snapshot.connectionParcels());
+    into.writeUserParcel(user, parcel, name, ParcelHeader.CHECKPOINT_CAUSE, group);
+    written.incrementAndGet();
+    tenant.lock.lock();
+    try {
+      if (tenant.present()) {
+        return new Taken(calls, true);
+      }
+    } finally {
+      tenant.lock.unlock();
+    }
+    dropIfOfStay(into, user, tenant.generation()); // he left while it was written
+    return new Taken(calls, false);
+  }
+
+  /**
+   * The stay of {@code tenant}, which wrote a checkpoint, ended without the freezer: his
+   * checkpoint is no state of his any more (his state went with a login, or was dropped), so it is
+   * dropped, unless a parcel of another stay replaced it meanwhile. Called under his tenant lock;
+   * the drop runs on the disk executor.
+   */
+  void left(Tenant tenant) {
+    long generation = tenant.generation();
+    trips.run(() -> freezer, tenant.user, "checkpoint drop", into -> {
+      dropIfOfStay(into, tenant.user, generation);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure != null) {
+        LOG.log(Level.WARNING, "the checkpoint of '" + tenant.user + "', who left worker " + name
+            + " without the freezer, was not dropped; it is residue, which the generation fence"
+            + " keeps from being woken", Worker.unwrap(failure));
+      }
+    });
+  }
+
+  private static void dropIfOfStay(Freezer into, String user, long generation)
+      throws IOException {
+    Optional<ParcelHeader> header = into.userParcelHeader(user);
+    if (header.isEmpty() || !ParcelHeader.CHECKPOINT_CAUSE.equals(header.get().cause())) {
+      return;
+    }
+    Optional<Object> parcel = into.readUserParcel(user);
+    if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
+        && Parcels.generationOf(map) == generation) {
+      into.dropUserParcel(user);
+    }
+  }
+}
