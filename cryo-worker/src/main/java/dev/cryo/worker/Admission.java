@@ -58,9 +58,16 @@ final class Admission {
     this.servedCalls = servedCalls;
   }
 
+  /** A test's seam: runs between the owner's lookup and the tenant's lock; null in service. */
+  volatile Runnable afterOwnerOf;
+
   /** Opens a request slot for a real call; the contract is {@link Worker#openRequest}'s. */
   RequestSlot openRequest(Arrival arrival) {
     String user = ownerOf(arrival);
+    Runnable seam = afterOwnerOf;
+    if (seam != null) {
+      seam.run();
+    }
     RequestSlot slot = enter(user, arrival);
     boolean opened = false;
     try {
@@ -227,7 +234,20 @@ final class Admission {
     registry.newUser(tenant.user, Map.of(UserState.FIELD, UserState.UNFREEZING.code()));
   }
 
+  /**
+   * Opens the call's slot on {@code tenant}, under his lock. A connection here that is no longer
+   * his (a login relabelled it between {@link #ownerOf} and this lock; a login takes both users'
+   * locks, and moves the slots open then) is refused: served as his, its handler would reach the
+   * new owner's state outside the new owner's turn.
+   */
   private RequestSlot open(Tenant tenant, Arrival call) {
+    Optional<ConnectionRow> connection = registry.connectionItems().get(call.connectionId());
+    if (connection.isPresent() && !connection.get().user().equals(tenant.user)) {
+      throw new WorkerException(RefusalReason.USER_MISMATCH, tenant.user, "connection '"
+          + call.connectionId() + "' was logged into '" + connection.get().user() + "' on worker "
+          + name + " while this call for '" + tenant.user + "' came in; nothing was served: route"
+          + " the call again from the maps, which hear of the login");
+    }
     RequestSlot slot = new RequestSlot(worker, tenant, call);
     tenant.open(slot);
     return slot;

@@ -406,6 +406,11 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  /** A test's seam: {@code seam} runs in each call's admission after its owner was looked up. */
+  void afterOwnerOf(Runnable seam) {
+    admission.afterOwnerOf = seam;
+  }
+
   /** How many checkpoints this worker wrote ({@link Builder#checkpointEvery}); 0 when off. */
   public long checkpointsWritten() {
     return checkpoints == null ? 0 : checkpoints.written();

@@ -226,6 +226,34 @@ class LoginTest {
     assertThat(number(Harness.call(other, increment("carl", "c1", "p1", "page")))).isEqualTo(1L);
   }
 
+  /**
+   * A short schedule's defect: a call of race36's connection, routed to race36, looked up the
+   * connection's owner; the connection's login into race41 on this worker then relabelled it and
+   * moved the calls open on it, but not this one, not open yet. Its slot opened on race36, its
+   * handler ran in race36's turn, and the user store it reached was the connection's owner's:
+   * race41's counter written outside race41's turn, answered as race36's (the auditor's
+   * TWO_LIVE_COPIES on a raced identity). The call is refused and routed again.
+   */
+  @Test
+  void aCallWhoseConnectionIsLoggedInElsewhereAsItEntersIsRefusedNotServedAsTheOldOwner() {
+    Harness.call(worker, increment("carl", "c0", "p0", "user")); // carl lives here: 1
+    Harness.call(worker, increment("bob", "c1", "p1", "user")); // bob owns c1 here: 1
+    java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+    worker.afterOwnerOf(() -> {
+      if (once.compareAndSet(false, true)) {
+        assertThat(worker.login("c1", "carl").join()).isEqualTo(LoginOutcome.RELABELLED);
+      }
+    });
+
+    assertThatThrownBy(() -> Harness.call(worker, increment("bob", "c1", "p1", "user")))
+        .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
+            .isEqualTo(RefusalReason.USER_MISMATCH))
+        .hasMessageContaining("was logged into 'carl'");
+    worker.afterOwnerOf(null);
+    assertThat(number(Harness.call(worker, get("carl", "c1", "p1", "user"))))
+        .as("carl's counter, untouched by bob's call").isEqualTo(1L);
+  }
+
   @Test
   void theTailWaitsForTheLoginCallToClose() {
     guest();
