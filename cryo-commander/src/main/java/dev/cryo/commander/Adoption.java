@@ -67,13 +67,16 @@ final class Adoption {
   static final class Found {
     private final Optional<CommanderItem> item;
     private final List<String> lost;
+    private final List<String> restored;
     private final String line;
     private final Source source;
     private boolean consumed;
 
-    private Found(Optional<CommanderItem> item, List<String> lost, String line, Source source) {
+    private Found(Optional<CommanderItem> item, List<String> lost, List<String> restored,
+        String line, Source source) {
       this.item = item;
       this.lost = List.copyOf(lost);
+      this.restored = List.copyOf(restored);
       this.line = line;
       this.source = source;
     }
@@ -89,6 +92,14 @@ final class Adoption {
      */
     List<String> lost() {
       return lost;
+    }
+
+    /**
+     * The users of the run before that come back from a checkpoint (their worker died with the
+     * commander): what they wrote after it is lost. Sorted.
+     */
+    List<String> restored() {
+      return restored;
     }
 
     /** The start's line about it, or null when there was nothing. */
@@ -182,6 +193,7 @@ final class Adoption {
     Map<String, UserParcels> parcelled = new TreeMap<>();
     List<String> lost = new ArrayList<>();
     List<String> older = new ArrayList<>();
+    List<String> restored = new ArrayList<>();
     StringBuilder ages = new StringBuilder();
     for (String user : replay.awake()) {
       Optional<ParcelHeader> header;
@@ -202,6 +214,9 @@ final class Adoption {
       } else if (header.isPresent()) {
         parcelled.put(user, UserParcels.read(freezer, user, payload, replay.connectionsOf(user)));
         age(ages, user, header.get());
+        if (ParcelHeader.CHECKPOINT_CAUSE.equals(header.get().cause())) {
+          restored.add(user); // his worker died too: what he wrote since is lost
+        }
       } else {
         lost.add(user);
       }
@@ -209,7 +224,7 @@ final class Adoption {
     List<String> born = bornAfter(replay, freezer, parcelled);
     born.forEach(user -> age(ages, user, null));
     CommanderItem item = replay.item(now, parcelled);
-    return found(Optional.of(item), lost, "the run before ended without a drain (killed):"
+    return new Found(Optional.of(item), lost, restored, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
         + (parcelled.size() - born.size()) + " users that were awake, and " + born.size()
@@ -220,6 +235,8 @@ final class Adoption {
         + " are lost" + (lost.isEmpty() ? "" : " (they must log in again): " + lost)
         + (older.isEmpty() ? "" : "; of them, these left only a parcel older than the stay the"
             + " journal knows, residue never adopted: " + older)
+        + (restored.isEmpty() ? "" : "; of them, these come back from a checkpoint (their"
+            + " worker died too: what they wrote after it is lost): " + restored)
         + "; the folders nobody answers for are dropped", Source.JOURNAL);
   }
 
@@ -278,6 +295,6 @@ final class Adoption {
 
   private static Found found(Optional<CommanderItem> item, List<String> lost, String line,
       Source source) {
-    return new Found(item, lost, line, source);
+    return new Found(item, lost, List.of(), line, source);
   }
 }

@@ -266,7 +266,7 @@ public final class Commander implements AutoCloseable {
       Generations generations = Generations.open(runHome, GENERATIONS);
       commander.routing.generations(generations);
       if (taken.item().isPresent()) {
-        commander.routing.adopt(taken.item().get(), taken.lost());
+        commander.routing.adopt(taken.item().get(), taken.lost(), taken.restored());
       }
       // Write-ahead: the new journal durably holds every carried user before what held him is
       // consumed; a failure from here on hands it back ({@link #abandonStart}).

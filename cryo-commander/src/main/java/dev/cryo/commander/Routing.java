@@ -469,6 +469,15 @@ public final class Routing {
    * @throws IllegalStateException when the maps are not empty
    */
   public synchronized void adopt(CommanderItem item, List<String> lostAtStart) {
+    adopt(item, lostAtStart, List.of());
+  }
+
+  /**
+   * As {@link #adopt(CommanderItem, List)}; {@code restored} users of the item come back from a
+   * checkpoint (what they wrote after it is lost), named so in the event.
+   */
+  public synchronized void adopt(CommanderItem item, List<String> lostAtStart,
+      List<String> restored) {
     if (!users.isEmpty() || !connectionUser.isEmpty()) {
       throw new IllegalStateException("the maps hold users already; an earlier run's are adopted"
           + " only by a new commander");
@@ -485,6 +494,7 @@ public final class Routing {
     fields.put("connections", item.connectionUser().size());
     fields.put("pages", item.pageConnection().size());
     fields.put("lost", List.copyOf(lostAtStart));
+    fields.put("restored", List.copyOf(restored));
     events.record("adopted", fields);
   }
 
