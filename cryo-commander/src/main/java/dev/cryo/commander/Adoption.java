@@ -4,6 +4,7 @@ import dev.cryo.control.RunHome;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.FreezerException;
 import dev.cryo.freezer.ParcelHeader;
+import dev.cryo.freezer.ParcelTree;
 import dev.cryo.wire.protocol.Grant;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -212,7 +213,7 @@ final class Adoption {
         older.add(user + " (parcel " + written + ", stay " + stay + ")");
         lost.add(user);
       } else if (header.isPresent()) {
-        parcelled.put(user, UserParcels.read(freezer, user, payload, replay.connectionsOf(user)));
+        parcelled.put(user, UserParcels.read(freezer, user, payload));
         age(ages, user, header.get());
         if (ParcelHeader.CHECKPOINT_CAUSE.equals(header.get().cause())) {
           restored.add(user); // his worker died too: what he wrote since is lost
@@ -223,7 +224,7 @@ final class Adoption {
     }
     List<String> born = bornAfter(replay, freezer, parcelled);
     born.forEach(user -> age(ages, user, null));
-    CommanderItem item = replay.item(now, parcelled);
+    CommanderItem item = replay.item(now, parcelled, handedOver(replay, freezer));
     return new Found(Optional.of(item), lost, restored, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
@@ -273,11 +274,36 @@ final class Adoption {
         continue;
       }
       String user = owned.get().user();
-      parcelled.put(user, UserParcels.read(freezer, user, payload, List.of()));
+      parcelled.put(user, UserParcels.read(freezer, user, payload));
       born.add(user);
     }
     born.sort(null);
     return born;
+  }
+
+  /**
+   * For each frozen user of the journal, the connections whose parcels a login tail handed over to
+   * him and left in his folder, with their pages: the login's link may be in the journal's lost
+   * last batch. A folder that cannot be listed gives none.
+   */
+  private static Map<String, Map<String, List<String>>> handedOver(JournalReplay replay,
+      Freezer freezer) {
+    Map<String, Map<String, List<String>>> found = new TreeMap<>();
+    for (String user : replay.frozen()) {
+      Map<String, Object> parcels;
+      try {
+        parcels = freezer.connectionParcelsOf(user);
+      } catch (FreezerException e) {
+        continue;
+      }
+      parcels.forEach((connection, parcel) -> {
+        if (parcel instanceof Map<?, ?> map && ParcelTree.handedOver(map)) {
+          found.computeIfAbsent(user, u -> new TreeMap<>()).put(connection,
+              ParcelTree.pageIds(map));
+        }
+      });
+    }
+    return found;
   }
 
   /** Appends {@code user}'s parcel age to the start's line, up to {@link #AGES_SHOWN}. */

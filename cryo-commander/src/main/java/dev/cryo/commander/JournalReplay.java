@@ -248,14 +248,37 @@ public final class JournalReplay {
    * one's user.
    */
   CommanderItem item(Instant now, Map<String, UserParcels> parcelled) {
+    return item(now, parcelled, Map.of());
+  }
+
+  /**
+   * As {@link #item(Instant, Map)}, with {@code handedOver}: for frozen users, the connections a
+   * login tail handed over to them whose parcels wait in their folders (with their pages), which
+   * the journal may not have linked yet (the login's last batch). Each is given to its frozen
+   * user unless a parcelled user's parcels hold it.
+   */
+  CommanderItem item(Instant now, Map<String, UserParcels> parcelled,
+      Map<String, Map<String, List<String>>> handedOver) {
     List<String> frozen = new ArrayList<>(frozen());
     frozen.addAll(new TreeSet<>(parcelled.keySet()));
     TreeSet<String> kept = new TreeSet<>(frozen);
     Map<String, String> held = new HashMap<>(); // connection → the parcelled user holding it
+    Map<String, List<String>> heldPages = new HashMap<>();
     new TreeMap<>(parcelled).forEach((user, own) -> own.connections().keySet()
         .forEach(connection -> held.merge(connection, user, (first, second) ->
             parcelled.get(second).generation() > parcelled.get(first).generation()
                 ? second : first)));
+    held.forEach((connection, user) -> heldPages.put(connection,
+        parcelled.get(user).connections().get(connection)));
+    new TreeMap<>(handedOver).forEach((user, own) -> {
+      if (kept.contains(user) && !parcelled.containsKey(user)) {
+        own.forEach((connection, pages) -> {
+          if (held.putIfAbsent(connection, user) == null) {
+            heldPages.put(connection, pages);
+          }
+        });
+      }
+    });
     Map<String, String> connections = new HashMap<>();
     connectionUser.forEach((connection, user) -> {
       if (kept.contains(user) && !parcelled.containsKey(user) && !held.containsKey(connection)) {
@@ -270,8 +293,7 @@ public final class JournalReplay {
     });
     held.forEach((connection, user) -> {
       connections.put(connection, user);
-      parcelled.get(user).connections().get(connection)
-          .forEach(page -> pages.put(page, connection));
+      heldPages.get(connection).forEach(page -> pages.put(page, connection));
     });
     Map<String, Long> frozenAt = new HashMap<>(generations);
     parcelled.forEach((user, own) -> {

@@ -602,7 +602,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         Optional<Object> parcel = freezer.readUserParcel(user);
         if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
             && Grant.generationOf(map) == generation) {
-          left.put(user, UserParcels.read(freezer, user, map, routing.connectionsOf(user)));
+          left.put(user, UserParcels.read(freezer, user, map));
         }
       } catch (IOException | RuntimeException e) {
         LOG.log(Level.WARNING, "the parcel '" + user + "' left on worker " + worker + "'s death"

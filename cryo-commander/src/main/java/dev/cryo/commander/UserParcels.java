@@ -28,38 +28,33 @@ record UserParcels(long generation, Map<String, List<String>> connections) {
   /**
    * What the parcels of {@code user} say of him, {@code userParcel} his user parcel: its
    * generation; the connections it lists, with the pages of their parcels (inside it, for a
-   * checkpoint; else each connection's file — one that does not read kept with no page, for his
-   * wake to decide; one with no file left out); and of {@code linked} (connections the maps give
-   * him that it does not list), those whose parcel a login tail handed over and left in his folder
-   * for a call on it.
+   * checkpoint; else each connection's file in his folder, a listed one without a readable file
+   * left out); and the connection parcels a login tail handed over and left in his folder for a
+   * call on them, which it does not list. A folder that cannot be listed gives the checkpoint's
+   * connections only.
    */
-  static UserParcels read(Freezer freezer, String user, Map<?, ?> userParcel,
-      List<String> linked) {
+  static UserParcels read(Freezer freezer, String user, Map<?, ?> userParcel) {
     Map<String, List<String>> connections = new HashMap<>();
     Set<String> listed = new LinkedHashSet<>(ParcelTree.connectionIds(userParcel));
     Optional<Map<String, Map<?, ?>>> inner = ParcelTree.innerConnectionParcels(userParcel);
-    Set<String> all = new LinkedHashSet<>(listed);
-    all.addAll(linked);
-    for (String connection : all) {
-      if (inner.isPresent() && listed.contains(connection)) {
-        Map<?, ?> parcel = inner.get().get(connection);
-        if (parcel != null) {
-          connections.put(connection, ParcelTree.pageIds(parcel));
-        }
-        continue;
-      }
-      try {
-        Optional<Object> parcel = freezer.readConnectionParcel(user, connection);
-        if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
-            && (listed.contains(connection) || ParcelTree.handedOver(map))) {
-          connections.put(connection, ParcelTree.pageIds(map));
-        }
-      } catch (FreezerException e) {
-        if (listed.contains(connection)) {
-          connections.put(connection, List.of());
-        }
+    Map<String, Object> files;
+    try {
+      files = freezer.connectionParcelsOf(user);
+    } catch (FreezerException e) {
+      files = Map.of();
+    }
+    for (String connection : listed) {
+      Object parcel = inner.isPresent() ? inner.get().get(connection) : files.get(connection);
+      if (parcel instanceof Map<?, ?> map) {
+        connections.put(connection, ParcelTree.pageIds(map));
       }
     }
+    files.forEach((connection, parcel) -> {
+      if (!listed.contains(connection) && parcel instanceof Map<?, ?> map
+          && ParcelTree.handedOver(map)) {
+        connections.put(connection, ParcelTree.pageIds(map));
+      }
+    });
     return new UserParcels(Grant.generationOf(userParcel), connections);
   }
 }

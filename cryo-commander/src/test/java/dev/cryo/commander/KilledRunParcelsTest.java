@@ -128,6 +128,33 @@ class KilledRunParcelsTest {
     assertThat(item.pageConnection()).isEqualTo(Map.of("p1", "c1", "p4", "c1", "p2", "c2"));
   }
 
+  /**
+   * A guest logged into a frozen identity: the login tail handed his connection over into her
+   * folder, and the commander was killed before the journal linked it to her. The connection
+   * follows its parcel; before, the guest's parcel did not hold it and the journal's link to him
+   * was dropped: the connection was forgotten, its pages 404 (the auditor's LOST_WRITE).
+   */
+  @Test
+  void aConnectionHandedOverToAFrozenIdentityInTheLastBatchFollowsItsParcel() throws Exception {
+    RunHome home = killedRun(routing -> {
+      fold(routing, AnnouncementKind.NEW_CONNECTION, "anna", FIRST, null, "c0");
+      fold(routing, AnnouncementKind.USER_FROZEN, "anna", FIRST, null);
+      fold(routing, AnnouncementKind.NEW_CONNECTION, "guest_g", FIRST + 1, null, "c1");
+      fold(routing, AnnouncementKind.NEW_PAGE, "guest_g", FIRST + 1, "c1", "p1");
+    });
+    Freezer freezer = new Freezer(directory.resolve("freezer"));
+    userParcel(freezer, "anna", "anna", FIRST, "freeze", List.of("c0"));
+    connectionParcel(freezer, "anna", "c0", false);
+    connectionParcel(freezer, "anna", "c1", true, "p1"); // the tail's, waiting for a call
+    userParcel(freezer, "guest_g", "guest_g", FIRST + 1, ParcelHeader.COMMANDER_LOST_CAUSE,
+        List.of());
+
+    CommanderItem item = Adoption.at(home, freezer, Instant.EPOCH).item().orElseThrow();
+
+    assertThat(item.connectionUser()).isEqualTo(Map.of("c0", "anna", "c1", "anna"));
+    assertThat(item.pageConnection()).isEqualTo(Map.of("p1", "c1"));
+  }
+
   @Test
   void onlyACommanderLossParcelOfTheKilledRunNamingItsOwnFolderIsAdoptedUnjournaled()
       throws Exception {

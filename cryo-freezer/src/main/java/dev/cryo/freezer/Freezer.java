@@ -411,6 +411,51 @@ public final class Freezer {
   }
 
   /**
+   * The connection parcels in {@code user}'s folder, by the connection id each names
+   * ({@link ParcelTree#id}): for the commander, which must find those a login tail handed over to
+   * him without knowing their ids. A file whose payload names no id, or an id that does not give
+   * the file's name back, is left out (never taken at its word), as is one that does not read.
+   *
+   * @return the payloads by connection id, sorted; empty when the folder holds none (or is none)
+   * @throws FreezerException when the folder cannot be listed
+   */
+  public Map<String, Object> connectionParcelsOf(String user) throws FreezerException {
+    String key = FolderKeys.key(user);
+    List<String> names = new ArrayList<>();
+    try {
+      inFolder(key, directory -> {
+        for (Path entry : directory) {
+          String name = entry.getFileName().toString();
+          if (name.startsWith(CONNECTION_PARCEL_PREFIX) && name.endsWith(PARCEL_SUFFIX)) {
+            names.add(name);
+          }
+        }
+        return null;
+      }, () -> null);
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw ioFailure(folder(user), "could not list the folder " + folder(user), e);
+    }
+    Map<String, Object> parcels = new java.util.TreeMap<>();
+    for (String name : names) {
+      Optional<Object> payload;
+      try {
+        payload = readPayload(key, name);
+      } catch (FreezerException e) {
+        continue;
+      }
+      if (payload.isPresent() && payload.get() instanceof Map<?, ?> map) {
+        Optional<String> id = ParcelTree.id(map);
+        if (id.isPresent() && connectionParcelName(id.get()).equals(name)) {
+          parcels.put(id.get(), payload.get());
+        }
+      }
+    }
+    return parcels;
+  }
+
+  /**
    * A user parcel read from a folder the maps do not name ({@link #readUserParcelInFolder}).
    *
    * @param user whose it is: the identity its payload names, which gives the folder's key back
