@@ -273,6 +273,8 @@ final class Admission {
           start = tenant.startClaimed();
         } else if (closed == Tenant.Closed.IDLE && !registry.userItems().contains(tenant.user)) {
           worker.leave(tenant, "no rows left");
+        } else if (closed == Tenant.Closed.IDLE) {
+          worker.closedIdle(tenant);
         }
       } finally {
         tenant.lock.unlock();

@@ -23,15 +23,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>A checkpoint is one user parcel, written whole or not at all (a killed write leaves the one
  * before), of cause {@link ParcelHeader#CHECKPOINT_CAUSE}, at his stay's generation, with his
  * connection parcels inside it ({@link dev.cryo.freezer.ParcelTree#CONNECTION_PARCELS}): a wake
- * reads them from there. It is taken on the disk executor holding his semaphore, from a snapshot
- * made under his tenant lock while no call of his is in flight, so it holds whole calls only; a
- * user never idle between calls for a period is taken at the first gap. A freeze overwrites it
- * (the semaphore orders them); a stay that ends without the freezer (a login into another
+ * reads them from there. Its snapshot is made under his tenant lock while no call of his is in
+ * flight, so it holds whole calls only: at the walk, or, for a user busy then, as his last call in
+ * flight closes. It is written on the disk executor holding his semaphore, and only if he was
+ * served nothing since the snapshot and is not leaving; a freeze overwrites it (the semaphore
+ * orders them); a stay that ends without the freezer (a login into another
  * identity, an expiry, a drop) drops it ({@link #left}). A guest who never held anything is not
  * written. Nothing is taken once a quit began: the quit freezes everybody.
  *
- * <p>Thread-safe: the period's walk runs on the worker's schedule; each user's checkpoint on the
- * disk executor, at most {@link #IN_FLIGHT} at once.
+ * <p>Thread-safe: the period's walk runs on the worker's schedule, a wanted snapshot on the thread
+ * closing the call; each write on the disk executor, at most {@link #IN_FLIGHT} started by a walk.
  */
 final class Checkpoints {
 
@@ -88,28 +89,64 @@ final class Checkpoints {
       if (inFlight.get() >= IN_FLIGHT) {
         break; // the rest at the next walk
       }
-      boolean due;
       tenant.lock.lock();
       try {
-        due = tenant.checkpointDue();
-        if (due) {
-          tenant.checkpointStarted();
+        if (tenant.checkpointDue()) {
+          if (tenant.checkpointDueNow()) {
+            takeLocked(tenant);
+          } else {
+            tenant.checkpointWanted(); // busy: taken as his last call in flight closes
+          }
         }
       } finally {
         tenant.lock.unlock();
-      }
-      if (due) {
-        inFlight.incrementAndGet();
-        trips.run(() -> freezer, tenant.user, "checkpoint", into -> take(tenant, into))
-            .whenComplete((calls, failure) -> ended(tenant, calls, failure));
       }
     }
     schedule.schedule(period, this::walk);
   }
 
+  /**
+   * A call of {@code tenant} closed, leaving none in flight; under his lock. A checkpoint the walk
+   * wanted and could not take (he was busy) is taken now, from his rows as the call left them.
+   */
+  void closedIdle(Tenant tenant) {
+    if (tenant.takeCheckpointWanted() && tenant.checkpointDue() && tenant.checkpointDueNow()
+        && !departures.quitting()) {
+      takeLocked(tenant);
+    }
+  }
+
+  /**
+   * Snapshots {@code tenant} now, under his lock, and sends the write on its trip: no call of his
+   * is in flight, so the snapshot holds whole calls. A row a store action holds (none should,
+   * with no call in flight) leaves him due.
+   */
+  private void takeLocked(Tenant tenant) {
+    Optional<UserRow> row = registry.userItems().get(tenant.user);
+    if (row.isEmpty()) {
+      return;
+    }
+    Freezing.Snapshot snapshot;
+    try {
+      snapshot = freezing.snapshot(tenant, row.get());
+    } catch (LockOrder.RowBusy busy) {
+      return;
+    }
+    long calls = tenant.servedCalls();
+    if (!tenant.checkpointWritten() && Parcels.holdNothing(snapshot.userParcel(),
+        snapshot.connectionParcels().values())) {
+      tenant.checkpointEnded(calls, false); // a guest who holds nothing loses nothing
+      return;
+    }
+    tenant.checkpointStarted();
+    inFlight.incrementAndGet();
+    trips.run(() -> freezer, tenant.user, "checkpoint", into -> write(tenant, snapshot, calls,
+        into)).whenComplete((taken, failure) -> ended(tenant, taken, failure));
+  }
+
   /** What a checkpoint's trip did: taken at {@code calls} served, written or not. */
   private record Taken(long calls, boolean written) {
-    static final Taken BUSY = new Taken(-1, false);
+    static final Taken STALE = new Taken(-1, false);
   }
 
   private void ended(Tenant tenant, Taken taken, Throwable failure) {
@@ -128,35 +165,25 @@ final class Checkpoints {
     }
   }
 
-  /** The trip, semaphore held: the snapshot under his lock, then the write with no lock held. */
-  private Taken take(Tenant tenant, Freezer into) throws IOException {
-    String user = tenant.user;
-    Freezing.Snapshot snapshot;
-    long calls;
-    boolean before;
+  /**
+   * The trip, semaphore held: the snapshot taken at {@code calls} served is written only if he is
+   * still here, active, and was served nothing since. A departure claimed meanwhile writes after
+   * this (it needs the semaphore), so a checkpoint never lands over a newer freeze.
+   */
+  private Taken write(Tenant tenant, Freezing.Snapshot snapshot, long calls, Freezer into)
+      throws IOException {
     tenant.lock.lock();
     try {
-      Optional<UserRow> row = registry.userItems().get(user);
-      if (!tenant.checkpointDueNow() || row.isEmpty() || departures.quitting()) {
-        return Taken.BUSY;
-      }
-      calls = tenant.servedCalls();
-      before = tenant.checkpointWritten();
-      try {
-        snapshot = freezing.snapshot(tenant, row.get());
-      } catch (LockOrder.RowBusy busy) {
-        return Taken.BUSY;
+      if (!tenant.present() || tenant.phase() != Tenant.Phase.ACTIVE
+          || tenant.servedCalls() != calls || departures.quitting()) {
+        return Taken.STALE; // due again
       }
     } finally {
       tenant.lock.unlock();
     }
-    if (!before && Parcels.holdNothing(snapshot.userParcel(),
-        snapshot.connectionParcels().values())) {
-      return new Taken(calls, false); // a guest who holds nothing loses nothing
-    }
     Map<String, Object> parcel = new LinkedHashMap<>(snapshot.userParcel());
     parcel.put(Parcels.CONNECTION_PARCELS, snapshot.connectionParcels());
-    into.writeUserParcel(user, parcel, name, ParcelHeader.CHECKPOINT_CAUSE, group);
+    into.writeUserParcel(tenant.user, parcel, name, ParcelHeader.CHECKPOINT_CAUSE, group);
     written.incrementAndGet();
     tenant.lock.lock();
     try {
@@ -166,7 +193,7 @@ final class Checkpoints {
     } finally {
       tenant.lock.unlock();
     }
-    dropIfOfStay(into, user, tenant.generation()); // he left while it was written
+    dropIfOfStay(into, tenant.user, tenant.generation()); // he left while it was written
     return new Taken(calls, false);
   }
 

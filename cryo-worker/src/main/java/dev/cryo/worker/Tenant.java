@@ -80,6 +80,7 @@ final class Tenant {
   private long checkpointedCalls = -1; // servedCalls at his last checkpoint; -1: none this stay
   private boolean checkpointing;
   private boolean checkpointWritten;
+  private boolean checkpointWanted;
 
   /** A new stay of {@code user}, active, at the {@code generation} a birth or wake grant gave. */
   Tenant(String user, long generation) {
@@ -260,14 +261,14 @@ final class Tenant {
   // ---- checkpoints -------------------------------------------------------------------------------
 
   /**
-   * Whether a checkpoint of this stay is due ({@link Checkpoints}): he is here and active, no call
-   * of his is in flight and no departure claimed, none is on its way, and he was served a call
-   * since the last (or none was taken this stay).
+   * Whether a checkpoint of this stay is due ({@link Checkpoints}): he is here and active, no
+   * departure claimed, none is on its way, and he was served a call since the last (or none was
+   * taken this stay). It is taken when {@link #checkpointDueNow} too.
    */
   boolean checkpointDue() {
     requireHeld();
-    return present && phase == Phase.ACTIVE && slots.isEmpty() && departure == null
-        && !checkpointing && servedCalls != checkpointedCalls;
+    return present && phase == Phase.ACTIVE && departure == null && !checkpointing
+        && servedCalls != checkpointedCalls;
   }
 
   /**
@@ -277,6 +278,20 @@ final class Tenant {
   boolean checkpointDueNow() {
     requireHeld();
     return present && phase == Phase.ACTIVE && slots.isEmpty() && departure == null;
+  }
+
+  /** A checkpoint is due while calls are in flight: it is taken as the last closes. */
+  void checkpointWanted() {
+    requireHeld();
+    checkpointWanted = true;
+  }
+
+  /** Whether a checkpoint was wanted since the last call closed; clears it. */
+  boolean takeCheckpointWanted() {
+    requireHeld();
+    boolean was = checkpointWanted;
+    checkpointWanted = false;
+    return was;
   }
 
   /** A checkpoint's trip is on its way. */

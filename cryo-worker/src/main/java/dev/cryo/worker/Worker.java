@@ -411,6 +411,13 @@ public final class Worker implements AutoCloseable {
     admission.afterOwnerOf = seam;
   }
 
+  /** A call of {@code tenant} closed, none left in flight; under his lock ({@link Checkpoints}). */
+  void closedIdle(Tenant tenant) {
+    if (checkpoints != null) {
+      checkpoints.closedIdle(tenant);
+    }
+  }
+
   /** How many checkpoints this worker wrote ({@link Builder#checkpointEvery}); 0 when off. */
   public long checkpointsWritten() {
     return checkpoints == null ? 0 : checkpoints.written();

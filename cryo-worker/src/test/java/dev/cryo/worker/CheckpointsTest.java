@@ -94,6 +94,19 @@ class CheckpointsTest {
   }
 
   @Test
+  void aUserBusyAtTheWalkIsTakenAsHisLastCallCloses() throws Exception {
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    RequestSlot inFlight = worker.openRequest(get("anna", "c1", "p1", "user").arrival());
+    harness.schedule.advance(PERIOD); // the walk finds her busy
+    harness.schedule.advance(PERIOD);
+    assertThat(worker.checkpointsWritten()).isZero();
+
+    inFlight.close();
+    harness.await("her checkpoint, as her call closed", () -> worker.checkpointsWritten() == 1);
+    assertThat(header("anna").orElseThrow().cause()).isEqualTo(ParcelHeader.CHECKPOINT_CAUSE);
+  }
+
+  @Test
   void aStayEndingWithoutTheFreezerDropsItsCheckpointAndAFreezeReplacesIt() throws Exception {
     Harness.call(worker, increment("anna", "c0", "p0", "user")); // anna lives here
     Harness.call(worker, increment(null, "c1", "p1", "user")); // a guest who wrote
