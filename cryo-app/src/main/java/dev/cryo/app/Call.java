@@ -10,7 +10,9 @@ package dev.cryo.app;
  * pages of its own connection.
  *
  * <p>Valid during its call only, on any thread the handler uses while the call runs; the user's
- * turn lasts until the handler returns (or throws). From then on every method of the call, and of
+ * turn lasts until the handler — and the route's filters ({@link Routes#before},
+ * {@link Routes#after}), which share this call — returned (or threw). From then on every method of
+ * the call, and of
  * the {@link State}s it gave, throws an {@link IllegalStateException} naming the route, and reaches
  * nothing: a write can never run outside its user's turn. A method in progress on another thread
  * when the handler returns finishes before the reply is made.

@@ -119,6 +119,25 @@ class HostParityTest {
     }
   }
 
+  /** Filters around its routes: a guard, a header, a failure answered otherwise. */
+  public static final class Guarded implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.before(call -> {
+        call.user(Moody.Counter.class).update(c -> new Moody.Counter(c.n() + 1));
+        return "no".equals(call.query("key"))
+            ? Response.json(401, Map.of("error", "login_required")) : null;
+      });
+      routes.post("/count", call -> call.user(Moody.Counter.class).get());
+      routes.post("/missing", call -> {
+        throw new java.util.NoSuchElementException("no such item");
+      });
+      routes.after((call, response, failure) -> (failure instanceof
+          java.util.NoSuchElementException ? Response.json(404, Map.of("error", "no_such_item"))
+          : response).withHeader("Cryo-Reason", "seen " + call.user(Moody.Counter.class).get().n()));
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -275,5 +294,30 @@ class HostParityTest {
     assertThat(message).as("nothing of the application or the run is shown to the client")
         .doesNotContain("Moody", "dev.cryo", "state version", "freezer", "CryoApplication",
             "upgrade");
+  }
+
+  @Test
+  void filtersRunTheSameAroundTheHandlerInTheUsersTurn() {
+    CryoTestKit kit = CryoTestKit.of(Guarded::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    Reply kitRefused = kit(browser.post("/count?key=no"));
+    Reply kitServed = kit(browser.post("/count"));
+    Reply kitMissing = kit(browser.post("/missing"));
+
+    Worker w1 = worker("w1", Guarded.class);
+    Reply runtimeRefused = runtime(w1, http(null, "c1", "POST", "/count?key=no", null));
+    w1.freezeUser("guest_c1").join();
+    Worker w2 = worker("w2", Guarded.class);
+    Reply runtimeServed = runtime(w2, frozen(http(null, "c1", "POST", "/count", null)));
+    Reply runtimeMissing = runtime(w2, http(null, "c1", "POST", "/missing", null));
+
+    assertThat(kitRefused.status()).isEqualTo(401);
+    assertThat(kitRefused.reason()).isEqualTo("seen 1");
+    assertThat(runtimeRefused).isEqualTo(kitRefused);
+    assertThat(kitServed.body().get("n").asLong()).as("the filters' writes were frozen with him")
+        .isEqualTo(2);
+    assertThat(runtimeServed).isEqualTo(kitServed);
+    assertThat(kitMissing.status()).isEqualTo(404);
+    assertThat(runtimeMissing).isEqualTo(kitMissing);
   }
 }
