@@ -77,6 +77,32 @@ public interface Call {
   String openPage();
 
   /**
+   * The pages of this call's connection: the ids {@link #openPage()} returned that are still open,
+   * sorted by id (an order that says nothing of when they were opened). Each id is all an
+   * application needs to address the page: {@link #page} for its state, {@link #pushToPage} for
+   * its browser sockets, {@link #closePage} to close it.
+   *
+   * @return an immutable snapshot; empty for a connection without pages
+   */
+  java.util.List<String> pages();
+
+  /**
+   * Closes page {@code pageId} of this call's connection for good, from the server, as if its tab
+   * had gone: its state is dropped, {@link CryoApplication#onPageClosed} runs before this method
+   * returns (in this call's turn; a failure of the hook is logged and the page stays closed), and
+   * from then on the page is unknown — {@link #page} throws
+   * {@link StateException.Reason#UNKNOWN_PAGE} (a call that does not catch it is answered
+   * {@code 404 unknown_page}), {@link #hasPage} is false, a push to it reaches nothing. The
+   * connection stays, with no pages when it was its last, and so does its user. A browser socket
+   * bound to the page is not told by this method: push it a message of the application's first
+   * when its script must know.
+   *
+   * @return whether the page was open on this connection; false (a page of another connection,
+   *     an unknown or closed one): nothing changed
+   */
+  boolean closePage(String pageId);
+
+  /**
    * Pushes {@code message} (written as JSON, like a reply) to the browser sockets bound to page
    * {@code pageId} — any page of the run, this connection's or another's (a frozen user's page
    * too: its socket is in the front). The page's script receives {@code {"type": "push", "page":

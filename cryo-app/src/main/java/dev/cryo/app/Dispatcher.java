@@ -561,6 +561,22 @@ public final class Dispatcher {
     }
 
     @Override
+    public List<String> pages() {
+      return turn.within(() -> host.pages().stream().sorted().toList());
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      return turn.within(() -> {
+        if (pageId == null || !host.hasPage(pageId) || !host.closePage(pageId)) {
+          return false;
+        }
+        dispatcher.pageClosed(host, pageId); // a failure is logged; the page stays closed
+        return true;
+      });
+    }
+
+    @Override
     public Pushed pushToPage(String pageId, Object message) {
       return turn.within(() -> {
         if (pageId == null || pageId.isBlank()) {

@@ -484,6 +484,8 @@ public final class AppHost {
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
+    /** The pages this call closed ({@link #closePage}): unknown from then on, its own included. */
+    private final java.util.Set<String> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
       this.worker = worker;
@@ -548,6 +550,10 @@ public final class AppHost {
         throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "the call from"
             + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
             + " nothing was read or written: name the page");
+      }
+      if (scope == Scope.PAGE && closed.contains(page)) {
+        throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "page '" + page + "' was"
+            + " closed by this call; nothing was read or written");
       }
       if (scope == Scope.PAGE && pageId != null && !pageId.equals(slot.pageId())) {
         PageRow row = worker.registry().pageItems().get(pageId).orElse(null);
@@ -618,6 +624,21 @@ public final class AppHost {
       String pageId = "p" + HexFormat.of().formatHex(bytes(16)); // 128 random bits
       newPage(pageId, Map.of());
       return pageId;
+    }
+
+    @Override
+    public List<String> pages() {
+      return worker.registry().connectionItems().get(slot.connectionId())
+          .map(connection -> List.copyOf(connection.pages())).orElse(List.of());
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      if (!hasPage(pageId) || !worker.closePage(slot.connectionId(), pageId)) {
+        return false;
+      }
+      closed.add(pageId);
+      return true;
     }
 
     /**

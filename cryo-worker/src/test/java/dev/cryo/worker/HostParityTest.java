@@ -138,6 +138,34 @@ class HostParityTest {
     }
   }
 
+  /** The pages {@link Tabs#onPageClosed} heard. */
+  static final java.util.List<String> CLOSED =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+  /** Opens, lists, closes and reads pages. */
+  public static final class Tabs implements CryoApplication {
+    @StateKey("Note")
+    public record Note(String text) {}
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/open", call -> {
+        String page = call.openPage();
+        call.page(page, Note.class).set(new Note("kept"));
+        return Map.of("page", page);
+      });
+      routes.get("/pages", call -> Map.of("pages", call.pages()));
+      routes.post("/close", call -> Map.of("closed", call.closePage(call.query("page")),
+          "has", call.hasPage(call.query("page")), "pages", call.pages().size()));
+      routes.get("/note", call -> call.page(call.query("page"), Note.class).get());
+    }
+
+    @Override
+    public void onPageClosed(Stay stay, String pageId) {
+      CLOSED.add(pageId);
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -145,6 +173,7 @@ class HostParityTest {
   void setUp() throws Exception {
     WAKE_FAILURES.set(0);
     WAKES.set(0);
+    CLOSED.clear();
     harness = new Harness(temp);
   }
 
@@ -319,5 +348,51 @@ class HostParityTest {
     assertThat(runtimeServed).isEqualTo(kitServed);
     assertThat(kitMissing.status()).isEqualTo(404);
     assertThat(runtimeMissing).isEqualTo(kitMissing);
+  }
+
+  @Test
+  void aPageClosedByACallIsListedNoMoreAndAnswersTheSame404() {
+    CryoTestKit kit = CryoTestKit.of(Tabs::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    String kitFirst = kit(browser.post("/open")).body().get("page").asText();
+    String kitSecond = kit(browser.post("/open")).body().get("page").asText();
+    Reply kitListed = kit(browser.get("/pages"));
+    Reply kitClosed = kit(browser.post("/close?page=" + kitFirst));
+    Reply kitLater = kit(browser.get("/note?page=" + kitFirst));
+    Reply kitAgain = kit(browser.post("/close?page=" + kitFirst));
+    Reply kitKept = kit(browser.get("/note?page=" + kitSecond));
+    java.util.List<String> kitHeard = java.util.List.copyOf(CLOSED);
+    CLOSED.clear();
+
+    Worker w1 = worker("w1", Tabs.class);
+    String first = runtime(w1, http(null, "c1", "POST", "/open", null)).body().get("page").asText();
+    String second = runtime(w1, http(null, "c1", "POST", "/open", null)).body().get("page")
+        .asText();
+    Reply listed = runtime(w1, http(null, "c1", "GET", "/pages", null));
+    Reply closed = runtime(w1, http(null, "c1", "POST", "/close?page=" + first, null));
+    w1.freezeUser("guest_c1").join(); // the closed page is not in his parcel
+    Worker w2 = worker("w2", Tabs.class);
+    Reply later = runtime(w2, frozen(http(null, "c1", "GET", "/note?page=" + first, null)));
+    Reply again = runtime(w2, http(null, "c1", "POST", "/close?page=" + first, null));
+    Reply kept = runtime(w2, http(null, "c1", "GET", "/note?page=" + second, null));
+
+    assertThat(kitListed.body().get("pages")).hasSize(2);
+    assertThat(listed.body().get("pages").toString())
+        .isEqualTo(JSON.valueToTree(java.util.stream.Stream.of(first, second).sorted().toList())
+            .toString());
+    assertThat(kitClosed.body()).isEqualTo(JSON.valueToTree(Map.of("closed", true, "has", false,
+        "pages", 1)));
+    assertThat(closed).isEqualTo(kitClosed);
+    assertThat(kitLater.status()).isEqualTo(404);
+    assertThat(kitLater.body().get("error").asText()).isEqualTo("unknown_page");
+    assertThat(later).isEqualTo(kitLater);
+    assertThat(kitAgain.body().get("closed").asBoolean()).isFalse();
+    assertThat(again).isEqualTo(kitAgain);
+    assertThat(kitKept.body().get("text").asText()).isEqualTo("kept");
+    assertThat(kept).isEqualTo(kitKept);
+    assertThat(kitHeard).containsExactly(kitFirst);
+    assertThat(CLOSED).containsExactly(first);
+    assertThat(harness.told("w1")).contains("drop_page:" + first)
+        .noneMatch(told -> told.startsWith("drop_connection"));
   }
 }
