@@ -2,6 +2,8 @@ package dev.cryo.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,6 +30,30 @@ class IgnoredStateFieldsTest {
   public record ProfileTwo(String fullName, long visits, AddressTwo address) {}
 
   public record Address(String city, String zip) {}
+
+  /** The rename done right: the new name reads the old one. */
+  @StateKey("Profile")
+  public record ProfileAliased(@JsonAlias("name") String fullName, long visits,
+      Address address) {}
+
+  /** Says it expects unknown fields. */
+  @StateKey("Profile")
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record ProfileTolerant(long visits) {}
+
+  static final class Aliased implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/profile", call -> call.user(ProfileAliased.class).get());
+    }
+  }
+
+  static final class Tolerant implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/tolerant", call -> call.user(ProfileTolerant.class).get());
+    }
+  }
 
   /** {@code zip} was dropped. */
   public record AddressTwo(String city) {}
@@ -127,6 +153,23 @@ class IgnoredStateFieldsTest {
     browser.post("/cart");
 
     assertThat(kit.plainUserState(browser.user(), "Cart")).isInstanceOf(Map.class);
+    assertThat(IgnoredStateFields.count()).isEqualTo(before);
+    assertThat(warnings).isEmpty();
+  }
+
+  @Test
+  void aFieldReadUnderAnAliasOrAClassThatIgnoresUnknownFieldsIsNotTold() {
+    CryoTestKit kit = CryoTestKit.of(VersionOne::new);
+    CryoTestKit.Connection browser = kit.connect();
+    browser.post("/profile");
+    long before = IgnoredStateFields.count();
+
+    kit.upgradeTo(Aliased::new);
+    assertThat(CryoTestKit.json(browser.post("/profile")).get("fullName").asText())
+        .startsWith("Ann ");
+    kit.upgradeTo(Tolerant::new);
+    assertThat(CryoTestKit.json(browser.post("/tolerant")).get("visits").asLong()).isEqualTo(1);
+
     assertThat(IgnoredStateFields.count()).isEqualTo(before);
     assertThat(warnings).isEmpty();
   }
