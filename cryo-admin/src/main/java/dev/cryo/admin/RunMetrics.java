@@ -40,7 +40,7 @@ import java.util.function.ToDoubleFunction;
  * {@code cryo_moves_total{outcome}}, {@code cryo_users_lost_total},
  * {@code cryo_worker_deaths_total} (unplanned deaths only), {@code cryo_worker_quits_total}
  * (planned ends: a reload's, a drain's quits), {@code cryo_worker_users{worker}}, {@code cryo_users{state}},
- * {@code cryo_sockets_open}, {@code cryo_pushes_total{outcome}}, {@code cryo_freezer_bytes},
+ * {@code cryo_state_fields_ignored{worker}}, {@code cryo_sockets_open}, {@code cryo_pushes_total{outcome}}, {@code cryo_freezer_bytes},
  * {@code cryo_freezer_free_bytes}; the front's limits ({@link LimitStats}, bound with
  * {@link #bindLimits}): {@code cryo_front_limit{limit}}, {@code cryo_front_connections_open},
  * {@code cryo_front_bodies_held_bytes}, {@code cryo_front_connections_refused_total},
@@ -71,6 +71,7 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final Counter workerDeaths;
   private final Counter workerQuits;
   private final MultiGauge workerUsers;
+  private final MultiGauge ignoredStateFields;
   private volatile Status latest;
   private volatile SocketStats sockets = NO_SOCKETS;
   private volatile LimitStats limits;
@@ -127,6 +128,11 @@ public final class RunMetrics implements RunListener, RequestListener {
         + " silence, a quit that failed)");
     workerQuits = counter("cryo.worker.quits", "Workers ended as planned: a quit into the freezer"
         + " that reported (a reload, a drain, a shrink, an operator's quit)");
+    ignoredStateFields = MultiGauge.builder("cryo.state.fields.ignored")
+        .description("Distinct stored fields (a state class and a field name) the application's"
+            + " state classes no longer have, ignored on read since each worker started: a field"
+            + " renamed without a new state version loses its value (see the worker's log)")
+        .register(registry);
     workerUsers = MultiGauge.builder("cryo.worker.users")
         .description("Users living on each worker").register(registry);
     for (String state : List.of("placed", "frozen", "held")) {
@@ -281,9 +287,13 @@ public final class RunMetrics implements RunListener, RequestListener {
 
   private void refreshWorkers(Status now) {
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    List<MultiGauge.Row<?>> ignored = new ArrayList<>();
     for (Status.WorkerStatus worker : now.workers()) {
       rows.add(MultiGauge.Row.of(Tags.of("worker", worker.name()), worker.users()));
+      ignored.add(MultiGauge.Row.of(Tags.of("worker", worker.name()),
+          worker.ignoredStateFields()));
     }
     workerUsers.register(rows, true); // a dead worker's row goes
+    ignoredStateFields.register(ignored, true);
   }
 }

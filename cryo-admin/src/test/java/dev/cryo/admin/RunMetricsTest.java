@@ -108,6 +108,23 @@ class RunMetricsTest {
   }
 
   @Test
+  void theStateFieldsEachWorkerIgnoredAreExportedPerWorker() {
+    Status base = Statuses.running("main_0001", 3, "main_0002", 1);
+    List<Status.WorkerStatus> workers = base.workers().stream()
+        .map(w -> new Status.WorkerStatus(w.name(), w.pid(), w.state(), w.users(),
+            w.heapUsedBytes(), w.heapMaxBytes(), w.age(), w.reception(),
+            w.name().equals("main_0002") ? 2 : 0))
+        .toList();
+    status.set(new Status(base.state(), base.takenAt(), base.invocationId(), base.pid(),
+        base.since(), base.home(), workers, base.usersPlaced(), base.usersFrozen(),
+        base.usersLost(), base.usersHeld(), base.connections(), base.pages(), base.anomalies(),
+        base.freezer()));
+    PrometheusText text = PrometheusText.parse(metrics.scrape());
+    assertThat(text.value("cryo_state_fields_ignored{worker=\"main_0002\"}")).isEqualTo(2.0);
+    assertThat(text.value("cryo_state_fields_ignored{worker=\"main_0001\"}")).isEqualTo(0.0);
+  }
+
+  @Test
   void aDeadWorkersRowLeavesTheUsersPerWorker() {
     PrometheusText before = PrometheusText.parse(metrics.scrape());
     assertThat(before.value("cryo_worker_users{worker=\"main_0002\"}")).isEqualTo(1.0);

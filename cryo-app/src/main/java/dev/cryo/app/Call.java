@@ -10,7 +10,9 @@ package dev.cryo.app;
  * pages of its own connection.
  *
  * <p>Valid during its call only, on any thread the handler uses while the call runs; the user's
- * turn lasts until the handler returns (or throws). From then on every method of the call, and of
+ * turn lasts until the handler — and the route's filters ({@link Routes#before},
+ * {@link Routes#after}), which share this call — returned (or threw). From then on every method of
+ * the call, and of
  * the {@link State}s it gave, throws an {@link IllegalStateException} naming the route, and reaches
  * nothing: a write can never run outside its user's turn. A method in progress on another thread
  * when the handler returns finishes before the reply is made.
@@ -73,6 +75,32 @@ public interface Call {
    * @return its id, unique across the run
    */
   String openPage();
+
+  /**
+   * The pages of this call's connection: the ids {@link #openPage()} returned that are still open,
+   * sorted by id (an order that says nothing of when they were opened). Each id is all an
+   * application needs to address the page: {@link #page} for its state, {@link #pushToPage} for
+   * its browser sockets, {@link #closePage} to close it.
+   *
+   * @return an immutable snapshot; empty for a connection without pages
+   */
+  java.util.List<String> pages();
+
+  /**
+   * Closes page {@code pageId} of this call's connection for good, from the server, as if its tab
+   * had gone: its state is dropped, {@link CryoApplication#onPageClosed} runs before this method
+   * returns (in this call's turn; a failure of the hook is logged and the page stays closed), and
+   * from then on the page is unknown — {@link #page} throws
+   * {@link StateException.Reason#UNKNOWN_PAGE} (a call that does not catch it is answered
+   * {@code 404 unknown_page}), {@link #hasPage} is false, a push to it reaches nothing. The
+   * connection stays, with no pages when it was its last, and so does its user. A browser socket
+   * bound to the page is not told by this method: push it a message of the application's first
+   * when its script must know.
+   *
+   * @return whether the page was open on this connection; false (a page of another connection,
+   *     an unknown or closed one): nothing changed
+   */
+  boolean closePage(String pageId);
 
   /**
    * Pushes {@code message} (written as JSON, like a reply) to the browser sockets bound to page

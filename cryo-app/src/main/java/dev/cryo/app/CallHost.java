@@ -15,6 +15,17 @@ public interface CallHost extends StateHost {
   /** See {@link Call#openPage}. */
   String openPage();
 
+  /** See {@link Call#pages}: the ids of the connection's open pages, in any order. */
+  java.util.List<String> pages();
+
+  /**
+   * Closes page {@code pageId} of the call's connection for good (see {@link Call#closePage}),
+   * without running {@link CryoApplication#onPageClosed}: the dispatcher runs it.
+   *
+   * @return whether it was open on this connection; false: nothing changed
+   */
+  boolean closePage(String pageId);
+
   /** See {@link Call#pushToPage}; {@code json} is the message written as JSON. */
   Pushed pushToPage(String pageId, byte[] json);
 

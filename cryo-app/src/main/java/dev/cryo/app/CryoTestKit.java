@@ -643,6 +643,28 @@ public final class CryoTestKit {
     }
 
     @Override
+    public List<String> pages() {
+      servingThreadOnly();
+      synchronized (CryoTestKit.this) {
+        return List.copyOf(connection.pages);
+      }
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      servingThreadOnly();
+      synchronized (CryoTestKit.this) {
+        KitPage page = pages.get(pageId);
+        if (page == null || !page.connection.equals(connection.id)) {
+          return false;
+        }
+        pages.remove(pageId);
+        connection.pages.remove(pageId); // the connection stays, as in the runtime
+        return true;
+      }
+    }
+
+    @Override
     public LoginResult login(String identity) {
       servingThreadOnly();
       synchronized (CryoTestKit.this) {

@@ -195,49 +195,116 @@ public final class Dispatcher {
     Routes.Route route = found.route();
     DispatchedCall call = new DispatchedCall(this, host, request, route, found.parameters());
     try (ContextClassLoader context = ContextClassLoader.of(application)) {
-      Object result;
-      if (route.move()) {
-        result = ((MoveHandler) route.handler()).handle(call,
-            move != null ? move : Move.refused(host.worker(), Move.NOT_PERFORMED));
-      } else if (route.bodyType() != null) {
-        @SuppressWarnings("unchecked")
-        BodyHandler<Object> handler = (BodyHandler<Object>) route.handler();
-        result = handler.handle(call, body(request, route.bodyType()));
-      } else {
-        result = ((Handler) route.handler()).handle(call);
+      Outcome outcome = null;
+      List<BeforeFilter> befores = routes.befores();
+      for (int i = 0; i < befores.size(); i++) {
+        BeforeFilter filter = befores.get(i);
+        outcome = step(request, route, "before filter " + (i + 1), () -> filter.before(call));
+        if (outcome.answered()) {
+          break;
+        }
       }
-      call.end();
-      if (result != null && Routes.isAsynchronous(result.getClass())) {
-        throw new IllegalStateException(Routes.asynchronousRefusal(route.method() + " "
-            + route.pattern(), result.getClass().getName()) + "; answered 500");
+      if (outcome == null || !outcome.answered()) {
+        outcome = step(request, route, "the handler",
+            () -> handle(request, move, host, route, call));
+        if (!outcome.answered()) {
+          outcome = new Outcome(Response.empty(204), null, "", true); // a handler's null
+        }
       }
-      Response response = reply(result);
+      List<AfterFilter> afters = routes.afters();
+      for (int i = 0; i < afters.size(); i++) {
+        AfterFilter filter = afters.get(i);
+        Outcome before = outcome;
+        Outcome after = step(request, route, "after filter " + (i + 1), () -> {
+          Response next = filter.after(call, before.response(), before.failure());
+          if (next == null) {
+            throw new IllegalStateException("an after filter of route " + route.method() + " "
+                + route.pattern() + " returned null; it returns the reply to send (the one it"
+                + " was given to keep it)");
+          }
+          return next;
+        });
+        outcome = after.failure() != null || after.response().status() == 500
+            ? new Outcome(after.response(), after.failure() != null ? after.failure()
+                : before.failure(), after.failure() != null ? after.stage() : before.stage(),
+                true)
+            : after; // another answer than a 500 handles the failure
+      }
+      Response response = outcome.response();
       if (request.method().equals("HEAD")) {
         response = headOf(response);
       }
-      return new Served(response, null);
-    } catch (Refusal refusal) {
-      return new Served(error(refusal.status(), refusal.code(), refusal.getMessage()), null);
-    } catch (StateException e) {
-      if (e.reason() == StateException.Reason.UNKNOWN_PAGE) {
-        // The exception's message is the developer's (it names the API); a client gets this.
-        return new Served(error(404, "unknown_page", "this page is not one of this connection's"
-            + " pages (closed, expired, or another browser's); nothing was read or written: open"
-            + " a new page"), null);
+      if (outcome.failure() != null) {
+        LOG.log(Level.WARNING, "the application " + application.getClass().getName()
+            + " failed on " + request.method() + " " + request.path() + outcome.stage()
+            + "; answered " + response.status(), outcome.failure());
       }
-      return failed(request, e);
-    } catch (Exception e) {
-      return failed(request, e);
+      return new Served(response, outcome.failure());
     } finally {
       call.end(); // whatever kept the call, or a state of it, reaches nothing from now on
     }
   }
 
-  private Served failed(Request request, Exception failure) {
-    LOG.log(Level.WARNING, "the application " + application.getClass().getName() + " failed on "
-        + request.method() + " " + request.path() + "; answered 500", failure);
-    return new Served(error(500, "application_failed", "the application failed on "
-        + request.method() + " " + request.path() + "; the failure was logged"), failure);
+  /** The handler's part of a call: the body read, the handler run. */
+  private Object handle(Request request, Move move, CallHost host, Routes.Route route,
+      DispatchedCall call) throws Exception {
+    if (route.move()) {
+      return ((MoveHandler) route.handler()).handle(call,
+          move != null ? move : Move.refused(host.worker(), Move.NOT_PERFORMED));
+    } else if (route.bodyType() != null) {
+      @SuppressWarnings("unchecked")
+      BodyHandler<Object> handler = (BodyHandler<Object>) route.handler();
+      return handler.handle(call, body(request, route.bodyType()));
+    }
+    return ((Handler) route.handler()).handle(call);
+  }
+
+  /**
+   * What one step of a call (a filter, the handler) came to: the reply (null when it did not
+   * answer), the failure behind a 500 and where it happened, whether it answered.
+   */
+  private record Outcome(Response response, Throwable failure, String stage, boolean answered) {}
+
+  /** One step of the application's code in a call. */
+  @FunctionalInterface
+  private interface Step {
+    Object run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step}: its answer (a null result is no answer), a refusal's error, the
+   * {@code 404} of an unknown page, or the {@code 500} of a failure with the failure.
+   */
+  private static Outcome step(Request request, Routes.Route route, String what, Step step) {
+    String stage = " (in " + what + ")";
+    try {
+      Object result = step.run();
+      if (result != null && Routes.isAsynchronous(result.getClass())) {
+        throw new IllegalStateException(Routes.asynchronousRefusal(route.method() + " "
+            + route.pattern(), result.getClass().getName()) + "; answered 500");
+      }
+      return result == null ? new Outcome(null, null, "", false)
+          : new Outcome(reply(result), null, "", true);
+    } catch (Refusal refusal) {
+      return new Outcome(error(refusal.status(), refusal.code(), refusal.getMessage()), null, "",
+          true);
+    } catch (StateException e) {
+      if (e.reason() == StateException.Reason.UNKNOWN_PAGE) {
+        // The exception's message is the developer's (it names the API); a client gets this.
+        return new Outcome(error(404, "unknown_page", "this page is not one of this"
+            + " connection's pages (closed, expired, or another browser's); nothing was read or"
+            + " written: open a new page"), null, "", true);
+      }
+      return failure(request, e, stage);
+    } catch (Exception e) {
+      return failure(request, e, stage);
+    }
+  }
+
+  private static Outcome failure(Request request, Exception failure, String stage) {
+    return new Outcome(error(500, "application_failed", "the application failed on "
+        + request.method() + " " + request.path() + "; the failure was logged"), failure, stage,
+        true);
   }
 
   private static Object body(Request request, Class<?> type) {
@@ -491,6 +558,22 @@ public final class Dispatcher {
     @Override
     public String openPage() {
       return turn.within(host::openPage);
+    }
+
+    @Override
+    public List<String> pages() {
+      return turn.within(() -> host.pages().stream().sorted().toList());
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      return turn.within(() -> {
+        if (pageId == null || !host.hasPage(pageId) || !host.closePage(pageId)) {
+          return false;
+        }
+        dispatcher.pageClosed(host, pageId); // a failure is logged; the page stays closed
+        return true;
+      });
     }
 
     @Override

@@ -5,8 +5,11 @@ import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.DeserializationProblemHandler;
 import com.fasterxml.jackson.databind.util.TokenBuffer;
 import java.io.IOException;
 import java.lang.reflect.Modifier;
@@ -43,6 +46,38 @@ final class PlainData {
   static final int MAX_DEPTH = 48;
 
   private static final ObjectMapper MAPPER = state(new ObjectMapper());
+
+  /** As {@link #MAPPER}, telling {@link IgnoredStateFields} of each stored field it ignores. */
+  private static final ObjectMapper STORED = state(new ObjectMapper())
+      .addHandler(new DeserializationProblemHandler() {
+        @Override
+        public boolean handleUnknownProperty(DeserializationContext context, JsonParser parser,
+            JsonDeserializer<?> deserializer, Object beanOrClass, String property)
+            throws IOException {
+          Class<?> owner = beanOrClass instanceof Class<?> type ? type : beanOrClass.getClass();
+          if (!WRITTEN.get(owner).contains(property)) { // else the class's own, written only
+            IgnoredStateFields.ignored(owner, property, READING.get());
+          }
+          parser.skipChildren();
+          return true; // ignored, as every unknown field is; told once
+        }
+      });
+
+  /**
+   * The properties Jackson writes for a class — a computed getter's among them, which it writes
+   * and never reads: a stored field of that name is the class's own, not a lost one.
+   */
+  private static final ClassValue<Set<String>> WRITTEN = new ClassValue<>() {
+    @Override
+    protected Set<String> computeValue(Class<?> type) {
+      return MAPPER.getSerializationConfig().introspect(MAPPER.constructType(type))
+          .findProperties().stream().filter(property -> property.couldSerialize())
+          .map(property -> property.getName()).collect(java.util.stream.Collectors.toSet());
+    }
+  };
+
+  /** The storage name of the state {@link #readStored} reads on this thread, for the warning. */
+  private static final ThreadLocal<String> READING = new ThreadLocal<>();
 
   private PlainData() {}
 
@@ -338,9 +373,31 @@ final class PlainData {
    * as {@link StoredState#value()} holds it).
    */
   static <T> T readUnescaped(Object value, Class<T> type) {
+    return readUnescaped(value, type, MAPPER);
+  }
+
+  /**
+   * As {@link #read}, for state read from its store under {@code key}: a stored field the class
+   * does not have is ignored, and told ({@link IgnoredStateFields}).
+   */
+  static <T> T readStored(Object plain, Class<T> type, String key) {
+    String before = READING.get();
+    READING.set(key);
+    try {
+      return readUnescaped(unescape(plain), type, STORED);
+    } finally {
+      if (before == null) {
+        READING.remove();
+      } else {
+        READING.set(before);
+      }
+    }
+  }
+
+  private static <T> T readUnescaped(Object value, Class<T> type, ObjectMapper mapper) {
     String root = type.getSimpleName();
     try {
-      return MAPPER.convertValue(value, type);
+      return mapper.convertValue(value, type);
     } catch (IllegalArgumentException e) {
       String field = e.getCause() instanceof JsonMappingException mapping
           ? path(root, mapping.getPath()) : root;

@@ -28,6 +28,26 @@ import java.util.concurrent.Future;
  * is served by the {@code GET} route, without a body. Declaring the same method and shape twice is
  * refused. Paths under {@code /_cryo/} are the runtime's.
  *
+ * <h2>Filters</h2>
+ *
+ * <p>{@link #before} and {@link #after} declare steps around every route's handler, as the route
+ * serving a request was found (a {@code 404} or {@code 405} of no route, and the runtime's own
+ * paths, meet no filter):
+ *
+ * <pre>
+ *   before 1 ─► before 2 ─► … ─► (body read) ─► handler ─► after 1 ─► after 2 ─► … ─► reply
+ *      │ answers or throws          │ 400                  │ returns or throws
+ *      └──────────────────────────┴──────────────────────┴──► after 1 ─► …
+ * </pre>
+ *
+ * <p>Before filters run in declaration order; the first that answers (or throws) ends that run,
+ * and neither the later before filters nor the handler run. After filters then run in declaration
+ * order, every time a route was found, each handed the reply so far and the failure behind it.
+ * Filters, handler and after filters share one {@link Call} and one turn of the user: the turn
+ * ends when the last after filter returned. A filter's exception is treated as a handler's: a
+ * {@link Refusal} is an answer, anything else a {@code 500} with a generic body, logged, unless an
+ * after filter answers it otherwise ({@link AfterFilter#after}).
+ *
  * <p>Handlers are synchronous: a handler whose class declares that it returns a
  * {@link CompletionStage} or a {@link Future} is refused here; a lambda that returns one is answered
  * {@code 500} (the application's failure, logged, naming the route), never a {@code 200} of the
@@ -42,6 +62,8 @@ public final class Routes {
       boolean move, int order) {}
 
   private final List<Route> routes = new ArrayList<>();
+  private final List<BeforeFilter> befores = new ArrayList<>();
+  private final List<AfterFilter> afters = new ArrayList<>();
   private boolean sealed;
 
   Routes() {}
@@ -104,6 +126,57 @@ public final class Routes {
     return add("POST", path, null, handler, true);
   }
 
+  /**
+   * Declares a step before the handler of every route, after the ones declared before it; see
+   * {@link BeforeFilter} and the class comment. A filter may be declared before or after the
+   * routes: it applies to all of them.
+   *
+   * @return these routes
+   * @throws IllegalStateException after {@link CryoApplication#routes} returned; nothing declared
+   */
+  public Routes before(BeforeFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    open("a before filter");
+    Class<?> asynchronous = asynchronousReturn(filter, "before");
+    if (asynchronous != null) {
+      throw new IllegalArgumentException("a before filter returns a " + asynchronous.getName()
+          + ": a filter is synchronous, like a handler; it was not declared");
+    }
+    befores.add(filter);
+    return this;
+  }
+
+  /**
+   * Declares a step after the handler of every route, after the ones declared before it; see
+   * {@link AfterFilter} and the class comment.
+   *
+   * @return these routes
+   * @throws IllegalStateException after {@link CryoApplication#routes} returned; nothing declared
+   */
+  public Routes after(AfterFilter filter) {
+    Objects.requireNonNull(filter, "filter");
+    open("an after filter");
+    afters.add(filter);
+    return this;
+  }
+
+  /** The before filters, in declaration order. */
+  List<BeforeFilter> befores() {
+    return befores;
+  }
+
+  /** The after filters, in declaration order. */
+  List<AfterFilter> afters() {
+    return afters;
+  }
+
+  private void open(String what) {
+    if (sealed) {
+      throw new IllegalStateException("routes and filters are declared in"
+          + " CryoApplication.routes only; " + what + " came later and was not declared");
+    }
+  }
+
   private Routes add(String method, String path, Class<?> body, Object handler, boolean move) {
     if (sealed) {
       throw new IllegalStateException("routes are declared in CryoApplication.routes only; route "
@@ -138,8 +211,12 @@ public final class Routes {
    * ({@link Dispatcher#serve}).
    */
   static Class<?> asynchronousReturn(Object handler) {
+    return asynchronousReturn(handler, "handle");
+  }
+
+  private static Class<?> asynchronousReturn(Object handler, String name) {
     for (Method method : handler.getClass().getMethods()) {
-      if (method.getName().equals("handle") && !method.isBridge()
+      if (method.getName().equals(name) && !method.isBridge()
           && isAsynchronous(method.getReturnType())) {
         return method.getReturnType();
       }

@@ -64,7 +64,7 @@ final class TypedState<T> implements State<T> {
   public T get() {
     checkWriter();
     Object plain = host.read(scope, pageId, key);
-    return plain == null ? PlainData.defaultOf(type) : PlainData.read(plain, type);
+    return plain == null ? PlainData.defaultOf(type) : PlainData.readStored(plain, type, key);
   }
 
   @Override

@@ -18,6 +18,10 @@
  *       upgrades older values in {@link dev.cryo.app.CryoApplication#upgrade}; what the running
  *       version cannot read is refused ({@link dev.cryo.app.StateException.Reason#UNREADABLE}) and
  *       left as stored, never dropped.
+ *   <li>Filters ({@link dev.cryo.app.Routes#before}, {@link dev.cryo.app.Routes#after}) run around
+ *       every route's handler with its {@link dev.cryo.app.Call}, in the same turn of the user.
+ *   <li>A stored field a state class no longer has is ignored on read and told once per class and
+ *       field ({@link dev.cryo.app.IgnoredStateFields}), never silently.
  *   <li>A handler's own failure is a {@code 500} with a generic body, logged through
  *       {@link java.lang.System.Logger}; a {@link dev.cryo.app.Refusal} is an answer, not a
  *       failure.

@@ -634,7 +634,8 @@ public final class Commander implements AutoCloseable {
       rows.add(new Status.WorkerStatus(handle.name(), handle.pid(), handle.state(),
           routing.usersOn(handle.name()).size(), photo == null ? 0 : photo.heapUsedBytes(),
           photo == null ? 0 : photo.heapMaxBytes(), Duration.between(handle.spawnedAt(), now),
-          reception.isPresent() && reception.get() == handle));
+          reception.isPresent() && reception.get() == handle,
+          photo == null ? 0 : photo.ignoredStateFields()));
     }
     Routing.Counts counts = routing.counts();
     Lifecycle.Phase phase = lifecycle.phase();

@@ -84,9 +84,19 @@ public record Status(String state, Instant takenAt, String invocationId, long pi
    * @param heapMaxBytes its heap ceiling from its last photo, 0 before one
    * @param age how long since it was spawned
    * @param reception whether it is the reception (the oldest running worker)
+   * @param ignoredStateFields distinct stored fields its application's state classes no longer
+   *     have, ignored on read since it started, from its last photo (0 before one)
    */
   public record WorkerStatus(String name, long pid, WorkerState state, int users,
-      long heapUsedBytes, long heapMaxBytes, Duration age, boolean reception) {}
+      long heapUsedBytes, long heapMaxBytes, Duration age, boolean reception,
+      long ignoredStateFields) {
+
+    /** A worker that has not counted ignored state fields (0). */
+    public WorkerStatus(String name, long pid, WorkerState state, int users, long heapUsedBytes,
+        long heapMaxBytes, Duration age, boolean reception) {
+      this(name, pid, state, users, heapUsedBytes, heapMaxBytes, age, reception, 0);
+    }
+  }
 
   /** The content of {@code status.json} (UTF-8 JSON, the shape above). */
   public byte[] toJson() {

@@ -70,7 +70,9 @@ import java.util.function.Function;
  * registry, none written — instead of being relayed; any other push is relayed. The application's
  * own failures are a {@code 500} with a generic body (logged), never a throw. A refusal of the
  * worker met while serving (the user left, the worker finished, the identity could not be located)
- * is thrown as that {@link WorkerException}, for the commander to route again; state this version
+ * is thrown as that {@link WorkerException}, for the commander to route again — also when the
+ * application caught it or an after filter ({@link dev.cryo.app.Routes#after}) answered it
+ * otherwise (after the handler wrote state: a {@code 503 interrupted}); state this version
  * cannot read is answered with {@link HostPolicy#unreadableParcel}.
  *
  * <h2>One turn per user</h2>
@@ -313,11 +315,14 @@ public final class AppHost {
         }
       }
       Dispatcher.Served served = dispatcher.serve(request, move, host);
-      if (served.failure() != null && host.wrote) {
-        return interrupted(served.failure());
+      // A refusal of the worker is never the application's to answer, even when an after filter
+      // answered its failure otherwise: the call is routed again (or, having written, a 503).
+      Throwable failure = host.refusal != null ? host.refusal : served.failure();
+      if (failure != null && host.wrote) {
+        return interrupted(failure);
       }
-      if (served.failure() != null) {
-        rethrowWorkerRefusal(served.failure());
+      if (failure != null) {
+        rethrowWorkerRefusal(failure);
       }
       return served.response();
     } finally {
@@ -486,6 +491,10 @@ public final class AppHost {
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
+    /** The first refusal of the worker this call met (the user left, ...), or null. */
+    volatile WorkerException refusal;
+    /** The pages this call closed ({@link #closePage}): unknown from then on, its own included. */
+    private final java.util.Set<String> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
       this.worker = worker;
@@ -528,8 +537,17 @@ public final class AppHost {
         if (e.reason() == RefusalReason.UNKNOWN_PAGE) {
           throw new StateException(StateException.Reason.UNKNOWN_PAGE, null, e.getMessage(), e);
         }
-        throw e;
+        throw refused(e);
       }
+    }
+
+    /** Remembers the first refusal of the worker the call met, and returns it. */
+    private WorkerException refused(WorkerException e) {
+      if (refusal == null && (e.isRetryable()
+          || e.reason() == RefusalReason.UNKNOWN_CONNECTION)) {
+        refusal = e;
+      }
+      return e;
     }
 
     /**
@@ -550,6 +568,10 @@ public final class AppHost {
         throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "the call from"
             + " connection '" + slot.connectionId() + "' is for no page, so it has no page store;"
             + " nothing was read or written: name the page");
+      }
+      if (scope == Scope.PAGE && closed.contains(page)) {
+        throw new WorkerException(RefusalReason.UNKNOWN_PAGE, user(), "page '" + page + "' was"
+            + " closed by this call; nothing was read or written");
       }
       if (scope == Scope.PAGE && pageId != null && !pageId.equals(slot.pageId())) {
         PageRow row = worker.registry().pageItems().get(pageId).orElse(null);
@@ -620,6 +642,25 @@ public final class AppHost {
       String pageId = "p" + HexFormat.of().formatHex(bytes(16)); // 128 random bits
       newPage(pageId, Map.of());
       return pageId;
+    }
+
+    @Override
+    public List<String> pages() {
+      return worker.registry().connectionItems().get(slot.connectionId())
+          .map(connection -> List.copyOf(connection.pages())).orElse(List.of());
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      try {
+        if (!hasPage(pageId) || !worker.closePage(slot.connectionId(), pageId)) {
+          return false;
+        }
+      } catch (WorkerException e) {
+        throw refused(e);
+      }
+      closed.add(pageId);
+      return true;
     }
 
     /**

@@ -231,6 +231,51 @@ final class Drops {
   }
 
   /**
+   * Closes page {@code pageId} of connection {@code connectionId} for good, from a call of that
+   * connection ({@link Worker#closePage}): announced as {@code drop_page}, delivered before it
+   * returns. Never cascades: the connection stays, with no pages when it was its last (the call
+   * that closed it is still running on it), and so does the user. Runs no hook: the caller (the
+   * application's call) runs {@code onPageClosed} itself.
+   *
+   * @return whether the page was here and hung from that connection; false: nothing changed
+   */
+  boolean closePage(String connectionId, String pageId) {
+    long deadline = System.nanoTime() + worker.transitionWait().toNanos();
+    while (true) {
+      String user;
+      try {
+        user = registry.pageUser(pageId);
+      } catch (RegisterException e) {
+        return false;
+      }
+      Tenant tenant = tenants.get(user);
+      if (tenant == null) {
+        return false;
+      }
+      Object outcome = attempt(tenant, "the close of page '" + pageId + "'", deadline,
+          () -> registry.pageItems().get(pageId).map(List::of).orElse(List.of()),
+          () -> {
+            PageRow page = registry.pageItems().get(pageId).orElse(null);
+            if (page == null || !page.connectionId().equals(connectionId)) {
+              return Boolean.FALSE;
+            }
+            ConnectionRow connection = registry.connectionItems().get(connectionId)
+                .orElseThrow();
+            if (!connection.user().equals(user)) {
+              return AGAIN; // logged in as somebody else meanwhile
+            }
+            registry.dropPage(pageId, false);
+            announcer.publish(AnnouncementKind.DROP_PAGE, user, pageId);
+            return Boolean.TRUE;
+          });
+      if (outcome != AGAIN) {
+        announcer.flush();
+        return (Boolean) outcome;
+      }
+    }
+  }
+
+  /**
    * One try of a drop on {@code tenant}: under his lock, when he is here and active and every page
    * lock the drop will take is free, runs {@code step} and returns what it returned. Otherwise it
    * waits — outside every lock, until {@code deadline} ({@link System#nanoTime()}) — for what was

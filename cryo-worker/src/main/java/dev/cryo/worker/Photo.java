@@ -30,11 +30,13 @@ import java.util.Set;
  * @param servedCallCount calls served by the worker since it started
  * @param freezeFailures departures the disk refused since the worker started
  * @param users per user
+ * @param ignoredStateFields distinct stored fields the application's state classes no longer have,
+ *     ignored on read since the worker started ({@link dev.cryo.app.IgnoredStateFields#count()})
  */
 public record Photo(long pid, String name, String group, WorkerState state, long watermark,
     Instant takenAt, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
     int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
-    long freezeFailures, Map<String, UserPhoto> users) {
+    long freezeFailures, Map<String, UserPhoto> users, long ignoredStateFields) {
 
   /** Copies the users. */
   public Photo {

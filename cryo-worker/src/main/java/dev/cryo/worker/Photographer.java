@@ -103,7 +103,8 @@ final class Photographer {
     return new Photo(ProcessHandle.current().pid(), name, group, state, watermark, clock.instant(),
         residentBytes(), runtime.totalMemory() - runtime.freeMemory(),
         heapMax == Long.MAX_VALUE ? -1 : heapMax, users.size(), connections, pages, pending,
-        servedCalls.get(), freezing.failures(), users);
+        servedCalls.get(), freezing.failures(), users,
+        dev.cryo.app.IgnoredStateFields.count());
   }
 
   private static long residentBytes() {

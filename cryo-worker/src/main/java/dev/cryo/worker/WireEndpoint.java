@@ -278,7 +278,8 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
         photo.watermark(), photo.takenAt().toEpochMilli(), photo.residentBytes(),
         photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
         photo.connectionCount(), photo.pageCount(), photo.pendingCallCount(),
-        photo.servedCallCount(), photo.freezeFailures(), users, request.after(), through);
+        photo.servedCallCount(), photo.freezeFailures(), users, request.after(), through,
+        photo.ignoredStateFields());
   }
 
   /** A user's connections as a photo lists them: all, or the first by id past the bound. */

@@ -474,6 +474,20 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
+   * Closes page {@code pageId} of connection {@code connectionId} for good, as a call of that
+   * connection asks ({@link dev.cryo.app.Call#closePage}): the page is dropped
+   * ({@code drop_page}, delivered before it returns), and nothing above it goes — its connection
+   * stays, with no pages when it was its last. Runs no hook. The phase is respected as by
+   * {@link #dropUser}.
+   *
+   * @return whether the page was here on that connection; false: nothing changed
+   * @throws WorkerException as {@link #dropUser}
+   */
+  public boolean closePage(String connectionId, String pageId) {
+    return drops.closePage(connectionId, pageId);
+  }
+
+  /**
    * The host of the application this worker serves (its builder's {@link Builder#application}):
    * every HTTP call for this worker goes through its {@link AppHost#serve}.
    */

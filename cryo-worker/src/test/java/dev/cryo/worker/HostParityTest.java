@@ -119,6 +119,53 @@ class HostParityTest {
     }
   }
 
+  /** Filters around its routes: a guard, a header, a failure answered otherwise. */
+  public static final class Guarded implements CryoApplication {
+    @Override
+    public void routes(Routes routes) {
+      routes.before(call -> {
+        call.user(Moody.Counter.class).update(c -> new Moody.Counter(c.n() + 1));
+        return "no".equals(call.query("key"))
+            ? Response.json(401, Map.of("error", "login_required")) : null;
+      });
+      routes.post("/count", call -> call.user(Moody.Counter.class).get());
+      routes.post("/missing", call -> {
+        throw new java.util.NoSuchElementException("no such item");
+      });
+      routes.after((call, response, failure) -> (failure instanceof
+          java.util.NoSuchElementException ? Response.json(404, Map.of("error", "no_such_item"))
+          : response).withHeader("Cryo-Reason", "seen " + call.user(Moody.Counter.class).get().n()));
+    }
+  }
+
+  /** The pages {@link Tabs#onPageClosed} heard. */
+  static final java.util.List<String> CLOSED =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
+  /** Opens, lists, closes and reads pages. */
+  public static final class Tabs implements CryoApplication {
+    @StateKey("Note")
+    public record Note(String text) {}
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/open", call -> {
+        String page = call.openPage();
+        call.page(page, Note.class).set(new Note("kept"));
+        return Map.of("page", page);
+      });
+      routes.get("/pages", call -> Map.of("pages", call.pages()));
+      routes.post("/close", call -> Map.of("closed", call.closePage(call.query("page")),
+          "has", call.hasPage(call.query("page")), "pages", call.pages().size()));
+      routes.get("/note", call -> call.page(call.query("page"), Note.class).get());
+    }
+
+    @Override
+    public void onPageClosed(Stay stay, String pageId) {
+      CLOSED.add(pageId);
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -126,6 +173,7 @@ class HostParityTest {
   void setUp() throws Exception {
     WAKE_FAILURES.set(0);
     WAKES.set(0);
+    CLOSED.clear();
     harness = new Harness(temp);
   }
 
@@ -275,5 +323,76 @@ class HostParityTest {
     assertThat(message).as("nothing of the application or the run is shown to the client")
         .doesNotContain("Moody", "dev.cryo", "state version", "freezer", "CryoApplication",
             "upgrade");
+  }
+
+  @Test
+  void filtersRunTheSameAroundTheHandlerInTheUsersTurn() {
+    CryoTestKit kit = CryoTestKit.of(Guarded::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    Reply kitRefused = kit(browser.post("/count?key=no"));
+    Reply kitServed = kit(browser.post("/count"));
+    Reply kitMissing = kit(browser.post("/missing"));
+
+    Worker w1 = worker("w1", Guarded.class);
+    Reply runtimeRefused = runtime(w1, http(null, "c1", "POST", "/count?key=no", null));
+    w1.freezeUser("guest_c1").join();
+    Worker w2 = worker("w2", Guarded.class);
+    Reply runtimeServed = runtime(w2, frozen(http(null, "c1", "POST", "/count", null)));
+    Reply runtimeMissing = runtime(w2, http(null, "c1", "POST", "/missing", null));
+
+    assertThat(kitRefused.status()).isEqualTo(401);
+    assertThat(kitRefused.reason()).isEqualTo("seen 1");
+    assertThat(runtimeRefused).isEqualTo(kitRefused);
+    assertThat(kitServed.body().get("n").asLong()).as("the filters' writes were frozen with him")
+        .isEqualTo(2);
+    assertThat(runtimeServed).isEqualTo(kitServed);
+    assertThat(kitMissing.status()).isEqualTo(404);
+    assertThat(runtimeMissing).isEqualTo(kitMissing);
+  }
+
+  @Test
+  void aPageClosedByACallIsListedNoMoreAndAnswersTheSame404() {
+    CryoTestKit kit = CryoTestKit.of(Tabs::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection browser = kit.connect();
+    String kitFirst = kit(browser.post("/open")).body().get("page").asText();
+    String kitSecond = kit(browser.post("/open")).body().get("page").asText();
+    Reply kitListed = kit(browser.get("/pages"));
+    Reply kitClosed = kit(browser.post("/close?page=" + kitFirst));
+    Reply kitLater = kit(browser.get("/note?page=" + kitFirst));
+    Reply kitAgain = kit(browser.post("/close?page=" + kitFirst));
+    Reply kitKept = kit(browser.get("/note?page=" + kitSecond));
+    java.util.List<String> kitHeard = java.util.List.copyOf(CLOSED);
+    CLOSED.clear();
+
+    Worker w1 = worker("w1", Tabs.class);
+    String first = runtime(w1, http(null, "c1", "POST", "/open", null)).body().get("page").asText();
+    String second = runtime(w1, http(null, "c1", "POST", "/open", null)).body().get("page")
+        .asText();
+    Reply listed = runtime(w1, http(null, "c1", "GET", "/pages", null));
+    Reply closed = runtime(w1, http(null, "c1", "POST", "/close?page=" + first, null));
+    w1.freezeUser("guest_c1").join(); // the closed page is not in his parcel
+    Worker w2 = worker("w2", Tabs.class);
+    Reply later = runtime(w2, frozen(http(null, "c1", "GET", "/note?page=" + first, null)));
+    Reply again = runtime(w2, http(null, "c1", "POST", "/close?page=" + first, null));
+    Reply kept = runtime(w2, http(null, "c1", "GET", "/note?page=" + second, null));
+
+    assertThat(kitListed.body().get("pages")).hasSize(2);
+    assertThat(listed.body().get("pages").toString())
+        .isEqualTo(JSON.valueToTree(java.util.stream.Stream.of(first, second).sorted().toList())
+            .toString());
+    assertThat(kitClosed.body()).isEqualTo(JSON.valueToTree(Map.of("closed", true, "has", false,
+        "pages", 1)));
+    assertThat(closed).isEqualTo(kitClosed);
+    assertThat(kitLater.status()).isEqualTo(404);
+    assertThat(kitLater.body().get("error").asText()).isEqualTo("unknown_page");
+    assertThat(later).isEqualTo(kitLater);
+    assertThat(kitAgain.body().get("closed").asBoolean()).isFalse();
+    assertThat(again).isEqualTo(kitAgain);
+    assertThat(kitKept.body().get("text").asText()).isEqualTo("kept");
+    assertThat(kept).isEqualTo(kitKept);
+    assertThat(kitHeard).containsExactly(kitFirst);
+    assertThat(CLOSED).containsExactly(first);
+    assertThat(harness.told("w1")).contains("drop_page:" + first)
+        .noneMatch(told -> told.startsWith("drop_connection"));
   }
 }

@@ -212,6 +212,16 @@ public final class PlainMemoryServer implements AutoCloseable {
     }
 
     @Override
+    public java.util.List<String> pages() {
+      return java.util.List.copyOf(connection.pages.keySet());
+    }
+
+    @Override
+    public boolean closePage(String pageId) {
+      return connection.pages.remove(pageId) != null;
+    }
+
+    @Override
     public boolean hasPage(String pageId) {
       return connection.pages.containsKey(pageId);
     }

@@ -33,11 +33,14 @@ import java.util.Map;
  * @param usersAfter the page's range begins after this name (excluded); null: with the first user
  * @param usersThrough the page's range ends with this name (included); null: with the last user,
  *     so the next page asked for is the first again
+ * @param ignoredStateFields distinct stored fields the application's state classes no longer have,
+ *     ignored on read since the worker started (0 from a worker that does not say)
  */
 public record PhotoMessage(long pid, String name, String group, String state, long watermark,
     long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
     int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
-    long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough) {
+    long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough,
+    long ignoredStateFields) {
 
   /** The worker serves. */
   public static final String RUNNING = "running";
@@ -51,6 +54,16 @@ public record PhotoMessage(long pid, String name, String group, String state, lo
     users = users == null ? Map.of() : Map.copyOf(users);
   }
 
+  /** A page of a photo that does not count ignored state fields (0). */
+  public PhotoMessage(long pid, String name, String group, String state, long watermark,
+      long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
+      int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
+      long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough) {
+    this(pid, name, group, state, watermark, takenAtMillis, residentBytes, heapUsedBytes,
+        heapMaxBytes, userCount, connectionCount, pageCount, pendingCallCount, servedCallCount,
+        freezeFailures, users, usersAfter, usersThrough, 0);
+  }
+
   /** A photo whose {@code users} are all the worker's: one page from the first to the last. */
   public PhotoMessage(long pid, String name, String group, String state, long watermark,
       long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
@@ -58,7 +71,7 @@ public record PhotoMessage(long pid, String name, String group, String state, lo
       long freezeFailures, Map<String, UserEntry> users) {
     this(pid, name, group, state, watermark, takenAtMillis, residentBytes, heapUsedBytes,
         heapMaxBytes, userCount, connectionCount, pageCount, pendingCallCount, servedCallCount,
-        freezeFailures, users, null, null);
+        freezeFailures, users, null, null, 0);
   }
 
   /**
