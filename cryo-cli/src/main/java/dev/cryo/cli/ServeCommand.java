@@ -270,7 +270,7 @@ final class ServeCommand implements Callable<Integer> {
           + " wrote anything). Default: ${DEFAULT-VALUE}.")
   Duration idleGuestFreeze;
 
-  @Option(names = "--checkpoint", paramLabel = "DURATION|off", defaultValue = "off",
+  @Option(names = "--checkpoint", paramLabel = "DURATION|off", defaultValue = "1s",
       converter = IdleLimitConverter.class,
       description = "How often each worker writes behind the state of the awake users who changed"
           + " since, while they stay awake: a worker that dies then loses at most that much of"

@@ -224,8 +224,9 @@ class ServeCrashTest {
         }
         long awake = tabs.stream().filter(tab -> !tab.frozen()).count();
         assertThat(next.err()).contains("its journal was adopted").contains(
-            (USERS - awake) + " frozen users come back; " + awake + " users that were awake come"
-                + " back from their newest parcel", "0 users that were awake left no parcel");
+            (USERS - awake) + " frozen users come back; " + awake + " users that were awake, and"
+                + " 0 born after its last record, come back from their newest parcel",
+            "0 users that were awake left no parcel");
         for (Tab tab : tabs) {
           if (!tab.frozen()) {
             DemoClient client = new DemoClient(http, next.base());
