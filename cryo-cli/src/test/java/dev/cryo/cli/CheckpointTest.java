@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cryo.cli.DemoClient.Answer;
 import dev.cryo.commander.Commander;
 import dev.cryo.commander.CommanderConfig;
-import dev.cryo.commander.Status;
 import dev.cryo.freezer.Freezer;
 import dev.cryo.freezer.ParcelHeader;
 import dev.cryo.front.Front;
@@ -94,11 +93,11 @@ class CheckpointTest {
       }
       String victim = worker;
 
-      ChildCryo.kill("KILL", pidOf(commander.status(), victim));
+      ChildCryo.kill("KILL", WorkerDeathTest.pidOf(commander.status(), victim));
       Poll.until("the commander saw " + victim + " die", () -> commander.status().workers()
           .stream().noneMatch(row -> row.name().equals(victim)));
 
-      JsonNode died = lastEvent(commander.eventLog(), "worker_died");
+      JsonNode died = WorkerDeathTest.lastEvent(commander.eventLog(), "worker_died");
       assertThat(died.path("worker").asText()).isEqualTo(victim);
       Set<String> restored = new TreeSet<>();
       died.path("restored").forEach(user -> restored.add(user.asText()));
@@ -131,22 +130,5 @@ class CheckpointTest {
     } catch (java.io.IOException e) {
       return e.toString();
     }
-  }
-
-  private static long pidOf(Status status, String worker) {
-    return status.workers().stream().filter(row -> row.name().equals(worker))
-        .mapToLong(Status.WorkerStatus::pid).findFirst().orElseThrow();
-  }
-
-  private static JsonNode lastEvent(Path log, String type) throws Exception {
-    JsonNode found = null;
-    for (String line : Files.readAllLines(log)) {
-      JsonNode event = DemoClient.JSON.readTree(line);
-      if (event.path("event").asText().equals(type)) {
-        found = event;
-      }
-    }
-    assertThat(found).as("a " + type + " event").isNotNull();
-    return found;
   }
 }

@@ -146,12 +146,13 @@ class WorkerDeathTest {
         .map(Status.WorkerStatus::name).findFirst().orElse(null);
   }
 
-  private static long pidOf(Status status, String worker) {
+  static long pidOf(Status status, String worker) {
     return status.workers().stream().filter(row -> row.name().equals(worker))
         .mapToLong(Status.WorkerStatus::pid).findFirst().orElseThrow();
   }
 
-  private static JsonNode lastEvent(Path log, String type) throws Exception {
+  /** The last event of {@code type} in the event log {@code log}. */
+  static JsonNode lastEvent(Path log, String type) throws Exception {
     JsonNode found = null;
     for (String line : Files.readAllLines(log)) {
       JsonNode event = DemoClient.JSON.readTree(line);

@@ -10,7 +10,6 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 
 /**
  * The price of checkpoints: the demo through cryo with {@code --checkpoint off} beside the same
@@ -63,16 +62,11 @@ public final class CheckpointBench {
       }
       System.out.println(String.format("median throughput: with checkpoints every %d ms %,.0f"
           + " req/s, without %,.0f req/s: %.2fx (target >= 0.90x)", period.toMillis(),
-          median(with), median(without), median(with) / median(without)));
+          HttpBench.median(with), HttpBench.median(without),
+          HttpBench.median(with) / HttpBench.median(without)));
     } finally {
       Scratch.delete(offHome);
       Scratch.delete(onHome);
     }
-  }
-
-  private static double median(double[] values) {
-    double[] sorted = values.clone();
-    Arrays.sort(sorted);
-    return sorted[sorted.length / 2];
   }
 }

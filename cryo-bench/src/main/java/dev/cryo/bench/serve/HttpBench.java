@@ -136,7 +136,8 @@ public final class HttpBench {
     }
   }
 
-  private static double median(double[] values) {
+  /** The median of {@code values} (the upper one of an even count). */
+  static double median(double[] values) {
     double[] sorted = values.clone();
     java.util.Arrays.sort(sorted);
     return sorted[sorted.length / 2];
