@@ -76,6 +76,8 @@ public final class CryoTestKit {
   private final Map<String, KitUser> users = new LinkedHashMap<>();
   private final Map<String, KitConnection> connections = new LinkedHashMap<>();
   private final Map<String, KitPage> pages = new LinkedHashMap<>();
+  /** The connections a logout or a forget ended: their next request is a new visitor's. */
+  private final Set<String> retired = new java.util.HashSet<>();
   private final List<KitPush> pushes = new ArrayList<>();
 
   /**
@@ -211,18 +213,24 @@ public final class CryoTestKit {
   /** One connection of the kit: sends requests, as a browser with its cookie would. */
   public final class Connection {
 
-    private final String id;
+    private String id; // guarded by the kit
 
     private Connection(String id) {
       this.id = id;
     }
 
-    /** The connection's id. */
+    /**
+     * The connection's id: the connection its cookie reaches. After a {@link Call#logout()} or a
+     * {@link Call#forget()} ended it, its next request is a new visitor's, on a new id, as a
+     * browser whose cookie the runtime retired gets a new connection.
+     */
     public String id() {
-      return id;
+      synchronized (CryoTestKit.this) {
+        return id;
+      }
     }
 
-    /** Its owner: its guest until it logs in, null before its first call. */
+    /** Its owner: its guest until it logs in, null before its first call (or since it ended). */
     public String user() {
       synchronized (CryoTestKit.this) {
         KitConnection connection = connections.get(id);
@@ -260,7 +268,12 @@ public final class CryoTestKit {
 
     /** One request as it is. */
     public Response request(Request request) {
-      return serve(id, request);
+      synchronized (CryoTestKit.this) {
+        if (retired.contains(id)) { // ended by a logout or a forget: a new visitor's connection
+          id = "k" + ++connectionCount;
+        }
+        return serve(id, request);
+      }
     }
 
     /**
@@ -319,6 +332,9 @@ public final class CryoTestKit {
     }
     if (host.handOverTo != null) {
       handOver(connection, host.handOverTo);
+    }
+    if (host.ending != null) {
+      end(host.ending, connection);
     }
     if (served.failure() != null) {
       failures.add(served.failure());
@@ -417,14 +433,38 @@ public final class CryoTestKit {
     connection.owner = identity;
   }
 
+  /**
+   * A logout's or a forget's end, after its call: the connection (its user stays, a guest goes with
+   * his last connection) or the whole user, their pages closed for good; every connection ended is
+   * retired, as the runtime retires its cookie.
+   */
+  private void end(String ending, KitConnection connection) {
+    KitUser user = users.get(connection.owner);
+    if (ending.equals("user") && user != null) {
+      for (String connectionId : List.copyOf(user.connections)) {
+        retired.add(connectionId);
+        drop(connectionId, false);
+      }
+      users.remove(user.name);
+      return;
+    }
+    retired.add(connection.id);
+    drop(connection.id, user != null && !user.name.startsWith(GUEST_PREFIX));
+  }
+
   private synchronized void drop(String connectionId) {
+    drop(connectionId, false);
+  }
+
+  /** Drops a connection and its pages; its user goes with his last one unless {@code keepUser}. */
+  private synchronized void drop(String connectionId, boolean keepUser) {
     KitConnection connection = connections.remove(connectionId);
     if (connection == null) {
       return;
     }
     KitUser user = users.get(connection.owner);
     user.connections.remove(connectionId);
-    if (user.connections.isEmpty()) {
+    if (user.connections.isEmpty() && !keepUser) {
       users.remove(user.name);
     }
     for (String pageId : connection.pages) {
@@ -573,6 +613,8 @@ public final class CryoTestKit {
   /** The runtime of one call. */
   private final class KitCallHost extends KitStateHost implements CallHost {
     String handOverTo;
+    /** What ends after the call: null, "connection" (a logout) or "user" (a forget). */
+    String ending;
 
     KitCallHost(KitUser user, KitConnection connection) {
       super(user, connection);
@@ -685,6 +727,27 @@ public final class CryoTestKit {
         connection.owner = identity;
         user = target;
         return LoginResult.HERE;
+      }
+    }
+
+    @Override
+    public void logout() {
+      end("connection");
+    }
+
+    @Override
+    public void forget() {
+      end("user");
+    }
+
+    private void end(String what) {
+      servingThreadOnly();
+      synchronized (CryoTestKit.this) {
+        if (ending != null) {
+          throw new IllegalStateException("this call already " + (ending.equals("user")
+              ? "forgot its user" : "logged its connection out") + "; nothing changed");
+        }
+        ending = what;
       }
     }
   }

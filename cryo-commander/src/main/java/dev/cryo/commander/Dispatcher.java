@@ -223,7 +223,8 @@ final class Dispatcher {
       Grant grant = grantOf(location, decision);
       HttpCall call = new HttpCall(user, connection, grant, request.method(), request.path(),
           request.query(), headersOf(request), request.body(), move,
-          socketsBound.getAsBoolean() ? null : Boolean.TRUE);
+          socketsBound.getAsBoolean() ? null : Boolean.TRUE, request.credential(),
+          request.successor());
       beforeSend.accept(user, worker.name());
       byte[] bytes = null;
       long began = System.nanoTime();
@@ -237,6 +238,9 @@ final class Dispatcher {
         answered = cause instanceof RemoteFailure;
         if (cause instanceof RemoteFailure failure) {
           worker.heard();
+          if (RefusalReason.of(failure.code()) == RefusalReason.STALE_CREDENTIAL) {
+            return Reply.forgotten(connection); // a retired cookie: the front makes a new guest
+          }
           Optional<Reply> finalReply = refused(failure, worker, user, frozen);
           if (finalReply.isPresent()) {
             return finalReply.get();
