@@ -41,7 +41,11 @@ import java.util.function.Supplier;
  * user state; onto an identity that exists, the identity keeps its own. An identity that is frozen,
  * or awake in another instance, is {@link LoginResult#ELSEWHERE}: the connection is handed over when
  * the call ends. A move route's request freezes the user and wakes him in a new instance before the
- * handler runs, unless {@link #refuseMoves} says why not. By default a call the application failed
+ * handler runs, unless {@link #refuseMoves} says why not. {@link Call#logout()} and
+ * {@link Call#forget()} end, once the call is over, the connection (its pages closed; its user
+ * stays, a guest goes) or the user with all his connections, as the runtime does: a
+ * {@link Connection} they ended makes its next request as a new visitor, on a new
+ * {@linkplain Connection#id() id}, as a browser whose cookie the runtime retired. By default a call the application failed
  * (a 500 it did not choose) throws an {@link AssertionError} carrying the failure, as does a failed
  * hook; {@link #failOnApplicationError(boolean)} turns that off.
  *

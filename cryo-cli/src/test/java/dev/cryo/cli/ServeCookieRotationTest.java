@@ -38,9 +38,8 @@ class ServeCookieRotationTest {
         assertThat(login.status()).as(login.text()).isEqualTo(200);
         assertThat(login.field("user")).isEqualTo("anna");
         rotated = victim.cookie();
+        assertPlantedIsAGuest(http, run, planted); // before: the old cookie reached anna
         assertThat(rotated).as("the login answers with a new cookie").isNotEqualTo(planted);
-
-        assertPlantedIsAGuest(http, run, planted);
         assertVictim(victim, page, 1);
 
         DemoClient.Answer move = victim.post("/api/move", Map.of());

@@ -304,7 +304,7 @@ public final class AppHost {
       if (HttpCall.CREDENTIAL_PATH.equals(request.path())) {
         return Response.empty(204); // the front's check of a socket's cookie: proven
       }
-      host = new Host(worker, slot, null, socketless, successor);
+      host = new Host(worker, slot, null, socketless, credential, successor);
       response = withoutRotationHeader(serve(host, request, move));
     } catch (WorkerException refusal) {
       if (refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
@@ -370,6 +370,9 @@ public final class AppHost {
   private Response serve(Host host, Request request, Move move) {
     host.turn = turns.enter(host.user());
     try {
+      // Again in the turn: a login or a logout of the connection may have run while this call
+      // waited for it, and then the cookie it brought is retired.
+      checkCredential(host.worker, host.slot, host.proven);
       UserRow row = host.worker.registry().userItems().get(host.user()).orElse(null);
       if (row != null) {
         Dispatcher.Served refused = policy.welcome(row, host);
@@ -559,12 +562,16 @@ public final class AppHost {
     /** What is ended once the call's slot is closed: null, "connection" or "user". */
     private volatile String ending;
 
+    /** The credential the call's cookie proved (null: a cookie never rotated). */
+    private final String proven;
+
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
-      this(worker, slot, turn, socketless, null);
+      this(worker, slot, turn, socketless, null, null);
     }
 
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless,
-        String successor) {
+        String proven, String successor) {
+      this.proven = proven;
       this.worker = worker;
       this.slot = slot;
       this.turn = turn;
