@@ -20,10 +20,14 @@ final class RuntimeReplies {
 
   private RuntimeReplies() {}
 
-  /** {@code reply} as a client may see it: unchanged unless it is a reply of the run's own. */
+  /**
+   * {@code reply} as a client may see it: unchanged unless it is a reply of the run's own, or
+   * carries the runtime's word to the front about the cookie ({@link Reply#ROTATED_HEADER}, read
+   * before and removed here).
+   */
   static Reply forClient(Reply reply) {
     if (!reply.runtimeReply()) {
-      return reply;
+      return reply.header(Reply.ROTATED_HEADER) == null ? reply : withoutRotation(reply);
     }
     LOG.log(System.Logger.Level.DEBUG, () -> "a reply of the run's own, " + reply.status() + ": "
         + reply.bodyText().strip());
@@ -37,6 +41,17 @@ final class RuntimeReplies {
     String sentence = sentence(reply.status(), reply.header("Cryo-Reason"),
         reply.header("Retry-After"));
     return new Reply(reply.status(), headers, (sentence + "\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** {@code reply} without {@link Reply#ROTATED_HEADER}, the runtime's word to the front. */
+  private static Reply withoutRotation(Reply reply) {
+    List<Map.Entry<String, String>> headers = new ArrayList<>();
+    for (Map.Entry<String, String> header : reply.headers()) {
+      if (!header.getKey().equalsIgnoreCase(Reply.ROTATED_HEADER)) {
+        headers.add(header);
+      }
+    }
+    return new Reply(reply.status(), headers, reply.body());
   }
 
   private static String sentence(int status, String reason, String retryAfter) {
