@@ -85,24 +85,30 @@ final class Checkpoints {
     if (departures.quitting()) {
       return;
     }
-    for (Tenant tenant : tenants.values()) {
-      if (inFlight.get() >= IN_FLIGHT) {
-        break; // the rest at the next walk
-      }
-      tenant.lock.lock();
-      try {
-        if (tenant.checkpointDue()) {
-          if (tenant.checkpointDueNow()) {
-            takeLocked(tenant);
-          } else {
-            tenant.checkpointWanted(); // busy: taken as his last call in flight closes
-          }
+    try {
+      for (Tenant tenant : tenants.values()) {
+        if (inFlight.get() >= IN_FLIGHT) {
+          break; // the rest at the next walk
         }
-      } finally {
-        tenant.lock.unlock();
+        tenant.lock.lock();
+        try {
+          if (tenant.checkpointDue()) {
+            if (tenant.checkpointDueNow()) {
+              takeLocked(tenant);
+            } else {
+              tenant.checkpointWanted(); // busy: taken as his last call in flight closes
+            }
+          }
+        } finally {
+          tenant.lock.unlock();
+        }
       }
+    } catch (RuntimeException e) { // never the end of the walks
+      LOG.log(Level.WARNING, "a walk of the checkpoints on worker " + name + " failed; the next"
+          + " runs in " + period, e);
+    } finally {
+      schedule.schedule(period, this::walk);
     }
-    schedule.schedule(period, this::walk);
   }
 
   /**
