@@ -89,8 +89,8 @@ final class DemoClient {
     response.headers().allValues("set-cookie").stream()
         .filter(value -> value.startsWith("cryo_connection="))
         .findFirst()
-        .map(value -> value.substring("cryo_connection=".length(), value.indexOf(';')))
-        .ifPresent(value -> cookie = value.isEmpty() ? null : value); // empty: cleared
+        .ifPresent(value -> cookie = value.substring("cryo_connection=".length(),
+            value.indexOf(';')));
     JsonNode json = null;
     try {
       json = JSON.readTree(response.body());

@@ -67,18 +67,8 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private volatile Session session;
   private volatile Consumer<String> beforeBind = page -> { };
 
-  /** The credential the handshake's cookie proved ({@link ConnectionCookie#credentialOf}), or null. */
-  private final String credential;
-
   PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
       PageSockets registry, Upstream upstream, SocketLimits limits, BodyBudget budget) {
-    this(connection, null, handshakeHeaders, registry, upstream, limits, budget);
-  }
-
-  PageSocket(String connection, String credential,
-      List<Map.Entry<String, String>> handshakeHeaders, PageSockets registry, Upstream upstream,
-      SocketLimits limits, BodyBudget budget) {
-    this.credential = credential;
     this.budget = Objects.requireNonNull(budget);
     this.connection = Objects.requireNonNull(connection);
     this.handshakeHeaders = List.copyOf(handshakeHeaders);
@@ -90,25 +80,6 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   /** The connection id of the cookie the handshake carried. */
   String connection() {
     return connection;
-  }
-
-  /** The credential its handshake's cookie proved, null for a cookie never rotated. */
-  String credential() {
-    return credential;
-  }
-
-  /**
-   * Closes the socket (1008) because the cookie it was opened with was retired by a login or a
-   * logout: whoever holds that cookie must reach nothing of the connection any more, pushes
-   * included. The page's script opens a new one with the browser's new cookie. Any thread.
-   */
-  void retire() {
-    Session current = session;
-    if (current != null) {
-      current.close(StatusCode.POLICY_VIOLATION, "the connection's cookie changed: open the"
-          + " socket again", Callback.NOOP);
-    }
-    end();
   }
 
   /** The pages opened on this socket: bound to it in the registry until it closes. */
@@ -280,14 +251,10 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
-        headers, bytes, true, credential, null); // known at its handshake; rotates no cookie
+        headers, bytes, true); // the socket's connection was known at its handshake
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
-        Reply reply = upstream.serve(request);
-        send(replyOf(id, RuntimeReplies.forClient(reply)));
-        if (Reply.ROTATED_ENDED.equals(reply.header(Reply.ROTATED_HEADER))) {
-          registry.retire(connection, null); // a logout by a socket call: its cookie is dead
-        }
+        send(replyOf(id, RuntimeReplies.forClient(upstream.serve(request))));
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));

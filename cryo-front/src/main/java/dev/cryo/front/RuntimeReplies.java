@@ -20,14 +20,10 @@ final class RuntimeReplies {
 
   private RuntimeReplies() {}
 
-  /**
-   * {@code reply} as a client may see it: unchanged unless it is a reply of the run's own, or
-   * carries the runtime's word to the front about the cookie ({@link Reply#ROTATED_HEADER}, read
-   * before and removed here).
-   */
+  /** {@code reply} as a client may see it: unchanged unless it is a reply of the run's own. */
   static Reply forClient(Reply reply) {
     if (!reply.runtimeReply()) {
-      return reply.header(Reply.ROTATED_HEADER) == null ? reply : withoutRotation(reply);
+      return reply;
     }
     LOG.log(System.Logger.Level.DEBUG, () -> "a reply of the run's own, " + reply.status() + ": "
         + reply.bodyText().strip());
@@ -41,17 +37,6 @@ final class RuntimeReplies {
     String sentence = sentence(reply.status(), reply.header("Cryo-Reason"),
         reply.header("Retry-After"));
     return new Reply(reply.status(), headers, (sentence + "\n").getBytes(StandardCharsets.UTF_8));
-  }
-
-  /** {@code reply} without {@link Reply#ROTATED_HEADER}, the runtime's word to the front. */
-  private static Reply withoutRotation(Reply reply) {
-    List<Map.Entry<String, String>> headers = new ArrayList<>();
-    for (Map.Entry<String, String> header : reply.headers()) {
-      if (!header.getKey().equalsIgnoreCase(Reply.ROTATED_HEADER)) {
-        headers.add(header);
-      }
-    }
-    return new Reply(reply.status(), headers, reply.body());
   }
 
   private static String sentence(int status, String reason, String retryAfter) {

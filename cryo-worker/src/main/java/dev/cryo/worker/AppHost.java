@@ -269,91 +269,24 @@ public final class AppHost {
     } catch (IllegalArgumentException e) {
       throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
     }
-    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()),
-        call.credential(), call.successor());
+    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()));
   }
-
-  /**
-   * The connection row's field holding its credential: the one-way hash of the secret its cookie
-   * carries since a login rotated it ({@link HttpCall#credential()}), or, after a logout or a
-   * forget, a value no cookie carries. A connection without it was never rotated: its own id is
-   * its cookie's hash. A plain field of the row, so it travels with the connection wherever the
-   * connection goes — a freeze, a wake, a move, a login tail, a drain — in its parcel.
-   */
-  static final String CREDENTIAL = "credential";
 
   /**
    * Serves {@code request} as {@link #serve(Worker, HttpCall)} does, for a call that arrived as
    * {@code arrival} says — for the worker's own tests, which name a call's page and its clocks.
    */
   Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless) {
-    return serve(worker, arrival, request, move, socketless, null, null);
-  }
-
-  /**
-   * Serves {@code request} as {@link #serve(Worker, Arrival, Request, Move, boolean)} does, for a
-   * cookie proving {@code credential} ({@link HttpCall#credential()}) and rotating, at a login or
-   * a logout, to {@code successor} ({@link HttpCall#successor()}, null: no rotation).
-   *
-   * @throws WorkerException {@link RefusalReason#STALE_CREDENTIAL} when {@code credential} is not
-   *     the connection's (a cookie a login or a logout retired): nothing was served
-   */
-  Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless,
-      String credential, String successor) {
-    Host host = null;
-    Response response;
     try (RequestSlot slot = worker.openRequest(arrival)) {
-      checkCredential(worker, slot, credential);
-      if (HttpCall.CREDENTIAL_PATH.equals(request.path())) {
-        return Response.empty(204); // the front's check of a socket's cookie: proven
-      }
-      host = new Host(worker, slot, null, socketless, credential, successor);
-      response = withoutRotationHeader(serve(host, request, move));
+      return serve(new Host(worker, slot, null, socketless), request, move);
     } catch (WorkerException refusal) {
       if (refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
         return HostPolicy.unreadableParcel(refusal.getMessage());
       }
       throw refusal;
     } finally {
-      if (host != null) {
-        host.endAfterCall(); // a logout's or a forget's drop, once the call's slot is closed
-      }
       worker.awaitAnnouncements(); // the reply, or the refusal, never overtakes what it caused
     }
-    return host.rotation == null ? response
-        : response.withHeader(HttpCall.ROTATED_HEADER, host.rotation);
-  }
-
-  /**
-   * Refuses a call whose cookie does not prove the connection's credential ({@link #CREDENTIAL}):
-   * a connection never rotated is reached by the cookie whose hash is its id (no credential), a
-   * rotated one only by the cookie of its last rotation.
-   */
-  private static void checkCredential(Worker worker, RequestSlot slot, String credential) {
-    ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId()).orElse(null);
-    Object held = row == null ? null : row.get(CREDENTIAL);
-    if (!Objects.equals(held, credential)) {
-      throw new WorkerException(RefusalReason.STALE_CREDENTIAL, slot.user(), "the cookie of"
-          + " connection '" + slot.connectionId() + "' was retired by a login or a logout on it;"
-          + " nothing was served: the request is answered as from a connection the run does not"
-          + " know");
-    }
-  }
-
-  /** {@code response} without a rotation header the application may have set: the runtime's own. */
-  private static Response withoutRotationHeader(Response response) {
-    if (response.header(HttpCall.ROTATED_HEADER) == null) {
-      return response;
-    }
-    LOG.log(System.Logger.Level.WARNING, "the application set the runtime's own header "
-        + HttpCall.ROTATED_HEADER + "; it was removed from the reply");
-    Response kept = Response.bytes(response.status(), null, response.body());
-    for (Map.Entry<String, String> header : response.headers()) {
-      if (!header.getKey().equalsIgnoreCase(HttpCall.ROTATED_HEADER)) {
-        kept = kept.withHeader(header.getKey(), header.getValue());
-      }
-    }
-    return kept;
   }
 
   /**
@@ -373,9 +306,6 @@ public final class AppHost {
   private Response serve(Host host, Request request, Move move) {
     host.turn = turns.enter(host.user());
     try {
-      // Again in the turn: a login or a logout of the connection may have run while this call
-      // waited for it, and then the cookie it brought is retired.
-      checkCredential(host.worker, host.slot, host.proven);
       UserRow row = host.worker.registry().userItems().get(host.user()).orElse(null);
       if (row != null) {
         Dispatcher.Served refused = policy.welcome(row, host);
@@ -566,28 +496,11 @@ public final class AppHost {
     /** The pages this call closed ({@link #closePage}): unknown from then on, its own included. */
     private final java.util.Set<String> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** The hash of the secret a login or a logout rotates the cookie to; null: no rotation. */
-    private final String successor;
-    /** What the call did to its cookie ({@link HttpCall#ROTATED_HEADER}'s value), or null. */
-    volatile String rotation;
-    /** What is ended once the call's slot is closed: null, "connection" or "user". */
-    private volatile String ending;
-
-    /** The credential the call's cookie proved (null: a cookie never rotated). */
-    private final String proven;
-
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
-      this(worker, slot, turn, socketless, null, null);
-    }
-
-    Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless,
-        String proven, String successor) {
-      this.proven = proven;
       this.worker = worker;
       this.slot = slot;
       this.turn = turn;
       this.socketless = socketless;
-      this.successor = successor;
     }
 
     /** The user the call is served for: the connection's owner, which a login changes. */
@@ -804,32 +717,15 @@ public final class AppHost {
     @Override
     public LoginResult login(String user) {
       String before = user();
-      refuseEnded("log in");
-      LockOrder.refuseInsideStoreAction(user); // before the credential is touched
-      if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
-        throw new IllegalArgumentException("'" + user + "' is a name reserved for guests;"
-            + " nothing changed: log in as a real user");
-      }
-      Object credentialBefore = credential();
-      if (successor != null) {
-        setCredential(successor); // before a login tail reads the row for its parcel
-      }
       CompletableFuture<LoginOutcome> outcome;
       try {
         outcome = logIn(user);
       } catch (RegisterException e) {
-        setCredential(credentialBefore);
         if (e.reason() == RegisterException.Reason.GUEST_TARGET) {
           throw new IllegalArgumentException("'" + user + "' is a name reserved for guests;"
               + " nothing changed: log in as a real user", e);
         }
         throw e;
-      } catch (RuntimeException e) {
-        setCredential(credentialBefore);
-        throw e;
-      }
-      if (successor != null) {
-        rotation = HttpCall.ROTATED_LOGIN;
       }
       if (!outcome.isDone()) {
         return LoginResult.ELSEWHERE; // the hand-over waits for this call to close
@@ -849,76 +745,6 @@ public final class AppHost {
         turn = turns.enter(after);
       }
       return LoginResult.HERE;
-    }
-
-    @Override
-    public void logout() {
-      refuseEnded("log out");
-      LockOrder.refuseInsideStoreAction(user());
-      setCredential(retired()); // from now on no cookie reaches the connection
-      rotation = HttpCall.ROTATED_ENDED;
-      ending = "connection";
-    }
-
-    @Override
-    public void forget() {
-      refuseEnded("forget the user");
-      LockOrder.refuseInsideStoreAction(user());
-      setCredential(retired());
-      rotation = HttpCall.ROTATED_ENDED;
-      ending = "user";
-    }
-
-    private void refuseEnded(String what) {
-      if (ending != null) {
-        throw new IllegalStateException("this call already " + (ending.equals("user")
-            ? "forgot its user" : "logged its connection out") + "; it cannot " + what
-            + " too: nothing changed");
-      }
-    }
-
-    /**
-     * After the call's slot closed: drops what a logout (the connection, its pages; the user
-     * stays, unless a guest's last connection) or a forget (the user, every connection and page of
-     * his) ended, announced. A failure is logged: the cookie is retired either way.
-     */
-    void endAfterCall() {
-      String what = ending;
-      if (what == null) {
-        return;
-      }
-      try {
-        if (what.equals("user")) {
-          worker.forgetUser(user());
-        } else {
-          worker.logOut(slot.connectionId());
-        }
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.WARNING, "the " + (what.equals("user") ? "forget of '"
-            + user() + "'" : "logout of connection '" + slot.connectionId() + "'") + " could"
-            + " not drop its rows (" + e.getMessage() + "); its cookie is retired, so nothing"
-            + " reaches them: they go with the user's expiry", e);
-      }
-    }
-
-    private Object credential() {
-      return worker.registry().connectionItems().get(slot.connectionId())
-          .map(row -> row.get(CREDENTIAL)).orElse(null);
-    }
-
-    private void setCredential(Object value) {
-      ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId())
-          .orElseThrow(() -> worker.unknownConnection(slot.connectionId()));
-      if (value == null) {
-        row.remove(CREDENTIAL);
-      } else {
-        row.set(CREDENTIAL, value);
-      }
-    }
-
-    /** A credential no cookie carries: 128 random bits, in another alphabet than a hash's. */
-    private String retired() {
-      return "retired:" + HexFormat.of().formatHex(bytes(16));
     }
   }
 

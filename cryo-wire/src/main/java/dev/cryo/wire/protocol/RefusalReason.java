@@ -61,13 +61,6 @@ public enum RefusalReason {
   /** The connection is not registered on this worker. */
   UNKNOWN_CONNECTION(false, 500),
   /**
-   * The call's cookie is not the connection's any more: a login or a logout rotated it
-   * ({@link HttpCall#credential()}), so the cookie it brought is retired. Nothing was served; the
-   * commander answers it as a connection the run does not know, and the front gives the client a
-   * fresh guest's connection.
-   */
-  STALE_CREDENTIAL(false, 403),
-  /**
    * The page named is not on this worker, or hangs from another connection than the call's: a call
    * reaches only the pages of its own connection. Nothing was read or written.
    */
