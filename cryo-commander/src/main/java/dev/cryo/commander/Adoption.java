@@ -224,7 +224,7 @@ final class Adoption {
     }
     List<String> born = bornAfter(replay, freezer, parcelled);
     born.forEach(user -> age(ages, user, null));
-    CommanderItem item = replay.item(now, parcelled, handedOver(replay, freezer));
+    CommanderItem item = replay.item(now, parcelled, handedOver(replay.frozen(), freezer));
     return new Found(Optional.of(item), lost, restored, "the run before ended without a drain (killed):"
         + " its journal was adopted" + (replay.tornTail() ? " (a torn last record was dropped)" : "")
         + ": " + (item.frozen().size() - parcelled.size()) + " frozen users come back; "
@@ -282,14 +282,15 @@ final class Adoption {
   }
 
   /**
-   * For each frozen user of the journal, the connections whose parcels a login tail handed over to
-   * him and left in his folder, with their pages: the login's link may be in the journal's lost
-   * last batch. A folder that cannot be listed gives none.
+   * For each of {@code frozen}, the connections whose parcels a login tail handed over to him and
+   * left in his folder, with their pages: the login's link may be in the journal's lost last
+   * batch, or have come after a drain's snapshot of the maps. A folder that cannot be listed gives
+   * none.
    */
-  private static Map<String, Map<String, List<String>>> handedOver(JournalReplay replay,
+  static Map<String, Map<String, List<String>>> handedOver(List<String> frozen,
       Freezer freezer) {
     Map<String, Map<String, List<String>>> found = new TreeMap<>();
-    for (String user : replay.frozen()) {
+    for (String user : frozen) {
       Map<String, Object> parcels;
       try {
         parcels = freezer.connectionParcelsOf(user);

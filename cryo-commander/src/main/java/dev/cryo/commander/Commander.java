@@ -273,6 +273,10 @@ public final class Commander implements AutoCloseable {
       commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers,
           generations.first());
       taken.consume(runHome, freezer);
+      if (taken.item().isPresent()) { // a login's hand-over after the maps were taken
+        commander.routing.adoptHandedOver(Adoption.handedOver(taken.item().get().frozen(),
+            freezer));
+      }
       commander.startWorkers();
       commander.lifecycle.served();
       return commander;

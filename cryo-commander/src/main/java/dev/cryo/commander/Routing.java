@@ -499,6 +499,40 @@ public final class Routing {
   }
 
   /**
+   * Gives each frozen user of {@code handedOver} the connections whose parcels a login tail handed
+   * over to him and left in his folder, with their pages, where the maps give them to nobody or to
+   * another (the login's link came after the maps were taken: a drain's snapshot, a journal's lost
+   * batch). Called by a start once it adopted, before any worker runs; journaled as any link.
+   *
+   * @return how many connections were given
+   */
+  public synchronized int adoptHandedOver(Map<String, Map<String, List<String>>> handedOver) {
+    int given = 0;
+    for (Map.Entry<String, Map<String, List<String>>> own : handedOver.entrySet()) {
+      String user = own.getKey();
+      if (!(users.get(user) instanceof Frozen)) {
+        continue;
+      }
+      for (Map.Entry<String, List<String>> connection : own.getValue().entrySet()) {
+        if (user.equals(connectionUser.get(connection.getKey()))) {
+          continue;
+        }
+        if (connectionUser.containsKey(connection.getKey())) {
+          unlinkConnection(connection.getKey()); // with the pages the maps gave it
+        }
+        linkConnection(connection.getKey(), user);
+        connection.getValue().forEach(page -> linkPage(page, connection.getKey()));
+        given++;
+      }
+    }
+    if (given > 0) {
+      LOG.log(Level.INFO, "a start gave " + given + " connections handed over by logins after the"
+          + " maps were taken to their identities");
+    }
+    return given;
+  }
+
+  /**
    * Reconciles the maps with a photo of {@code worker} ({@code held}: the users it holds, each
    * with the generation of his stay there). A disagreement is acted on only when the worker's
    * previous photo showed it too — a photo races with the announcements on their way, never two

@@ -588,7 +588,7 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   /**
-   * The parcels a dead worker left of the stays it held ({@link Checkpoints}: a checkpoint, or a
+   * The parcels a dead worker left of the stays it held (its checkpoints, or a
    * freeze it did not live to announce): for each user the maps give it, his user parcel when it
    * is of that stay's generation. A parcel that does not read is none.
    */

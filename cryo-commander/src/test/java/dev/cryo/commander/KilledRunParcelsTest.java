@@ -155,6 +155,31 @@ class KilledRunParcelsTest {
     assertThat(item.pageConnection()).isEqualTo(Map.of("p1", "c1"));
   }
 
+  /**
+   * The short schedule's drain during a reload: a login answered 303 (its connection handed over
+   * to a frozen identity) after the drain had taken the maps; the connection's parcel waited in
+   * the identity's folder, the drain's item linked the connection to the guest, whose parcels no
+   * longer held it, and after the restart it answered 404 to every page. The start gives it to the
+   * identity whose folder holds it.
+   */
+  @Test
+  void aConnectionHandedOverAfterTheMapsWereTakenGoesToItsIdentityAtTheStart() throws Exception {
+    Routing routing = new Routing(new RecordingSink());
+    routing.adopt(new CommanderItem(List.of("anna", "guest_g"), Map.of("c0", "anna", "c1",
+        "guest_g"), Map.of("p1", "c1"), Instant.EPOCH, "drain"), List.of());
+    Freezer freezer = new Freezer(directory.resolve("freezer"));
+    connectionParcel(freezer, "anna", "c1", true, "p1", "p2");
+    connectionParcel(freezer, "guest_g", "c9", false, "p9"); // not handed over: his own
+
+    int given = routing.adoptHandedOver(Adoption.handedOver(List.of("anna", "guest_g"), freezer));
+
+    assertThat(given).isEqualTo(1);
+    assertThat(routing.userOf("c1")).contains("anna");
+    assertThat(routing.connectionOfPage("p2")).contains("c1");
+    assertThat(routing.userOf("c0")).contains("anna");
+    assertThat(routing.userOf("c9")).isEmpty();
+  }
+
   @Test
   void onlyACommanderLossParcelOfTheKilledRunNamingItsOwnFolderIsAdoptedUnjournaled()
       throws Exception {
