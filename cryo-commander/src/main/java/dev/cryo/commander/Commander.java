@@ -273,7 +273,8 @@ public final class Commander implements AutoCloseable {
       commander.journal = Journal.start(runHome, commander.routing, freezer::forceUsers,
           generations.first());
       taken.consume(runHome, freezer);
-      if (taken.item().isPresent()) { // a login's hand-over after the maps were taken
+      if (taken.item().isPresent() && taken.source() != Adoption.Source.JOURNAL) {
+        // a login's hand-over after a drain took the maps (a killed run's item already has it)
         commander.routing.adoptHandedOver(Adoption.handedOver(taken.item().get().frozen(),
             freezer));
       }

@@ -224,17 +224,6 @@ public final class JournalReplay {
     return item(now, Map.of());
   }
 
-  /** The connections the journal links to {@code user}, sorted. */
-  List<String> connectionsOf(String user) {
-    TreeSet<String> linked = new TreeSet<>();
-    connectionUser.forEach((connection, owner) -> {
-      if (owner.equals(user)) {
-        linked.add(connection);
-      }
-    });
-    return List.copyOf(linked);
-  }
-
   /**
    * The frozen users and {@code parcelled} (users awake at the end of the journal, or born after
    * it, whose parcel the freezer holds: each with what his parcels say, which his wake then reads,
