@@ -135,4 +135,38 @@ public interface Call {
    * @throws IllegalArgumentException for a blank or reserved name; nothing changed
    */
   LoginResult login(String user);
+
+  // ---- the end of a connection, of a user ----------------------------------------------------
+
+  /**
+   * Logs this call's connection out: once the call ends, the connection leaves its user for good,
+   * with its pages and their state and its own state ({@link CryoApplication#onPageClosed} runs for
+   * its pages); the user stays, with his state and his other connections (a guest goes with his
+   * last connection: nobody could reach him again). The reply tells the browser to drop its
+   * cookie, and the cookie it had is retired at once: from the moment {@code logout()} returns, a
+   * request carrying it — from this browser, or from anybody who copied it — reaches nothing of
+   * this user: it is served as a new visitor's, a new guest with a new cookie. Until the handler
+   * returns the call goes on as before ({@link #user()}, the state).
+   *
+   * <p>This is the only way to end a connection: a {@code Set-Cookie} of the runtime's cookie
+   * ({@code cryo_connection}) in a reply never reaches the browser (the front removes it).
+   *
+   * @throws IllegalStateException when this call already logged out or forgot its user; nothing
+   *     changed
+   */
+  void logout();
+
+  /**
+   * Forgets the call's user everywhere: once the call ends his state, every connection of his and
+   * their pages are dropped from memory and from the runtime's maps ({@link
+   * CryoApplication#onPageClosed} runs for the pages), and what the freezer keeps of him goes with
+   * them; the cookie of this call is retired at once as by {@link #logout()}, and every other
+   * browser of his is served as a new visitor's (a new guest with a new cookie) at its next
+   * request. A later login as the same name starts an empty user. Until the handler returns the
+   * call goes on as before; what it writes meanwhile is dropped with him.
+   *
+   * @throws IllegalStateException when this call already logged out or forgot its user; nothing
+   *     changed
+   */
+  void forget();
 }

@@ -37,4 +37,21 @@ public interface CallHost extends StateHost {
 
   /** See {@link Call#login}; after {@link LoginResult#HERE}, {@link #user()} is the identity. */
   LoginResult login(String user);
+
+  /**
+   * See {@link Call#logout}. A host that cannot log out throws
+   * {@link UnsupportedOperationException}, changing nothing.
+   */
+  default void logout() {
+    throw new UnsupportedOperationException("this host cannot log a connection out; nothing"
+        + " changed");
+  }
+
+  /**
+   * See {@link Call#forget}. A host that cannot forget throws
+   * {@link UnsupportedOperationException}, changing nothing.
+   */
+  default void forget() {
+    throw new UnsupportedOperationException("this host cannot forget a user; nothing changed");
+  }
 }

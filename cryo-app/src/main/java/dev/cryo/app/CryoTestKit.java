@@ -41,7 +41,11 @@ import java.util.function.Supplier;
  * user state; onto an identity that exists, the identity keeps its own. An identity that is frozen,
  * or awake in another instance, is {@link LoginResult#ELSEWHERE}: the connection is handed over when
  * the call ends. A move route's request freezes the user and wakes him in a new instance before the
- * handler runs, unless {@link #refuseMoves} says why not. By default a call the application failed
+ * handler runs, unless {@link #refuseMoves} says why not. {@link Call#logout()} and
+ * {@link Call#forget()} end, once the call is over, the connection (its pages closed; its user
+ * stays, a guest goes) or the user with all his connections, as the runtime does: a
+ * {@link Connection} they ended makes its next request as a new visitor, on a new
+ * {@linkplain Connection#id() id}, as a browser whose cookie the runtime retired. By default a call the application failed
  * (a 500 it did not choose) throws an {@link AssertionError} carrying the failure, as does a failed
  * hook; {@link #failOnApplicationError(boolean)} turns that off.
  *
@@ -76,6 +80,8 @@ public final class CryoTestKit {
   private final Map<String, KitUser> users = new LinkedHashMap<>();
   private final Map<String, KitConnection> connections = new LinkedHashMap<>();
   private final Map<String, KitPage> pages = new LinkedHashMap<>();
+  /** The connections a logout or a forget ended: their next request is a new visitor's. */
+  private final Set<String> retired = new java.util.HashSet<>();
   private final List<KitPush> pushes = new ArrayList<>();
 
   /**
@@ -211,18 +217,24 @@ public final class CryoTestKit {
   /** One connection of the kit: sends requests, as a browser with its cookie would. */
   public final class Connection {
 
-    private final String id;
+    private String id; // guarded by the kit
 
     private Connection(String id) {
       this.id = id;
     }
 
-    /** The connection's id. */
+    /**
+     * The connection's id: the connection its cookie reaches. After a {@link Call#logout()} or a
+     * {@link Call#forget()} ended it, its next request is a new visitor's, on a new id, as a
+     * browser whose cookie the runtime retired gets a new connection.
+     */
     public String id() {
-      return id;
+      synchronized (CryoTestKit.this) {
+        return id;
+      }
     }
 
-    /** Its owner: its guest until it logs in, null before its first call. */
+    /** Its owner: its guest until it logs in, null before its first call (or since it ended). */
     public String user() {
       synchronized (CryoTestKit.this) {
         KitConnection connection = connections.get(id);
@@ -260,7 +272,12 @@ public final class CryoTestKit {
 
     /** One request as it is. */
     public Response request(Request request) {
-      return serve(id, request);
+      synchronized (CryoTestKit.this) {
+        if (retired.contains(id)) { // ended by a logout or a forget: a new visitor's connection
+          id = "k" + ++connectionCount;
+        }
+        return serve(id, request);
+      }
     }
 
     /**
@@ -319,6 +336,9 @@ public final class CryoTestKit {
     }
     if (host.handOverTo != null) {
       handOver(connection, host.handOverTo);
+    }
+    if (host.ending != null) {
+      end(host.ending, connection);
     }
     if (served.failure() != null) {
       failures.add(served.failure());
@@ -417,14 +437,38 @@ public final class CryoTestKit {
     connection.owner = identity;
   }
 
+  /**
+   * A logout's or a forget's end, after its call: the connection (its user stays, a guest goes with
+   * his last connection) or the whole user, their pages closed for good; every connection ended is
+   * retired, as the runtime retires its cookie.
+   */
+  private void end(String ending, KitConnection connection) {
+    KitUser user = users.get(connection.owner);
+    if (ending.equals("user") && user != null) {
+      for (String connectionId : List.copyOf(user.connections)) {
+        retired.add(connectionId);
+        drop(connectionId, false);
+      }
+      users.remove(user.name);
+      return;
+    }
+    retired.add(connection.id);
+    drop(connection.id, user != null && !user.name.startsWith(GUEST_PREFIX));
+  }
+
   private synchronized void drop(String connectionId) {
+    drop(connectionId, false);
+  }
+
+  /** Drops a connection and its pages; its user goes with his last one unless {@code keepUser}. */
+  private synchronized void drop(String connectionId, boolean keepUser) {
     KitConnection connection = connections.remove(connectionId);
     if (connection == null) {
       return;
     }
     KitUser user = users.get(connection.owner);
     user.connections.remove(connectionId);
-    if (user.connections.isEmpty()) {
+    if (user.connections.isEmpty() && !keepUser) {
       users.remove(user.name);
     }
     for (String pageId : connection.pages) {
@@ -573,6 +617,8 @@ public final class CryoTestKit {
   /** The runtime of one call. */
   private final class KitCallHost extends KitStateHost implements CallHost {
     String handOverTo;
+    /** What ends after the call: null, "connection" (a logout) or "user" (a forget). */
+    String ending;
 
     KitCallHost(KitUser user, KitConnection connection) {
       super(user, connection);
@@ -707,6 +753,27 @@ public final class CryoTestKit {
         connection.owner = identity;
         user = target;
         return LoginResult.HERE;
+      }
+    }
+
+    @Override
+    public void logout() {
+      end("connection");
+    }
+
+    @Override
+    public void forget() {
+      end("user");
+    }
+
+    private void end(String what) {
+      servingThreadOnly();
+      synchronized (CryoTestKit.this) {
+        if (ending != null) {
+          throw new IllegalStateException("this call already " + (ending.equals("user")
+              ? "forgot its user" : "logged its connection out") + "; nothing changed");
+        }
+        ending = what;
       }
     }
   }

@@ -617,6 +617,16 @@ public final class Dispatcher {
         return host.login(user);
       });
     }
+
+    @Override
+    public void logout() {
+      turn.run(host::logout);
+    }
+
+    @Override
+    public void forget() {
+      turn.run(host::forget);
+    }
   }
 
   /** The {@link Stay} of one hook: valid while the hook runs, as {@link DispatchedCall}. */

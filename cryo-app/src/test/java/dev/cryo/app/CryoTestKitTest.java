@@ -42,6 +42,14 @@ class CryoTestKitTest {
       routes.post("/login", Name.class, (call, name) -> Map.of("result",
           call.login(name.user()).name(), "user", call.user(),
           "visits", call.user(Visits.class).get().count()));
+      routes.post("/logout", call -> {
+        call.logout();
+        return Map.of("user", call.user()); // the call goes on as before until it ends
+      });
+      routes.post("/forget", call -> {
+        call.forget();
+        return Map.of("user", call.user());
+      });
       routes.post("/hold", call -> {
         call.user(Held.class).set(new Held(new Thread(() -> { })));
         return null;
@@ -161,6 +169,51 @@ class CryoTestKitTest {
     assertThat(again.get("visits").asLong()).isEqualTo(2);
     assertThat(kit.users()).containsExactly("anna");
     assertThat(visit(second, "visits")).isEqualTo(3);
+  }
+
+  @Test
+  void aLogoutEndsTheConnectionAndItsPagesWhileTheUserAndHisOtherConnectionsStay() {
+    Counter.HOOKS.clear();
+    CryoTestKit kit = CryoTestKit.of(Counter::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection laptop = kit.connect();
+    CryoTestKit.Connection phone = kit.connect();
+    laptop.post("/login", Map.of("user", "anna"));
+    String page = CryoTestKit.json(laptop.post("/pages")).get("page").asText();
+    visit(laptop, "visits");
+    phone.post("/login", Map.of("user", "anna"));
+    String before = laptop.id();
+
+    assertThat(CryoTestKit.json(laptop.post("/logout")).get("user").asText()).isEqualTo("anna");
+    assertThat(Counter.HOOKS).contains("closed " + page + " 1");
+    assertThat(kit.users()).containsExactly("anna");
+    assertThat(phone.user()).isEqualTo("anna");
+    assertThat(visit(phone, "visits")).isEqualTo(2);
+
+    assertThat(visit(laptop, "visits")).as("a new visitor's first visit").isEqualTo(1);
+    assertThat(laptop.id()).isNotEqualTo(before);
+    assertThat(laptop.user()).startsWith(CryoTestKit.GUEST_PREFIX);
+    assertThat(laptop.post("/notes", Map.of("page", page, "text", "x")).status())
+        .as("the page went with its connection").isEqualTo(404);
+  }
+
+  @Test
+  void aForgetDropsTheUserAndEveryConnectionOfHis() {
+    CryoTestKit kit = CryoTestKit.of(Counter::new);
+    CryoTestKit.Connection laptop = kit.connect();
+    CryoTestKit.Connection phone = kit.connect();
+    laptop.post("/login", Map.of("user", "anna"));
+    visit(laptop, "visits");
+    phone.post("/login", Map.of("user", "anna"));
+    String phoneBefore = phone.id();
+
+    assertThat(CryoTestKit.json(laptop.post("/forget")).get("user").asText()).isEqualTo("anna");
+    assertThat(kit.users()).isEmpty();
+    assertThat(visit(phone, "visits")).isEqualTo(1);
+    assertThat(phone.id()).isNotEqualTo(phoneBefore);
+    assertThat(phone.user()).startsWith(CryoTestKit.GUEST_PREFIX);
+    CryoTestKit.Connection again = kit.connect();
+    var login = CryoTestKit.json(again.post("/login", Map.of("user", "anna")));
+    assertThat(login.get("visits").asLong()).as("a forgotten user comes back empty").isZero();
   }
 
   @Test

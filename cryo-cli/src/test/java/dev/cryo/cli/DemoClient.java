@@ -89,8 +89,8 @@ final class DemoClient {
     response.headers().allValues("set-cookie").stream()
         .filter(value -> value.startsWith("cryo_connection="))
         .findFirst()
-        .ifPresent(value -> cookie = value.substring("cryo_connection=".length(),
-            value.indexOf(';')));
+        .map(value -> value.substring("cryo_connection=".length(), value.indexOf(';')))
+        .ifPresent(value -> cookie = value.isEmpty() ? null : value); // empty: cleared
     JsonNode json = null;
     try {
       json = JSON.readTree(response.body());

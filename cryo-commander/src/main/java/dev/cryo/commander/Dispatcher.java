@@ -41,7 +41,10 @@ import java.util.function.Consumer;
  * {@code --max-users-per-worker} counts the births in flight, {@link BirthsInFlight}); 502 when the worker
  * died during the call after its frame was written (a call never sent is routed again: it did
  * nothing on the worker); 504 when it did not answer within the call timeout; 500 for a refusal
- * that no retry can mend. Thread-safe; each request runs on its caller's thread.
+ * that no retry can mend. A request whose cookie a login or a logout retired (the worker refuses
+ * it {@code stale_credential}: the connection's credential travels with it, the maps keep no
+ * trace of it) is answered {@link Reply#forgotten}, as a connection the run does not know: the
+ * front serves it again as a new guest's. Thread-safe; each request runs on its caller's thread.
  */
 final class Dispatcher {
 
@@ -223,7 +226,8 @@ final class Dispatcher {
       Grant grant = grantOf(location, decision);
       HttpCall call = new HttpCall(user, connection, grant, request.method(), request.path(),
           request.query(), headersOf(request), request.body(), move,
-          socketsBound.getAsBoolean() ? null : Boolean.TRUE);
+          socketsBound.getAsBoolean() ? null : Boolean.TRUE, request.credential(),
+          request.successor());
       beforeSend.accept(user, worker.name());
       byte[] bytes = null;
       long began = System.nanoTime();
@@ -237,6 +241,9 @@ final class Dispatcher {
         answered = cause instanceof RemoteFailure;
         if (cause instanceof RemoteFailure failure) {
           worker.heard();
+          if (RefusalReason.of(failure.code()) == RefusalReason.STALE_CREDENTIAL) {
+            return Reply.forgotten(connection); // a retired cookie: the front makes a new guest
+          }
           Optional<Reply> finalReply = refused(failure, worker, user, frozen);
           if (finalReply.isPresent()) {
             return finalReply.get();
@@ -378,6 +385,12 @@ final class Dispatcher {
           + " lost. Try again once the application is upgraded, or tell the operator ('cryo"
           + " freezer ls' shows it as unreadable). Reason: " + reason.code() + ".",
           Map.entry("Retry-After", "60"), Map.entry("Cryo-Reason", reason.code())));
+    }
+    if (reason == RefusalReason.COOKIE_ROTATED) { // sent before the browser took the login's
+      return Optional.of(Reply.text(reason.status(), "The request carried a cookie a login or a"
+          + " logout on its connection retired moments ago (" + failure.message() + "); nothing"
+          + " was served and no cookie is set. Reason: " + reason.code() + ".",
+          Map.entry("Retry-After", "0"), Map.entry("Cryo-Reason", reason.code())));
     }
     LOG.log(Level.ERROR, "worker " + worker.name() + " refused a request of '" + user + "' ("
         + failure.code() + "): " + failure.message());

@@ -50,6 +50,19 @@ public record Reply(int status, List<Map.Entry<String, String>> headers, byte[] 
         Map.entry("Retry-After", "0"));
   }
 
+  /**
+   * The header a worker's reply carries when its call rotated the connection's cookie
+   * ({@link dev.cryo.wire.protocol.HttpCall#ROTATED_HEADER}): {@link #ROTATED_LOGIN} or
+   * {@link #ROTATED_ENDED}. Between the runtime and the front only; never sent to a client.
+   */
+  public static final String ROTATED_HEADER = dev.cryo.wire.protocol.HttpCall.ROTATED_HEADER;
+
+  /** A login rotated the cookie to the request's successor. */
+  public static final String ROTATED_LOGIN = dev.cryo.wire.protocol.HttpCall.ROTATED_LOGIN;
+
+  /** A logout or a forget ended the connection: its cookie is dead. */
+  public static final String ROTATED_ENDED = dev.cryo.wire.protocol.HttpCall.ROTATED_ENDED;
+
   /** Whether this is a {@link #forgotten} reply. */
   public boolean forgottenConnection() {
     return header(FORGOTTEN_HEADER) != null;

@@ -32,6 +32,10 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /api/notes} {@code {"page", "text"}} → {@code {"notes"}};
  *   <li>{@code POST /api/login} {@code {"user", "page"?}} → the state after login, or
  *       {@code 303} to it when the identity lives on another worker;
+ *   <li>{@code POST /api/logout} → {@code {"user", "loggedOut"}}: ends this connection (its
+ *       pages go; the user stays), and the browser's cookie with it;
+ *   <li>{@code POST /api/forget} → {@code {"user", "forgotten"}}: drops the user, his state and
+ *       every connection of his;
  *   <li>{@code POST /api/move} → {@code {"from", "to"}} once served elsewhere, {@code 409} with a
  *       reason when no other worker can take him.
  * </ul>
@@ -122,6 +126,16 @@ public final class DemoApplication implements CryoApplication {
             : "?page=" + URLEncoder.encode(body.page(), StandardCharsets.UTF_8)));
       }
       return state(call, body.page());
+    });
+    routes.post("/api/logout", call -> {
+      String user = call.user();
+      call.logout();
+      return ordered("user", user, "loggedOut", true);
+    });
+    routes.post("/api/forget", call -> {
+      String user = call.user();
+      call.forget();
+      return ordered("user", user, "forgotten", true);
     });
     routes.move("/api/move", (call, move) -> moved(move));
   }

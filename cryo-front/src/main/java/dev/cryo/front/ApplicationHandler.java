@@ -40,14 +40,18 @@ final class ApplicationHandler extends Handler.Abstract {
   private final long maxBody;
   private final RequestListener listener;
   private final BodyBudget budget;
+  private final PageSockets sockets;
+
+  private static final System.Logger LOG = System.getLogger(ApplicationHandler.class.getName());
 
   ApplicationHandler(Upstream upstream, ConnectionCookie cookie, long maxBody,
-      RequestListener listener, BodyBudget budget) {
+      RequestListener listener, BodyBudget budget, PageSockets sockets) {
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.cookie = Objects.requireNonNull(cookie, "cookie");
     this.maxBody = maxBody;
     this.listener = Objects.requireNonNull(listener, "listener");
     this.budget = Objects.requireNonNull(budget, "budget");
+    this.sockets = Objects.requireNonNull(sockets, "sockets");
   }
 
   @Override
@@ -125,40 +129,76 @@ final class ApplicationHandler extends Handler.Abstract {
 
   private boolean serve(org.eclipse.jetty.server.Request request, Response response,
       Callback callback, String path, long arrived, byte[] body) {
-    String secret = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
-    String connectionId = secret == null ? null : ConnectionCookie.connectionIdOf(secret);
+    String value = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
+    String connectionId = value == null ? null : ConnectionCookie.connectionOf(value);
+    String credential = value == null ? null : ConnectionCookie.credentialOf(value);
     boolean minted = connectionId == null || !upstream.knowsConnection(connectionId);
+    String secret = null;
     if (minted) {
       secret = ConnectionCookie.mint();
       connectionId = ConnectionCookie.connectionIdOf(secret);
+      credential = null;
     }
+    // The secret a login or a logout in this request rotates the cookie to; only its hash leaves.
+    String successor = ConnectionCookie.mint();
     String query = request.getHttpURI().getQuery();
     List<Map.Entry<String, String>> headers = headersOf(request);
     Reply served = upstream.serve(new Request(connectionId, request.getMethod(), path,
-        query == null ? "" : query, headers, body, !minted));
-    if (served.forgottenConnection()) { // its user was lost since the cookie was read: a new one
+        query == null ? "" : query, headers, body, !minted, credential,
+        ConnectionCookie.connectionIdOf(successor)));
+    if (served.forgottenConnection()) { // lost since the cookie was read, or retired: a new one
       minted = true;
       secret = ConnectionCookie.mint();
       connectionId = ConnectionCookie.connectionIdOf(secret);
       served = upstream.serve(new Request(connectionId, request.getMethod(), path,
-          query == null ? "" : query, headers, body, false));
+          query == null ? "" : query, headers, body, false, null,
+          ConnectionCookie.connectionIdOf(successor)));
     }
+    String rotation = served.header(Reply.ROTATED_HEADER);
     Reply reply = RuntimeReplies.forClient(served);
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
-      if (HOP_BY_HOP.contains(name) || (name.equals("set-cookie")
-          && header.getValue().trim().startsWith(ConnectionCookie.NAME + "="))) {
-        continue; // the application never sets cryo's cookie, nor the framing
+      if (HOP_BY_HOP.contains(name) || name.equals(ROTATED)) {
+        continue; // the framing, and the runtime's word to the front
+      }
+      if (name.equals("set-cookie")
+          && header.getValue().trim().startsWith(ConnectionCookie.NAME + "=")) {
+        strippedCookie(); // the application never sets cryo's cookie
+        continue;
       }
       response.getHeaders().add(header.getKey(), header.getValue());
     }
-    if (minted) {
+    if (Reply.ROTATED_LOGIN.equals(rotation)) {
+      response.getHeaders().add(HttpHeader.SET_COOKIE,
+          cookie.setCookie(ConnectionCookie.rotated(connectionId, successor)));
+      sockets.retire(connectionId, ConnectionCookie.connectionIdOf(successor));
+    } else if (Reply.ROTATED_ENDED.equals(rotation)) {
+      response.getHeaders().add(HttpHeader.SET_COOKIE, cookie.clear());
+      sockets.retire(connectionId, null);
+    } else if (minted) {
       response.getHeaders().add(HttpHeader.SET_COOKIE, cookie.setCookie(secret));
     }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     return true;
+  }
+
+  /** {@link Reply#ROTATED_HEADER}, lower case. */
+  private static final String ROTATED = Reply.ROTATED_HEADER.toLowerCase(Locale.ROOT);
+
+  /** Whether the stripping of an application's {@code Set-Cookie} of cryo's cookie was logged. */
+  private static final java.util.concurrent.atomic.AtomicBoolean STRIPPED_LOGGED =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** Says once per process that an application's {@code Set-Cookie} of cryo's cookie was removed. */
+  private static void strippedCookie() {
+    if (STRIPPED_LOGGED.compareAndSet(false, true)) {
+      LOG.log(System.Logger.Level.WARNING, "the application answered with a Set-Cookie of "
+          + ConnectionCookie.NAME + ", the runtime's own cookie; it was removed from the reply"
+          + " (and will be each time, said only once): the browser kept its cookie. To end a"
+          + " connection call call.logout(), to drop a user call.forget()");
+    }
   }
 
   private void answered(int status, long arrived) {

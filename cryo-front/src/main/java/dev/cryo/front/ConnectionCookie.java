@@ -19,6 +19,13 @@ import org.eclipse.jetty.http.HttpCookie;
  * the commander, the workers, the freezer and the application see (a guest is named after it), is
  * {@link #connectionIdOf} the value — the first 128 bits of its SHA-256 — so nothing they show or
  * log can be replayed as somebody's cookie.
+ *
+ * <p><b>Rotation.</b> A login or a logout retires the cookie the browser had: a login answers with
+ * a new value, {@code ID.SECRET} ({@link #rotated}): the connection keeps its id, {@code ID}, and
+ * from then on only the new secret reaches it — the worker holding the connection serves a call
+ * only when the one-way hash of its secret ({@link #credentialOf}) is the connection's credential,
+ * which the login set in the same call. The value the browser had before (and anybody who copied
+ * it) reaches a fresh guest. A logout or a forget answers with {@link #clear}.
  */
 final class ConnectionCookie {
 
@@ -28,7 +35,8 @@ final class ConnectionCookie {
   /** How long a browser keeps the cookie: 30 days, renewed by nothing but a new connection. */
   static final long MAX_AGE_SECONDS = 30L * 24 * 3600;
 
-  private static final Pattern VALUE = Pattern.compile("[A-Za-z0-9_-]{22}");
+  private static final Pattern VALUE =
+      Pattern.compile("[A-Za-z0-9_-]{22}(\\.[A-Za-z0-9_-]{22})?");
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final boolean secure;
@@ -70,6 +78,34 @@ final class ConnectionCookie {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java runtime has SHA-256", e);
     }
+  }
+
+  /**
+   * The connection id a well-formed cookie {@code value} names: the hash of a value never rotated,
+   * the {@code ID} of a rotated {@code ID.SECRET}.
+   */
+  static String connectionOf(String value) {
+    int dot = value.indexOf('.');
+    return dot < 0 ? connectionIdOf(value) : value.substring(0, dot);
+  }
+
+  /**
+   * The credential a well-formed cookie {@code value} proves: null for a value never rotated (its
+   * hash is the connection's id), the hash of the {@code SECRET} of a rotated {@code ID.SECRET}.
+   */
+  static String credentialOf(String value) {
+    int dot = value.indexOf('.');
+    return dot < 0 ? null : connectionIdOf(value.substring(dot + 1));
+  }
+
+  /** The value of a rotated cookie: connection {@code connectionId}, proven by {@code secret}. */
+  static String rotated(String connectionId, String secret) {
+    return connectionId + "." + secret;
+  }
+
+  /** The {@code Set-Cookie} value that makes the browser drop the cookie (a logout, a forget). */
+  String clear() {
+    return NAME + "=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "");
   }
 
   /**

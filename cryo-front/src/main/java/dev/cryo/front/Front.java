@@ -84,7 +84,7 @@ public final class Front implements AutoCloseable {
     });
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
         new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener,
-        budget), new ClientScript());
+        budget, sockets), new ClientScript());
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);

@@ -62,13 +62,25 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong queued = new AtomicLong();
   private final AtomicBoolean ended = new AtomicBoolean();
+  /** Set once by {@link #retire}: the socket's cookie was retired. */
+  private final AtomicBoolean retired = new AtomicBoolean();
   private volatile boolean slow;
   private volatile String lastPage;
   private volatile Session session;
   private volatile Consumer<String> beforeBind = page -> { };
 
+  /** The credential the handshake's cookie proved ({@link ConnectionCookie#credentialOf}), or null. */
+  private final String credential;
+
   PageSocket(String connection, List<Map.Entry<String, String>> handshakeHeaders,
       PageSockets registry, Upstream upstream, SocketLimits limits, BodyBudget budget) {
+    this(connection, null, handshakeHeaders, registry, upstream, limits, budget);
+  }
+
+  PageSocket(String connection, String credential,
+      List<Map.Entry<String, String>> handshakeHeaders, PageSockets registry, Upstream upstream,
+      SocketLimits limits, BodyBudget budget) {
+    this.credential = credential;
     this.budget = Objects.requireNonNull(budget);
     this.connection = Objects.requireNonNull(connection);
     this.handshakeHeaders = List.copyOf(handshakeHeaders);
@@ -80,6 +92,55 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   /** The connection id of the cookie the handshake carried. */
   String connection() {
     return connection;
+  }
+
+  /** The credential its handshake's cookie proved, null for a cookie never rotated. */
+  String credential() {
+    return credential;
+  }
+
+  /**
+   * Retires the socket because the cookie it was opened with was retired by a login or a logout:
+   * whoever holds that cookie must reach nothing of the connection any more. From now on its pages
+   * get no push and a new call or open is refused {@code 409 cookie_rotated}; the calls already in
+   * flight are answered (the worker refuses those that reach the connection after the login), and
+   * then the socket is closed (1008): the page's script opens a new one with the browser's new
+   * cookie. Closing at once would leave those calls unanswered, their outcome unknown to the page.
+   * Any thread; once.
+   */
+  void retire() {
+    if (!retired.compareAndSet(false, true)) {
+      return;
+    }
+    for (String page : pages()) {
+      registry.unbind(page, this); // before the calls end: no push reaches the old cookie
+    }
+    if (inFlight.get() == 0) {
+      closeRetired();
+    }
+  }
+
+  /** Closes a retired socket (1008), once its calls are answered. */
+  private void closeRetired() {
+    Session current = session;
+    if (current != null) {
+      current.close(StatusCode.POLICY_VIOLATION, "the connection's cookie changed: open the"
+          + " socket again", Callback.NOOP);
+    }
+    end();
+  }
+
+  /** Ends a call's count in flight; the last one of a retired socket closes it. */
+  private void callEnded() {
+    if (inFlight.decrementAndGet() == 0 && retired.get()) {
+      closeRetired();
+    }
+  }
+
+  /** The refusal of a call or an open on a retired socket ({@link #retire}). */
+  private static ObjectNode retiredRefusal(JsonNode id) {
+    return error(id, 409, "cookie_rotated", "this socket was opened with a cookie a login or a"
+        + " logout retired; nothing was done: open a new socket, with the browser's new cookie");
   }
 
   /** The pages opened on this socket: bound to it in the registry until it closes. */
@@ -154,6 +215,10 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
   }
 
   private void open(JsonNode id, String page) {
+    if (retired.get()) {
+      send(retiredRefusal(id));
+      return;
+    }
     if (page == null || page.isBlank()) {
       send(error(id, 400, "bad_message", "an open names its page: {\"type\":\"open\","
           + "\"page\":ID}; nothing was bound"));
@@ -192,7 +257,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     pages.add(page);
     beforeBind.accept(page);
     registry.bind(page, this);
-    if (ended.get()) {
+    if (ended.get() || retired.get()) {
       registry.unbind(page, this);
       return false;
     }
@@ -226,11 +291,12 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
           + " nothing was done"));
       return;
     }
-    if (inFlight.incrementAndGet() > limits.maxInFlight()) {
-      inFlight.decrementAndGet();
-      send(error(id, 429, "too_many_calls", "this socket has " + limits.maxInFlight()
-          + " calls in flight already; this one was not run: wait for a reply, then send it"
-          + " again"));
+    if (inFlight.incrementAndGet() > limits.maxInFlight() || retired.get()) {
+      boolean wasRetired = retired.get();
+      callEnded();
+      send(wasRetired ? retiredRefusal(id) : error(id, 429, "too_many_calls", "this socket has "
+          + limits.maxInFlight() + " calls in flight already; this one was not run: wait for a"
+          + " reply, then send it again"));
       return;
     }
     JsonNode body = message.get("body");
@@ -243,7 +309,7 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     }
     long taken = bytes.length;
     if (!budget.tryTake(taken)) {
-      inFlight.decrementAndGet();
+      callEnded();
       budget.refusedOne();
       send(error(id, 503, "bodies_over_budget", "the server holds " + budget.limit() + " bytes"
           + " of request bodies at once, and this call's body would take it past that; it was"
@@ -251,16 +317,20 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
-        headers, bytes, true); // the socket's connection was known at its handshake
+        headers, bytes, true, credential, null); // known at its handshake; rotates no cookie
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
-        send(replyOf(id, RuntimeReplies.forClient(upstream.serve(request))));
+        Reply reply = upstream.serve(request);
+        send(replyOf(id, RuntimeReplies.forClient(reply)));
+        if (Reply.ROTATED_ENDED.equals(reply.header(Reply.ROTATED_HEADER))) {
+          registry.retire(connection, null); // a logout by a socket call: its cookie is dead
+        }
       } catch (RuntimeException e) {
         LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
       } finally {
         budget.release(taken);
-        inFlight.decrementAndGet();
+        callEnded();
       }
     });
   }

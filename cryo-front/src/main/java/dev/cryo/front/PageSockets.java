@@ -142,6 +142,25 @@ final class PageSockets implements PushSink, SocketStats {
     whileBinding = Objects.requireNonNull(hook);
   }
 
+  /**
+   * Closes every socket of {@code connection} bound to a page whose cookie did not prove
+   * {@code credential} (null: every one): a login or a logout retired the cookie they were opened
+   * with. A socket bound to no page reaches nothing of the connection but its calls, which the
+   * worker refuses. Thread-safe.
+   */
+  void retire(String connection, String credential) {
+    Set<PageSocket> stale = new java.util.HashSet<>();
+    for (Set<PageSocket> sockets : byPage.values()) {
+      for (PageSocket socket : sockets) {
+        if (socket.connection().equals(connection)
+            && (credential == null || !credential.equals(socket.credential()))) {
+          stale.add(socket);
+        }
+      }
+    }
+    stale.forEach(PageSocket::retire);
+  }
+
   /** Whether any page is bound to a socket now (a socket bound to no page gets no push). */
   @Override
   public boolean anyBound() {

@@ -20,10 +20,14 @@ final class RuntimeReplies {
 
   private RuntimeReplies() {}
 
-  /** {@code reply} as a client may see it: unchanged unless it is a reply of the run's own. */
+  /**
+   * {@code reply} as a client may see it: unchanged unless it is a reply of the run's own, or
+   * carries the runtime's word to the front about the cookie ({@link Reply#ROTATED_HEADER}, read
+   * before and removed here).
+   */
   static Reply forClient(Reply reply) {
     if (!reply.runtimeReply()) {
-      return reply;
+      return reply.header(Reply.ROTATED_HEADER) == null ? reply : withoutRotation(reply);
     }
     LOG.log(System.Logger.Level.DEBUG, () -> "a reply of the run's own, " + reply.status() + ": "
         + reply.bodyText().strip());
@@ -39,6 +43,17 @@ final class RuntimeReplies {
     return new Reply(reply.status(), headers, (sentence + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
+  /** {@code reply} without {@link Reply#ROTATED_HEADER}, the runtime's word to the front. */
+  private static Reply withoutRotation(Reply reply) {
+    List<Map.Entry<String, String>> headers = new ArrayList<>();
+    for (Map.Entry<String, String> header : reply.headers()) {
+      if (!header.getKey().equalsIgnoreCase(Reply.ROTATED_HEADER)) {
+        headers.add(header);
+      }
+    }
+    return new Reply(reply.status(), headers, reply.body());
+  }
+
   private static String sentence(int status, String reason, String retryAfter) {
     if ("unreadable_parcel".equals(reason)) {
       return "Your saved state could not be read by the version of the application running now."
@@ -49,6 +64,11 @@ final class RuntimeReplies {
       return "Your saved state could not be found: the server has forgotten it, and your next"
           + " request starts afresh, as a new visitor. Tell the operator if this keeps happening."
           + " Reason: no_parcel.";
+    }
+    if ("cookie_rotated".equals(reason)) {
+      return "This request carried the cookie your browser had before a login or a logout in"
+          + " another request or tab; it was not served, and nothing was changed. Send it again:"
+          + " your browser holds the new cookie now. Reason: cookie_rotated.";
     }
     if ("saturated".equals(reason)) {
       return "The server is at capacity: it takes no more visitors right now. Nothing was changed;"

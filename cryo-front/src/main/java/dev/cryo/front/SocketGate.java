@@ -20,8 +20,10 @@ import org.eclipse.jetty.websocket.server.WebSocketCreator;
  *       page and passes (a browser always sends it);
  *   <li>while the run admits no new work ({@link Upstream#admits()}), it is accepted and closed
  *       with 1013 (try again later);
- *   <li>without the connection cookie, or with one whose connection the run does not know, it is
- *       accepted and closed with 1008 (policy violation): a socket never mints a connection;
+ *   <li>without the connection cookie, or with one whose connection the run does not know, or one
+ *       a login or a logout retired ({@link Upstream#provesConnection}: the worker holding the
+ *       connection is asked), it is accepted and closed with 1008 (policy violation): a socket
+ *       never mints a connection, and a retired cookie reaches no page of it, pushes included;
  *   <li>otherwise a {@link PageSocket} of that connection.
  * </ol>
  * Thread-safe.
@@ -60,12 +62,13 @@ final class SocketGate implements WebSocketCreator {
       return new RefusedSocket(StatusCode.TRY_AGAIN_LATER, "not running: try again later");
     }
     String secret = ConnectionCookie.read(Request.getCookies(request));
-    String connection = secret == null ? null : ConnectionCookie.connectionIdOf(secret);
-    if (connection == null || !upstream.knowsConnection(connection)) {
+    String connection = secret == null ? null : ConnectionCookie.connectionOf(secret);
+    if (connection == null || !upstream.knowsConnection(connection)
+        || !upstream.provesConnection(connection, ConnectionCookie.credentialOf(secret))) {
       return new RefusedSocket(StatusCode.POLICY_VIOLATION, secret == null
           ? "no connection cookie: load a page first" : "unknown connection: load a page first");
     }
-    return new PageSocket(connection, ApplicationHandler.headersOf(request), registry, upstream,
-        limits, budget);
+    return new PageSocket(connection, ConnectionCookie.credentialOf(secret),
+        ApplicationHandler.headersOf(request), registry, upstream, limits, budget);
   }
 }

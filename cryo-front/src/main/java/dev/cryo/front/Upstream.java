@@ -31,6 +31,16 @@ public interface Upstream {
     return Optional.empty();
   }
 
+  /**
+   * Whether a cookie naming {@code connectionId} and proving {@code credential}
+   * ({@link ConnectionCookie#credentialOf}, null for a cookie never rotated) still reaches the
+   * connection: false when a login or a logout retired it, or the connection was forgotten. May
+   * block (it asks the worker holding the connection, waking its user). The default: true.
+   */
+  default boolean provesConnection(String connectionId, String credential) {
+    return true;
+  }
+
   /** Sends the run's pushes to {@code sink} (the front's sockets); the default pushes nothing. */
   default void pushSink(PushSink sink) {}
 
@@ -40,6 +50,14 @@ public interface Upstream {
       @Override
       public boolean knowsConnection(String connectionId) {
         return commander.knowsConnection(connectionId);
+      }
+
+      @Override
+      public boolean provesConnection(String connectionId, String credential) {
+        Reply reply = commander.serve(new Request(connectionId, "GET",
+            dev.cryo.wire.protocol.HttpCall.CREDENTIAL_PATH, "", java.util.List.of(), null, true,
+            credential, null));
+        return reply.status() == 204; // a retired cookie is refused, however recently
       }
 
       @Override

@@ -11,7 +11,13 @@
  *       forged, expired, malformed — makes a new anonymous connection with a new value, never
  *       anybody else's. The value is a bearer secret that never leaves the front: the connection's
  *       id, which the commander, the workers and the application see, is a one-way hash of it.
- *       The application cannot set the cookie.
+ *       The application cannot set the cookie (its {@code Set-Cookie} of it is removed, logged
+ *       once): a login rotates it — the reply carries a new value, {@code ID.SECRET}, and the
+ *       value before it is retired in the same call — and {@code call.logout()} or
+ *       {@code call.forget()} clears it ({@code ConnectionCookie}). A retired value is answered
+ *       as one the commander does not know. Whether a value still proves its connection is the
+ *       worker's to say (the connection's credential travels with it); the front mints the
+ *       successor secret of every request and sends only its hash.
  *   <li>Everything is bounded before it reaches a worker: a body over the limit is refused with
  *       413; header limits are Jetty's.
  *   <li>Paths under {@code /_cryo/} are cryo's own and never reach the application.
@@ -24,7 +30,8 @@
  *       no path, worker or internal API of the run.
  *   <li>The page sockets ({@code /_cryo/ws}, docs/socket.md) are the one thing the front keeps:
  *       which socket each page's channel is open on. They never mint a connection (a handshake
- *       without a known cookie is closed 1008), pass an Origin gate, and are bounded (message
+ *       without a known cookie, or with a retired one, is closed 1008; a rotation closes the
+ *       sockets opened with the value it retired), pass an Origin gate, and are bounded (message
  *       size, calls in flight, the outbound queue). A freeze or a move of a user never touches
  *       them; a push is written to them by the front, so it wakes nobody.
  *   <li>The browser client, {@code /_cryo/cryo.js} (docs/client.md), is a resource of this

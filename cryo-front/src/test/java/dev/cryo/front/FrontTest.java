@@ -142,6 +142,42 @@ class FrontTest {
     assertThat(last.get(1).fromCookie()).isFalse();
   }
 
+  /**
+   * A login rotates the cookie: the reply carries {@code ID.SECRET}, its connection the request's
+   * and its secret the one whose hash went up as the request's successor; the runtime's header
+   * never reaches the client. The new cookie's requests prove that hash; the old one proves
+   * nothing. A logout clears the cookie.
+   */
+  @Test
+  void aLoginRotatesTheCookieToTheRequestsSuccessorAndALogoutClearsIt() throws Exception {
+    String cookie = connectionOf(get("/", null));
+    String id = ConnectionCookie.connectionIdOf(cookie);
+    upstream.next = new Reply(200, List.of(Map.entry(Reply.ROTATED_HEADER, Reply.ROTATED_LOGIN)),
+        new byte[0]);
+
+    HttpResponse<String> login = get("/login", "cryo_connection=" + cookie);
+
+    String rotated = connectionOf(login);
+    assertThat(login.headers().firstValue(Reply.ROTATED_HEADER)).isEmpty();
+    Request loggingIn = upstream.seen.get(upstream.seen.size() - 1);
+    assertThat(loggingIn.credential()).isNull();
+    assertThat(rotated).startsWith(id + ".");
+    assertThat(ConnectionCookie.credentialOf(rotated)).isEqualTo(loggingIn.successor());
+    assertThat(ConnectionCookie.connectionOf(rotated)).isEqualTo(id);
+
+    get("/after", "cryo_connection=" + rotated);
+    Request after = upstream.seen.get(upstream.seen.size() - 1);
+    assertThat(after.connectionId()).isEqualTo(id);
+    assertThat(after.credential()).isEqualTo(loggingIn.successor());
+    assertThat(after.successor()).isNotEqualTo(loggingIn.successor());
+
+    upstream.next = new Reply(200, List.of(Map.entry(Reply.ROTATED_HEADER, Reply.ROTATED_ENDED)),
+        new byte[0]);
+    HttpResponse<String> logout = get("/logout", "cryo_connection=" + rotated);
+    assertThat(logout.headers().allValues("set-cookie")).singleElement().asString()
+        .startsWith("cryo_connection=; ").contains("Max-Age=0");
+  }
+
   @Test
   void theApplicationNeverSeesNorSetsTheConnectionCookie() throws Exception {
     String connection = connectionOf(get("/", null));

@@ -27,6 +27,7 @@ import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PushMessage;
 import dev.cryo.wire.protocol.RefusalReason;
 import java.io.IOException;
+import java.time.Duration;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
@@ -269,24 +270,134 @@ public final class AppHost {
     } catch (IllegalArgumentException e) {
       throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
     }
-    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()));
+    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()),
+        call.credential(), call.successor());
   }
+
+  /**
+   * The connection row's field holding its credential: the one-way hash of the secret its cookie
+   * carries since a login rotated it ({@link HttpCall#credential()}), or, after a logout or a
+   * forget, a value no cookie carries. A connection without it was never rotated: its own id is
+   * its cookie's hash. A plain field of the row, so it travels with the connection wherever the
+   * connection goes — a freeze, a wake, a move, a login tail, a drain — in its parcel.
+   */
+  static final String CREDENTIAL = "credential";
+
+  /**
+   * The connection row's field holding when its cookie was last retired (epoch milliseconds, the
+   * worker's clock): a login's rotation, a logout's or a forget's end. Within
+   * {@link #RETIRED_COOKIE_GRACE} of it a retired cookie is refused {@link
+   * RefusalReason#COOKIE_ROTATED} — nothing served, no cookie set, so the browser keeps the cookie
+   * the login gave it — and only after it is it answered as a connection the run does not know.
+   */
+  static final String RETIRED_AT = "retired_at";
+
+  /**
+   * How long a retired cookie is refused rather than answered as a new visitor's: longer than any
+   * request sent before the browser took the new cookie can take to reach the worker (a user's
+   * hold and a call's timeout), so that none of them gives the browser a guest's cookie in place
+   * of the login's. A client still holding the old cookie after it (a reply it never read) starts
+   * afresh as a guest.
+   */
+  static final Duration RETIRED_COOKIE_GRACE = Duration.ofSeconds(60);
 
   /**
    * Serves {@code request} as {@link #serve(Worker, HttpCall)} does, for a call that arrived as
    * {@code arrival} says — for the worker's own tests, which name a call's page and its clocks.
    */
   Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless) {
+    return serve(worker, arrival, request, move, socketless, null, null);
+  }
+
+  /**
+   * Serves {@code request} as {@link #serve(Worker, Arrival, Request, Move, boolean)} does, for a
+   * cookie proving {@code credential} ({@link HttpCall#credential()}) and rotating, at a login or
+   * a logout, to {@code successor} ({@link HttpCall#successor()}, null: no rotation).
+   *
+   * @throws WorkerException {@link RefusalReason#STALE_CREDENTIAL} when {@code credential} is not
+   *     the connection's (a cookie a login or a logout retired): nothing was served
+   */
+  Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless,
+      String credential, String successor) {
+    Host host = null;
+    Response response;
     try (RequestSlot slot = worker.openRequest(arrival)) {
-      return serve(new Host(worker, slot, null, socketless), request, move);
+      boolean again = checkCredential(worker, slot, credential, successor);
+      if (HttpCall.CREDENTIAL_PATH.equals(request.path())) {
+        return Response.empty(204); // the front's check of a socket's cookie: proven
+      }
+      host = new Host(worker, slot, null, socketless, credential, successor);
+      if (again) {
+        host.rotation = HttpCall.ROTATED_LOGIN; // its reply gives the client the login's cookie
+      }
+      try {
+        response = withoutRotationHeader(serve(host, request, move));
+      } catch (RuntimeException failed) {
+        host.undoRotation(); // no reply carries the new cookie: the one the client has stays
+        throw failed;
+      }
     } catch (WorkerException refusal) {
       if (refusal.reason() == RefusalReason.UNREADABLE_PARCEL) {
         return HostPolicy.unreadableParcel(refusal.getMessage());
       }
       throw refusal;
     } finally {
+      if (host != null) {
+        host.endAfterCall(); // a logout's or a forget's drop, once the call's slot is closed
+      }
       worker.awaitAnnouncements(); // the reply, or the refusal, never overtakes what it caused
     }
+    return host.rotation == null ? response
+        : response.withHeader(HttpCall.ROTATED_HEADER, host.rotation);
+  }
+
+  /**
+   * Refuses a call whose cookie does not prove the connection's credential ({@link #CREDENTIAL}):
+   * a connection never rotated is reached by the cookie whose hash is its id (no credential), a
+   * rotated one only by the cookie of its last rotation — or by the request that rotated it, sent
+   * again ({@code successor} is the credential): true then, and its reply must carry the rotation.
+   */
+  private static boolean checkCredential(Worker worker, RequestSlot slot, String credential,
+      String successor) {
+    ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId()).orElse(null);
+    Object held = row == null ? null : row.get(CREDENTIAL);
+    if (Objects.equals(held, credential)) {
+      return false;
+    }
+    if (successor != null && successor.equals(held)) {
+      // The request whose login rotated the cookie, sent again by the commander (its reply was
+      // lost: a worker died, a wire timed out): only the front that minted the successor for it
+      // holds its secret, so it proves the connection, and its reply must give that secret.
+      return true;
+    }
+    long retiredAt = row != null && row.get(RETIRED_AT) instanceof Number at ? at.longValue() : 0;
+    long since = worker.clock().millis() - retiredAt;
+    if (retiredAt > 0 && since < RETIRED_COOKIE_GRACE.toMillis()) {
+      throw new WorkerException(RefusalReason.COOKIE_ROTATED, slot.user(), "the cookie of"
+          + " connection '" + slot.connectionId() + "' was retired " + Math.max(0, since)
+          + " ms ago by a login or a logout on it; nothing was served and no cookie is set: the"
+          + " browser's next request carries the cookie the login gave it");
+    }
+    throw new WorkerException(RefusalReason.STALE_CREDENTIAL, slot.user(), "the cookie of"
+        + " connection '" + slot.connectionId() + "' was retired by a login or a logout on it;"
+        + " nothing was served: the request is answered as from a connection the run does not"
+        + " know");
+  }
+
+  /** {@code response} without a rotation header the application may have set: the runtime's own. */
+  private static Response withoutRotationHeader(Response response) {
+    if (response.header(HttpCall.ROTATED_HEADER) == null) {
+      return response;
+    }
+    LOG.log(System.Logger.Level.WARNING, "the application set the runtime's own header "
+        + HttpCall.ROTATED_HEADER + "; it was removed from the reply");
+    Response kept = Response.bytes(response.status(), null, response.body());
+    for (Map.Entry<String, String> header : response.headers()) {
+      if (!header.getKey().equalsIgnoreCase(HttpCall.ROTATED_HEADER)) {
+        kept = kept.withHeader(header.getKey(), header.getValue());
+      }
+    }
+    return kept;
   }
 
   /**
@@ -306,6 +417,11 @@ public final class AppHost {
   private Response serve(Host host, Request request, Move move) {
     host.turn = turns.enter(host.user());
     try {
+      // Again in the turn: a login or a logout of the connection may have run while this call
+      // waited for it, and then the cookie it brought is retired.
+      if (checkCredential(host.worker, host.slot, host.proven, host.successor)) {
+        host.rotation = HttpCall.ROTATED_LOGIN; // this request's first attempt rotated it
+      }
       UserRow row = host.worker.registry().userItems().get(host.user()).orElse(null);
       if (row != null) {
         Dispatcher.Served refused = policy.welcome(row, host);
@@ -496,11 +612,32 @@ public final class AppHost {
     /** The pages this call closed ({@link #closePage}): unknown from then on, its own included. */
     private final java.util.Set<String> closed = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    /** The hash of the secret a login or a logout rotates the cookie to; null: no rotation. */
+    private final String successor;
+    /** What the call did to its cookie ({@link HttpCall#ROTATED_HEADER}'s value), or null. */
+    volatile String rotation;
+    /** The credential this call's rotation set, and what it replaced ({@link #undoRotation}). */
+    private Object rotatedTo;
+    private Object credentialBefore;
+    private Object retiredBefore;
+    /** What is ended once the call's slot is closed: null, "connection" or "user". */
+    private volatile String ending;
+
+    /** The credential the call's cookie proved (null: a cookie never rotated). */
+    private final String proven;
+
     Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless) {
+      this(worker, slot, turn, socketless, null, null);
+    }
+
+    Host(Worker worker, RequestSlot slot, UserTurns.Turn turn, boolean socketless,
+        String proven, String successor) {
+      this.proven = proven;
       this.worker = worker;
       this.slot = slot;
       this.turn = turn;
       this.socketless = socketless;
+      this.successor = successor;
     }
 
     /** The user the call is served for: the connection's owner, which a login changes. */
@@ -717,14 +854,27 @@ public final class AppHost {
     @Override
     public LoginResult login(String user) {
       String before = user();
+      refuseEnded("log in");
+      LockOrder.refuseInsideStoreAction(user); // before the credential is touched
+      if (user.startsWith(RegisterRegistry.GUEST_PREFIX)) {
+        throw new IllegalArgumentException("'" + user + "' is a name reserved for guests;"
+            + " nothing changed: log in as a real user");
+      }
+      if (successor != null) {
+        rotate(successor, HttpCall.ROTATED_LOGIN); // before a login tail reads the row's parcel
+      }
       CompletableFuture<LoginOutcome> outcome;
       try {
         outcome = logIn(user);
       } catch (RegisterException e) {
+        undoRotation();
         if (e.reason() == RegisterException.Reason.GUEST_TARGET) {
           throw new IllegalArgumentException("'" + user + "' is a name reserved for guests;"
               + " nothing changed: log in as a real user", e);
         }
+        throw e;
+      } catch (RuntimeException e) {
+        undoRotation();
         throw e;
       }
       if (!outcome.isDone()) {
@@ -733,6 +883,7 @@ public final class AppHost {
       try {
         outcome.join();
       } catch (CompletionException e) {
+        undoRotation(); // the login did not happen: the cookie stays as it was
         Throwable cause = Worker.unwrap(e);
         if (cause instanceof RuntimeException runtime) {
           throw runtime;
@@ -745,6 +896,123 @@ public final class AppHost {
         turn = turns.enter(after);
       }
       return LoginResult.HERE;
+    }
+
+    @Override
+    public void logout() {
+      refuseEnded("log out");
+      LockOrder.refuseInsideStoreAction(user());
+      rotate(retired(), HttpCall.ROTATED_ENDED); // from now on no cookie reaches the connection
+      ending = "connection";
+    }
+
+    @Override
+    public void forget() {
+      refuseEnded("forget the user");
+      LockOrder.refuseInsideStoreAction(user());
+      rotate(retired(), HttpCall.ROTATED_ENDED);
+      ending = "user";
+    }
+
+    private void refuseEnded(String what) {
+      if (ending != null) {
+        throw new IllegalStateException("this call already " + (ending.equals("user")
+            ? "forgot its user" : "logged its connection out") + "; it cannot " + what
+            + " too: nothing changed");
+      }
+    }
+
+    /**
+     * After the call's slot closed: drops what a logout (the connection, its pages; the user
+     * stays, unless a guest's last connection) or a forget (the user, every connection and page of
+     * his) ended, announced. A failure is logged: the cookie is retired either way.
+     */
+    void endAfterCall() {
+      String what = ending;
+      if (what == null) {
+        return;
+      }
+      try {
+        if (what.equals("user")) {
+          worker.forgetUser(user());
+        } else {
+          worker.logOut(slot.connectionId());
+        }
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "the " + (what.equals("user") ? "forget of '"
+            + user() + "'" : "logout of connection '" + slot.connectionId() + "'") + " could"
+            + " not drop its rows (" + e.getMessage() + "); its cookie is retired, so nothing"
+            + " reaches them: they go with the user's expiry", e);
+      }
+    }
+
+    private Object credential() {
+      return worker.registry().connectionItems().get(slot.connectionId())
+          .map(row -> row.get(CREDENTIAL)).orElse(null);
+    }
+
+    /**
+     * Sets the connection's credential, and when it was retired: now for a rotation, as it was
+     * ({@code retiredAt}) for a rotation undone.
+     */
+    private void setCredential(Object value, Object retiredAt) {
+      ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId())
+          .orElseThrow(() -> worker.unknownConnection(slot.connectionId()));
+      if (value == null) {
+        row.remove(CREDENTIAL);
+      } else {
+        row.set(CREDENTIAL, value);
+      }
+      if (retiredAt == null) {
+        row.remove(RETIRED_AT);
+      } else {
+        row.set(RETIRED_AT, retiredAt);
+      }
+    }
+
+    /**
+     * Makes {@code value} the connection's credential, the cookie before it retired now, and the
+     * reply say {@code what} ({@link HttpCall#ROTATED_HEADER}), keeping what it replaces for
+     * {@link #undoRotation}. Once per call: a second rotation keeps the first one's "before".
+     */
+    private void rotate(Object value, String what) {
+      if (rotation == null) {
+        credentialBefore = credential();
+        retiredBefore = retiredAt();
+      }
+      rotatedTo = value;
+      setCredential(value, worker.clock().millis());
+      rotation = what;
+    }
+
+    /**
+     * Undoes this call's rotation when no reply will carry it (the login failed, or the call was
+     * refused or failed after it): the connection, if it is still here and still holds the
+     * credential this call set, gets back the one before, so the cookie the client has keeps
+     * reaching it. A connection a login tail already handed over carries the new one; a failure
+     * there is the hand-over's to report.
+     */
+    void undoRotation() {
+      if (rotation == null) {
+        return;
+      }
+      ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId())
+          .orElse(null);
+      if (row != null && Objects.equals(row.get(CREDENTIAL), rotatedTo)) {
+        setCredential(credentialBefore, retiredBefore);
+      }
+      rotation = null;
+      ending = null;
+    }
+
+    private Object retiredAt() {
+      return worker.registry().connectionItems().get(slot.connectionId())
+          .map(row -> row.get(RETIRED_AT)).orElse(null);
+    }
+
+    /** A credential no cookie carries: 128 random bits, in another alphabet than a hash's. */
+    private String retired() {
+      return "retired:" + HexFormat.of().formatHex(bytes(16));
     }
   }
 

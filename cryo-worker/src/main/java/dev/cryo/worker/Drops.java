@@ -123,11 +123,12 @@ final class Drops {
 
   /**
    * Drops a connection with its pages ({@code drop_pages}, {@code drop_connection}), and its user
-   * when it was his last ({@code drop_user}).
+   * when it was his last ({@code drop_user}) — with {@code keepUser} (a logout), only a guest: an
+   * identity stays without connections.
    *
    * @throws WorkerException {@link RefusalReason#UNKNOWN_CONNECTION} when it is not here
    */
-  void dropConnection(String connectionId) {
+  void dropConnection(String connectionId, boolean keepUser) {
     long deadline = System.nanoTime() + worker.transitionWait().toNanos();
     while (true) {
       ConnectionRow seen = registry.connectionItems().get(connectionId)
@@ -149,8 +150,8 @@ final class Drops {
             }
             UserRow owner = registry.userItems().get(user).orElseThrow();
             List<String> pageIds = new ArrayList<>(new TreeSet<>(connection.pages()));
-            boolean userGoes = owner.connections().size() == 1;
-            registry.dropConnection(connectionId);
+            boolean userGoes = owner.connections().size() == 1 && !(keepUser && !owner.isGuest());
+            registry.dropConnection(connectionId, userGoes);
             closed.addAll(pageIds);
             if (!pageIds.isEmpty()) {
               announcer.publish(AnnouncementKind.DROP_PAGES, user, pageIds, null);

@@ -458,7 +458,35 @@ public final class Worker implements AutoCloseable {
    *     and as {@link #dropUser}
    */
   public void dropConnection(String connectionId) {
-    drops.dropConnection(connectionId);
+    drops.dropConnection(connectionId, false);
+  }
+
+  /** The worker's clock (its schedule's), for what a call stamps or compares with now. */
+  Clock clock() {
+    return clock;
+  }
+
+  /**
+   * A logout's drop, after its call: the connection with its pages ({@code drop_pages},
+   * {@code drop_connection}); its user stays, even without a connection, unless he is a guest
+   * (nobody could reach him again: {@code drop_user}). The phase is respected as by
+   * {@link #dropUser}.
+   *
+   * @throws WorkerException as {@link #dropConnection}
+   */
+  void logOut(String connectionId) {
+    drops.dropConnection(connectionId, true);
+  }
+
+  /**
+   * A forget's drop, after its call: the user with every connection and page of his, announced as
+   * {@link #dropUser} does; the commander's maps forget him with the fold of {@code drop_user}, and
+   * his folder in the freezer, which nobody answers for then, goes with the next sweep.
+   *
+   * @throws WorkerException as {@link #dropUser}
+   */
+  void forgetUser(String user) {
+    drops.dropUser(user, -1);
   }
 
   /**

@@ -12,7 +12,9 @@ import java.util.Set;
  * is an {@link AnomalyKind#UNEXPLAINED_FAILURE}. Explained are: an operation whose span
  * {@code [invoke.t, completion.t]} meets a fault window {@code [fault_start.t, fault_end.t +
  * grace]} (an open fault lasts to the end); a {@code 409 move_refused} of a move, anywhere; a
- * {@code 404 unknown_page} the page rules explained or accounted for. Nothing else is, anywhere:
+ * {@code 409 cookie_rotated}, anywhere (a request sent with the cookie a login of the same user
+ * retired meanwhile: refused before anything ran, no cookie set); a {@code 404 unknown_page} the
+ * page rules explained or accounted for. Nothing else is, anywhere:
  * a {@code 503} outside the windows is an anomaly.
  */
 final class FailureCheck {
@@ -34,7 +36,8 @@ final class FailureCheck {
       if (completion == null || Entry.OK.equals(completion.type())) {
         continue;
       }
-      if (explained.contains(operation.id()) || isMoveRefused(operation)) {
+      if (explained.contains(operation.id()) || isMoveRefused(operation)
+          || isCookieRotated(operation)) {
         continue;
       }
       int started = Epochs.countAtMost(starts, operation.completeT());
@@ -53,6 +56,15 @@ final class FailureCheck {
     return operation.is(Function.MOVE) && Entry.FAIL.equals(completion.type())
         && Integer.valueOf(409).equals(completion.status())
         && "move_refused".equals(completion.error());
+  }
+
+  private static boolean isCookieRotated(Operation operation) {
+    Entry completion = operation.completion();
+    return Entry.FAIL.equals(completion.type())
+        && Integer.valueOf(409).equals(completion.status())
+        && completion.error() != null // the socket's JSON code, or HTTP's Cryo-Reason
+        && (completion.error().equals("cookie_rotated")
+            || completion.error().equals("http_409_cookie_rotated"));
   }
 
   private static String register(Operation operation) {

@@ -101,7 +101,8 @@ final class PageSocket implements WebSocket.Listener {
     JsonNode answer = reply.get("body");
     return DemoClient.parse(reply.path("status").asInt(),
         answer != null && answer.isObject() ? answer : null,
-        Optional.ofNullable(headers.path("Cryo-Reason").textValue()),
+        Optional.ofNullable(headers.path("cryo-reason").textValue()) // the front: lower case
+            .or(() -> Optional.ofNullable(headers.path("Cryo-Reason").textValue())),
         headers.path(DemoClient.PLACEMENT_HEADER).textValue(), null,
         answer != null && answer.isTextual() ? answer.asText() : null);
   }

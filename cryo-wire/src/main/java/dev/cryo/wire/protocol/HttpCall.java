@@ -24,10 +24,56 @@ import java.util.Objects;
  * @param socketless true when no page socket was open in the whole run as the commander sent the
  *     call: a push of the call whose target the worker holds reaches no socket, and the worker
  *     answers it without relaying it; null or false: every push is relayed (docs/socket.md, "Push")
+ * @param credential the one-way hash of the secret the client's cookie carries for a connection
+ *     whose cookie was rotated; null for a cookie that was never rotated (the connection's id is
+ *     then its hash). The worker serves the call only when it matches the connection's own
+ *     (refused {@code stale_credential} otherwise: a cookie a login or a logout retired)
+ * @param successor the one-way hash of a fresh secret the front holds for this call, or null: a
+ *     login or a logout in the call makes it the connection's credential, and the reply says so
+ *     ({@code Cryo-Connection-Rotated}); the front then gives the client that secret
  */
 public record HttpCall(String user, String connection, String admit, long generation,
     long parcelGeneration, String method, String path, String query, List<List<String>> headers,
-    byte[] body, MoveInfo move, Boolean socketless) {
+    byte[] body, MoveInfo move, Boolean socketless, String credential, String successor) {
+
+  /**
+   * The header a worker's reply carries when the call rotated its connection's cookie, between the
+   * worker, the commander and the front only (the front removes it, and one an application set):
+   * {@value #ROTATED_LOGIN} — the connection's credential is the call's {@link #successor()} now;
+   * {@value #ROTATED_ENDED} — the connection was ended (a logout, a forget), its cookie is dead.
+   */
+  public static final String ROTATED_HEADER = "Cryo-Connection-Rotated";
+
+  /** {@link #ROTATED_HEADER}'s value after a login: the successor is the connection's credential. */
+  public static final String ROTATED_LOGIN = "login";
+
+  /** {@link #ROTATED_HEADER}'s value after a logout or a forget: the connection is ended. */
+  public static final String ROTATED_ENDED = "ended";
+
+  /**
+   * The path of the front's own check of a cookie ({@code GET}): the worker answers it 204 once the
+   * call's {@link #credential()} is the connection's, without the application, and refuses it as
+   * any call otherwise. No client reaches it: the front serves nothing under {@code /_cryo/} to the
+   * application, and refuses such a path in a socket's call.
+   */
+  public static final String CREDENTIAL_PATH = "/_cryo/credential";
+
+  /** A call whose connection's cookie was never rotated and that can rotate none. */
+  public HttpCall(String user, String connection, String admit, long generation,
+      long parcelGeneration, String method, String path, String query, List<List<String>> headers,
+      byte[] body, MoveInfo move, Boolean socketless) {
+    this(user, connection, admit, generation, parcelGeneration, method, path, query, headers, body,
+        move, socketless, null, null);
+  }
+
+  /** A call under {@code grant} carrying the cookie's {@code credential} and a {@code successor}. */
+  public HttpCall(String user, String connection, Grant grant, String method, String path,
+      String query, List<List<String>> headers, byte[] body, MoveInfo move, Boolean socketless,
+      String credential, String successor) {
+    this(user, connection, grant.kind().name().toLowerCase(Locale.ROOT), grant.generation(),
+        grant.parcelGeneration(), method, path, query, headers, body, move, socketless, credential,
+        successor);
+  }
 
   /** Checks the required parts and the grant, and normalises the optional ones. */
   public HttpCall {

@@ -106,6 +106,8 @@ final class MessageReaders {
     byte[] body = null;
     MoveInfo move = null;
     Boolean socketless = null;
+    String credential = null;
+    String successor = null;
     for (String field = json.nextFieldName(); field != null; field = json.nextFieldName()) {
       json.nextToken();
       switch (field) {
@@ -127,6 +129,8 @@ final class MessageReaders {
         case "body" -> body = FieldValues.bytes(json, type, field);
         case "move" -> move = moveInfo(json);
         case "socketless" -> socketless = FieldValues.nullableBool(json, type, field);
+        case "credential" -> credential = FieldValues.string(json, type, field);
+        case "successor" -> successor = FieldValues.string(json, type, field);
         default -> json.skipChildren();
       }
     }
@@ -134,8 +138,7 @@ final class MessageReaders {
       throw FieldValues.missing(type, generationSeen ? "parcelGeneration" : "generation");
     }
     return new HttpCall(user, connection, admit, generation, parcelGeneration, method, path, query,
-        headers, body, move,
-        socketless);
+        headers, body, move, socketless, credential, successor);
   }
 
   /** The {@code move} of an {@link HttpCall}: an object or null. */

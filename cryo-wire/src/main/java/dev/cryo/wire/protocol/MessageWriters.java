@@ -31,6 +31,8 @@ final class MessageWriters {
   private static final SerializedString BODY = new SerializedString("body");
   private static final SerializedString MOVE = new SerializedString("move");
   private static final SerializedString SOCKETLESS = new SerializedString("socketless");
+  private static final SerializedString CREDENTIAL = new SerializedString("credential");
+  private static final SerializedString SUCCESSOR = new SerializedString("successor");
   private static final SerializedString FROM = new SerializedString("from");
   private static final SerializedString TO = new SerializedString("to");
   private static final SerializedString REFUSED = new SerializedString("refused");
@@ -119,6 +121,8 @@ final class MessageWriters {
     } else {
       json.writeBoolean(socketless);
     }
+    string(json, CREDENTIAL, call.credential());
+    string(json, SUCCESSOR, call.successor());
     json.writeEndObject();
   }
 

@@ -61,6 +61,20 @@ public enum RefusalReason {
   /** The connection is not registered on this worker. */
   UNKNOWN_CONNECTION(false, 500),
   /**
+   * The call's cookie is not the connection's any more: a login or a logout rotated it
+   * ({@link HttpCall#credential()}), so the cookie it brought is retired. Nothing was served; the
+   * commander answers it as a connection the run does not know, and the front gives the client a
+   * fresh guest's connection.
+   */
+  STALE_CREDENTIAL(false, 403),
+  /**
+   * The call's cookie was retired by a login or a logout on its connection moments ago (within the
+   * worker's grace): a request the browser sent before it took the new cookie. Nothing was served;
+   * the front answers 409 and sets no cookie, so the browser keeps the one the login gave it, and
+   * its next request carries that one.
+   */
+  COOKIE_ROTATED(false, 409),
+  /**
    * The page named is not on this worker, or hangs from another connection than the call's: a call
    * reaches only the pages of its own connection. Nothing was read or written.
    */

@@ -62,8 +62,9 @@ final class MessageArbitraries {
 
   static Arbitrary<HttpCall> httpCalls() {
     Arbitrary<String[]> strings = Combinators.combine(nullableText(), text(), text(), text(),
-        nullableText()).as((user, connection, method, path, query)
-            -> new String[] {user, connection, method, path, query});
+        nullableText(), nullableText(), nullableText()).as((user, connection, method, path, query,
+            credential, successor)
+            -> new String[] {user, connection, method, path, query, credential, successor});
     Arbitrary<Grant> grants = Combinators.combine(Arbitraries.of(Grant.Kind.values()),
         Arbitraries.longs().between(0, Long.MAX_VALUE),
         Arbitraries.longs().between(0, Long.MAX_VALUE))
@@ -73,7 +74,7 @@ final class MessageArbitraries {
         bytes().injectNull(0.1), moveInfos().injectNull(0.5),
         Arbitraries.of(Boolean.TRUE, Boolean.FALSE).injectNull(0.4))
         .as((s, grant, headers, body, move, socketless) -> new HttpCall(s[0], s[1], grant,
-            s[2], s[3], s[4], headers, body, move, socketless));
+            s[2], s[3], s[4], headers, body, move, socketless, s[5], s[6]));
   }
 
   static Arbitrary<HttpResult> httpResults() {
