@@ -4,13 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.CookieManager;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * cryo's parent pom, as installed by the guide's command, and the plugins and libraries copied
  * from the mirror. The first build runs the guide's install command in this checkout: it rebuilds
  * cryo-app's jar in {@code cryo-app/target} (the same classes) and installs it and cryo's parent
- * pom into the new repository.
+ * pom into the new repository. Last, the project's jar is served as the guide serves it, by the
+ * cryo command's jar ({@code cryo serve --app com.example.notes.Notes --app-path notes.jar}, one
+ * worker), and used over HTTP.
  */
 @Timeout(300)
 class GuideProjectTest {
@@ -80,6 +90,85 @@ class GuideProjectTest {
     assertThat(report).as("the guide's tests ran").isRegularFile();
     assertThat(Files.readString(report)).contains("tests=\"5\"", "failures=\"0\"",
         "errors=\"0\"");
+
+    // and the jar runs as the guide runs it: cryo serve --app CLASS --app-path JAR
+    assertThat(guide).contains(SERVE);
+    serveAndUse(jar);
+  }
+
+  /** The guide's command to run the application, as it is written. */
+  static final String SERVE = "java -jar cryo-cli/target/cryo.jar serve"
+      + " --app com.example.notes.Notes --app-path notes/target/notes.jar";
+
+  /**
+   * Serves {@code jar} with the cryo command's jar, one worker, on any free port, and uses it as a
+   * browser's script would: a page, a note, the notes read back.
+   */
+  private void serveAndUse(Path jar) throws Exception {
+    Path cryo = Path.of(System.getProperty("cryo.guide.cli.jar",
+        "../../cryo-cli/target/cryo.jar"));
+    assertThat(cryo).as("the cryo command's jar, built before this module").isRegularFile();
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"),
+        "bin", "java").toString(), "-jar", cryo.toString(), "serve"));
+    command.addAll(List.of(SERVE.substring(SERVE.indexOf("--app ")).split(" ")));
+    command.set(command.size() - 1, jar.toString());
+    command.addAll(List.of("--home", scratch.resolve("home").toString(), "--port", "0",
+        "--workers", "1", "--worker-heap", "256m"));
+    Path out = scratch.resolve("serve-out.txt");
+    Process serve = new ProcessBuilder(command)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .redirectOutput(out.toFile()).redirectError(scratch.resolve("serve-err.txt").toFile())
+        .start();
+    try {
+      URI base = awaitUrl(serve, out);
+      HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
+      HttpResponse<String> page = send(http, base, "GET", "/", null);
+      assertThat(page.body()).contains("<script src=\"/_cryo/cryo.js\"></script>");
+      assertThat(send(http, base, "POST", "/api/pages", null).body()).contains("\"page\"");
+      assertThat(send(http, base, "POST", "/api/notes", "{\"text\":\"served\"}").statusCode())
+          .isEqualTo(200);
+      assertThat(send(http, base, "GET", "/api/notes", null).body())
+          .contains("\"text\":\"served\"");
+    } finally {
+      List<ProcessHandle> all = new ArrayList<>(serve.descendants().toList());
+      serve.destroy();
+      serve.waitFor(20, TimeUnit.SECONDS);
+      serve.destroyForcibly();
+      all.addAll(serve.descendants().toList());
+      all.forEach(ProcessHandle::destroyForcibly);
+    }
+  }
+
+  private static HttpResponse<String> send(HttpClient http, URI base, String method, String path,
+      String json) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+        .timeout(Duration.ofSeconds(60));
+    request.method(method, json == null ? HttpRequest.BodyPublishers.noBody()
+        : HttpRequest.BodyPublishers.ofString(json));
+    if (json != null) {
+      request.header("Content-Type", "application/json");
+    }
+    HttpResponse<String> response = http.send(request.build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).as(method + " " + path + ": " + response.body())
+        .isLessThan(300);
+    return response;
+  }
+
+  private URI awaitUrl(Process serve, Path out) throws Exception {
+    Pattern url = Pattern.compile("cryo serves (http://[^ ]+/)");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (true) {
+      Matcher matcher = url.matcher(Files.readString(out));
+      if (matcher.find()) {
+        return URI.create(matcher.group(1));
+      }
+      if (!serve.isAlive() || System.nanoTime() - deadline > 0) {
+        throw new AssertionError("cryo serve printed no URL (alive: " + serve.isAlive()
+            + "); stderr: " + Files.readString(scratch.resolve("serve-err.txt")));
+      }
+      Thread.sleep(20);
+    }
   }
 
   /** Settings whose one mirror, for every repository, is {@code shared}, read as a remote. */

@@ -142,7 +142,7 @@ public final class ShopApplication implements CryoApplication {
     });
   }
 
-  /** Adds {@code delta} of {@code product} to the cart, pushes the cart to every tab of the user. */
+  /** Adds {@code delta} of {@code product} to the cart; pushes it to every tab of the user. */
   private static Map<String, Object> changeCart(Call call, Product product, int delta) {
     Cart cart = call.user(Cart.class).update(c -> {
       TreeMap<String, Integer> items = new TreeMap<>(c.items());
