@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
  * Holds docs/guide.md to the code of this module: every {@code java} block of the guide is a run
  * of consecutive lines of one of the guide project's Java files (main or test, both compiled and
  * run here and by {@link GuideProjectTest}), every {@code html} or {@code js} block a run of
- * lines of its page; lines compare without their leading and trailing blanks, so a piece may be shown less indented
- * than in its class, but nothing else may differ. The {@code xml} block is the project's pom,
+ * lines of its page; lines compare without their leading and trailing blanks, so a piece may be
+ * shown less indented than in its class, but nothing else may differ. The {@code xml} block is the project's pom,
  * which {@link GuideProjectTest} builds with. A {@code sh} block is commands (the install command
  * {@link GuideProjectTest} runs is one of them) and a {@code text} block is output or a tree:
  * neither is compiled. A block of any other language, or none, fails: every block says what it
