@@ -70,9 +70,19 @@ public interface Call {
   boolean hasPage(String pageId);
 
   /**
+   * The most pages one connection may have open at once: {@value}. A page lives until the
+   * application closes it ({@link #closePage}) or its connection or user is dropped, so a client
+   * opening page after page (a reload each, or a hostile loop) would otherwise fill the worker.
+   */
+  int MAX_PAGES_PER_CONNECTION = 256;
+
+  /**
    * Opens a new page on this call's connection.
    *
    * @return its id, unique across the run
+   * @throws Refusal {@code 429 too_many_pages} when the connection has
+   *     {@link #MAX_PAGES_PER_CONNECTION} pages open already: nothing was opened; close one
+   *     ({@link #pages}, {@link #closePage}) and open again
    */
   String openPage();
 

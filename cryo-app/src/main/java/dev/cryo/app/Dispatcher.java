@@ -557,7 +557,14 @@ public final class Dispatcher {
 
     @Override
     public String openPage() {
-      return turn.within(host::openPage);
+      return turn.within(() -> {
+        int open = host.pages().size();
+        if (open >= MAX_PAGES_PER_CONNECTION) {
+          throw new Refusal(429, "too_many_pages", "this connection has " + open + " pages"
+              + " open, the most one may have; no page was opened: close one first");
+        }
+        return host.openPage();
+      });
     }
 
     @Override

@@ -72,6 +72,24 @@ class PagesTest {
         .doesNotContain(elsewhere).isSorted();
   }
 
+  /** Past {@link Call#MAX_PAGES_PER_CONNECTION} an open is refused 429; a close makes room. */
+  @Test
+  void aConnectionOpensAtMostTheLimitOfPages() {
+    CryoTestKit kit = CryoTestKit.of(Tabs::new);
+    CryoTestKit.Connection browser = kit.connect();
+    String first = open(browser);
+    for (int i = 1; i < Call.MAX_PAGES_PER_CONNECTION; i++) {
+      open(browser);
+    }
+    Response refused = browser.post("/open");
+    assertThat(refused.status()).as(refused.bodyText()).isEqualTo(429);
+    assertThat(CryoTestKit.json(refused).get("error").asText()).isEqualTo("too_many_pages");
+    assertThat(pages(browser.get("/pages"))).hasSize(Call.MAX_PAGES_PER_CONNECTION);
+    assertThat(open(kit.connect())).as("another connection's own limit").isNotBlank();
+    browser.post("/close?page=" + first);
+    assertThat(open(browser)).isNotBlank();
+  }
+
   @Test
   void aClosedPageRunsItsHookAndIsUnknownFromThenOn() {
     CryoTestKit kit = CryoTestKit.of(Tabs::new).freezeBetweenCalls(true);

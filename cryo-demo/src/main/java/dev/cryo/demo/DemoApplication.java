@@ -7,6 +7,7 @@ import dev.cryo.app.Move;
 import dev.cryo.app.Refusal;
 import dev.cryo.app.Response;
 import dev.cryo.app.Routes;
+import dev.cryo.app.StateKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -64,6 +65,13 @@ public final class DemoApplication implements CryoApplication {
   /** A page's state: its counter and its notes, oldest first. */
   record Sheet(long counter, List<String> notes) {}
 
+  /**
+   * A connection's state: its pages, oldest first — when it has as many as a connection may, the
+   * oldest is closed to make room for a new one (a browser that reloads for ever keeps working).
+   */
+  @StateKey("Tabs")
+  record Tabs(List<String> pages) {}
+
   /** A body naming a page. */
   record PageBody(String page) {}
 
@@ -79,7 +87,7 @@ public final class DemoApplication implements CryoApplication {
   @Override
   public void routes(Routes routes) {
     routes.get("/", call -> Response.html(PAGE).withHeader("Cache-Control", "no-store"));
-    routes.post("/api/pages", call -> ordered("page", call.openPage(), "worker", call.worker()));
+    routes.post("/api/pages", call -> ordered("page", openPage(call), "worker", call.worker()));
     routes.post("/api/counter", PageBody.class, (call, body) -> {
       String page = required(body.page(), "page");
       Sheet sheet = call.page(page, Sheet.class)
@@ -139,6 +147,25 @@ public final class DemoApplication implements CryoApplication {
     });
     routes.move("/api/move", (call, move) -> moved(move));
   }
+  /**
+   * Opens a page for the call's connection; at {@link Call#MAX_PAGES_PER_CONNECTION}, closes the
+   * connection's oldest first.
+   */
+  private static String openPage(Call call) {
+    List<String> open = call.pages();
+    List<String> order = new ArrayList<>(call.connection(Tabs.class).get().pages());
+    order.retainAll(open); // pages closed meanwhile
+    open.stream().filter(page -> !order.contains(page)).sorted()
+        .forEach(page -> order.add(0, page)); // opened before the demo kept its order
+    while (order.size() >= Call.MAX_PAGES_PER_CONNECTION) {
+      call.closePage(order.remove(0));
+    }
+    String page = call.openPage();
+    order.add(page);
+    call.connection(Tabs.class).set(new Tabs(order));
+    return page;
+  }
+
 
   /** The push every tab of a page gets when the page changed: {@code {kind: "sheet", …}}. */
   private static Map<String, Object> sheetPush(Sheet sheet) {

@@ -73,6 +73,32 @@ class DemoApplicationTest {
         .isNotEqualTo(opened.get("page").asText());
   }
 
+  /**
+   * A connection has at most {@link dev.cryo.app.Call#MAX_PAGES_PER_CONNECTION} pages: past it the
+   * demo closes its oldest page to open the new one, so a browser reloading for ever (or a loop)
+   * keeps a bounded number of pages, and the newest ones keep their state.
+   */
+  @Test
+  void pastTheLimitOfPagesTheOldestIsClosed() {
+    CryoTestKit quick = CryoTestKit.of(DemoApplication::new);
+    CryoTestKit.Connection reloader = quick.connect();
+    int limit = dev.cryo.app.Call.MAX_PAGES_PER_CONNECTION;
+    String first = openPage(reloader);
+    ok(reloader.post("/api/counter", Map.of("page", first)));
+    String second = openPage(reloader);
+    ok(reloader.post("/api/counter", Map.of("page", second)));
+    for (int i = 2; i < limit; i++) {
+      openPage(reloader);
+    }
+    ok(reloader.get("/api/state?page=" + first)); // the limit reached, not passed: all open
+    String newest = openPage(reloader);
+    refused(reloader.get("/api/state?page=" + first), 404, "unknown_page");
+    assertThat(ok(reloader.get("/api/state?page=" + second)).get("pageCounter").asLong())
+        .isEqualTo(1);
+    assertThat(ok(reloader.post("/api/counter", Map.of("page", newest))).get("pageCounter")
+        .asLong()).isEqualTo(1);
+  }
+
   @Test
   void postCounterAddsOneToTheUserAndToThePage() {
     String one = openPage(browser);
