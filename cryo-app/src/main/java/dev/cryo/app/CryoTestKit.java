@@ -413,8 +413,25 @@ public final class CryoTestKit {
     if (previous.connections.isEmpty()) {
       users.remove(previous.name);
     }
+    keepForMerge(previous, target);
     target.connections.add(connection.id);
     connection.owner = identity;
+  }
+
+  /**
+   * A guest who goes (his last connection logged in) into an identity that exists leaves his user
+   * state waiting for the application's login merges, as the runtime does; without any declared,
+   * it is dropped.
+   */
+  private void keepForMerge(KitUser previous, KitUser target) {
+    if (previous == target || !previous.name.startsWith(GUEST_PREFIX)
+        || !previous.connections.isEmpty() || !probe.mergesAtLogin()) {
+      return;
+    }
+    Map<String, Object> guest = new LinkedHashMap<>(previous.state);
+    thawAll(guest);
+    target.state.put(Dispatcher.MERGING_GUESTS, PlainData.thaw(Dispatcher.withMergingGuest(
+        target.state.get(Dispatcher.MERGING_GUESTS), guest)));
   }
 
   private synchronized void drop(String connectionId) {
@@ -698,6 +715,8 @@ public final class CryoTestKit {
             target.instance = previous.instance;
             target.born = true;
             users.put(identity, target);
+          } else {
+            keepForMerge(previous, target);
           }
           if (previous.connections.isEmpty()) {
             users.remove(previous.name);

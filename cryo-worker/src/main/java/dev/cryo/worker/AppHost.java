@@ -394,6 +394,11 @@ public final class AppHost {
     return dispatcher.stateVersion();
   }
 
+  /** Whether the application declared login merges ({@link Dispatcher#mergesAtLogin}). */
+  boolean mergesAtLogin() {
+    return dispatcher.mergesAtLogin();
+  }
+
   /**
    * A store written by another state version, through {@link Dispatcher#upgrade} (and so
    * {@link CryoApplication#upgrade}); asked at a wake or an adoption, on a disk thread with the
