@@ -143,7 +143,7 @@ final class ApplicationHandler extends Handler.Abstract {
       served = upstream.serve(new Request(connectionId, request.getMethod(), path,
           query == null ? "" : query, headers, body, false));
     }
-    Reply reply = RuntimeReplies.forClient(served);
+    Reply reply = RuntimeReplies.forClient(served, headers);
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {
