@@ -486,4 +486,39 @@ class HostParityTest {
     assertThat(cart).isEqualTo(kitCart);
     assertThat(other).as("merged once").isEqualTo(kitOther).isEqualTo(kitCart);
   }
+
+  @Test
+  void aGuestsCartIsMergedIntoAnAccountAwakeOnAnotherWorkerWhereTheConnectionArrives() {
+    CryoTestKit kit = CryoTestKit.of(Shop::new);
+    CryoTestKit.Connection phone = kit.connect();
+    phone.post("/login?user=anna");
+    phone.post("/add?item=book");
+    kit.freeze("anna");
+    phone.get("/cart"); // anna awake again, in another instance than the guests born next
+    CryoTestKit.Connection laptop = kit.connect();
+    laptop.post("/add?item=pen");
+    Reply kitLogin = kit(laptop.post("/login?user=anna"));
+    Reply kitCart = kit(laptop.get("/cart"));
+
+    Worker w1 = worker("w1", Shop.class);
+    Worker w2 = worker("w2", Shop.class);
+    runtime(w2, http("anna", "c0", "POST", "/add?item=book", null));
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    runtime(w1, http(null, "c1", "POST", "/add?item=pen", null));
+    Reply login = runtime(w1, http(null, "c1", "POST", "/login?user=anna", null));
+    harness.await("handed over", () -> !w1.registry().connectionItems().contains("c1"));
+    harness.await("semaphore free", () -> {
+      try {
+        return harness.freezer.semaphoreHolder("anna").isEmpty();
+      } catch (dev.cryo.lock.LockException e) {
+        throw new AssertionError(e);
+      }
+    });
+    Reply cart = runtime(w2, http("anna", "c1", "GET", "/cart", null));
+
+    assertThat(kitLogin.body().get("result").asText()).isEqualTo("ELSEWHERE");
+    assertThat(login).isEqualTo(kitLogin);
+    assertThat(kitCart.body().get("items").toString()).isEqualTo("[\"book\",\"pen\"]");
+    assertThat(cart).isEqualTo(kitCart);
+  }
 }
