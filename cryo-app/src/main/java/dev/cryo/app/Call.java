@@ -138,7 +138,11 @@ public interface Call {
    * business: here ({@link LoginResult#HERE}: the call goes on as the identity) or elsewhere
    * ({@link LoginResult#ELSEWHERE}: the connection goes to it when this call ends). A guest's user
    * state follows him into his first identity when nobody holds that identity; an identity that
-   * exists keeps its own. Pages stay with their connection, so their state comes along either way.
+   * exists keeps its own, and a guest logging into it from his last connection leaves his user
+   * state to the application's login merges ({@link Routes#mergeAtLogin}: each declared class's
+   * two values become the identity's one), run in the identity's turn — before this method returns
+   * {@link LoginResult#HERE}, else at the identity's next call. Pages stay with their connection,
+   * so their state comes along either way.
    *
    * @param user the identity: non-blank, not a name the runtime reserves for guests
    * @return how it went

@@ -163,6 +163,100 @@ public final class CryoTestKit {
   }
 
   /**
+   * Seeds {@code user} as the freezer would hold him after state version {@code stateVersion} froze
+   * him: frozen, his user state read from {@code userState} — a JSON object of storage names
+   * ({@link StateKey}, else the class's simple name) to each state's stored value, as a parcel's
+   * user store holds it — with one connection, returned. His first call wakes him through
+   * {@link CryoApplication#upgrade} when the running version's state version is newer, so an
+   * upgrade from version N is tested without version N's classes:
+   *
+   * <pre>{@code
+   * CryoTestKit.Connection old = kit.seedFrozen("anna", 1, "{\"Cart\": {\"items\": [\"pen\"]}}");
+   * old.get("/cart"); // upgraded by the running version
+   * }</pre>
+   *
+   * @param user a new user of the kit, not a guest's name
+   * @param stateVersion the state version that wrote the JSON: 1 or more
+   * @param userState his user store as JSON (an object; {@code "{}"} for none)
+   * @return a connection of his
+   * @throws IllegalArgumentException for a known user, a guest's name, a version below 1, or JSON
+   *     that is not an object of plain data (no nulls); nothing seeded
+   */
+  public Connection seedFrozen(String user, int stateVersion, String userState) {
+    return seedFrozen(user, stateVersion, userState, "{}", Map.of());
+  }
+
+  /**
+   * As {@link #seedFrozen(String, int, String)}, with the connection's state and pages too.
+   *
+   * @param connectionState the connection's store as JSON
+   * @param pageStates each page's id to its store as JSON: pages of the returned connection
+   */
+  public synchronized Connection seedFrozen(String user, int stateVersion, String userState,
+      String connectionState, Map<String, String> pageStates) {
+    Objects.requireNonNull(user, "user");
+    if (user.isBlank() || user.startsWith(GUEST_PREFIX) || users.containsKey(user)) {
+      throw new IllegalArgumentException("'" + user + "' cannot be seeded: "
+          + (users.containsKey(user) ? "the kit holds him already" : "a seeded user has a real"
+          + " name, not a guest's") + "; nothing seeded");
+    }
+    if (stateVersion < 1) {
+      throw new IllegalArgumentException("state version " + stateVersion + " wrote nothing: a"
+          + " state version is 1 or more; nothing seeded");
+    }
+    Map<String, Object> userStore = storeOf("the user state of '" + user + "'", userState);
+    Map<String, Object> connectionStore = storeOf("the connection state", connectionState);
+    Map<String, Map<String, Object>> pageStores = new LinkedHashMap<>();
+    pageStates.forEach((pageId, json) -> {
+      if (pages.containsKey(pageId)) {
+        throw new IllegalArgumentException("page '" + pageId + "' exists already; nothing seeded");
+      }
+      pageStores.put(pageId, storeOf("the state of page '" + pageId + "'", json));
+    });
+    Connection connection = new Connection("k" + ++connectionCount);
+    KitConnection kept = new KitConnection(connection.id(), user);
+    kept.state.putAll(connectionStore);
+    pageStores.forEach((pageId, store) -> {
+      KitPage page = new KitPage(kept.id);
+      page.state.putAll(store);
+      pages.put(pageId, page);
+      kept.pages.add(pageId);
+    });
+    connections.put(kept.id, kept);
+    KitUser seeded = new KitUser(user);
+    seeded.state.putAll(userStore);
+    seeded.connections.add(kept.id);
+    seeded.born = true;
+    seeded.stateVersion = stateVersion;
+    users.put(user, seeded);
+    return connection;
+  }
+
+  /** A store read from JSON, as plain data the freezer brings back. */
+  private static Map<String, Object> storeOf(String what, String json) {
+    Object read;
+    try {
+      read = Json.MAPPER.readValue(Objects.requireNonNull(json, what), Object.class);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(what + " is not JSON: " + e.getMessage()
+          + "; nothing seeded", e);
+    }
+    if (!(read instanceof Map<?, ?> map)) {
+      throw new IllegalArgumentException(what + " is not a JSON object of storage names to"
+          + " values; nothing seeded");
+    }
+    Map<String, Object> store = new LinkedHashMap<>();
+    for (Map.Entry<?, ?> entry : map.entrySet()) {
+      if (!PlainData.isPlain(entry.getValue())) {
+        throw new IllegalArgumentException(what + " holds under '" + entry.getKey() + "' what"
+            + " the freezer never holds (a null, or a key with a '.'); nothing seeded");
+      }
+      store.put((String) entry.getKey(), PlainData.thaw(entry.getValue()));
+    }
+    return store;
+  }
+
+  /**
    * Freezes {@code user} now ({@link FreezeReason#ORDERED}); his next call wakes him in a new
    * instance.
    *
@@ -433,6 +527,7 @@ public final class CryoTestKit {
     if (previous.connections.isEmpty()) {
       users.remove(previous.name);
     }
+    keepForMerge(previous, target);
     target.connections.add(connection.id);
     connection.owner = identity;
   }
@@ -454,6 +549,22 @@ public final class CryoTestKit {
     }
     retired.add(connection.id);
     drop(connection.id, user != null && !user.name.startsWith(GUEST_PREFIX));
+  }
+
+  /**
+   * A guest who goes (his last connection logged in) into an identity that exists leaves his user
+   * state waiting for the application's login merges, as the runtime does; without any declared,
+   * it is dropped.
+   */
+  private void keepForMerge(KitUser previous, KitUser target) {
+    if (previous == target || !previous.name.startsWith(GUEST_PREFIX)
+        || !previous.connections.isEmpty() || !probe.mergesAtLogin()) {
+      return;
+    }
+    Map<String, Object> guest = new LinkedHashMap<>(previous.state);
+    thawAll(guest);
+    target.state.put(Dispatcher.MERGING_GUESTS, PlainData.thaw(Dispatcher.withMergingGuest(
+        target.state.get(Dispatcher.MERGING_GUESTS), guest)));
   }
 
   private synchronized void drop(String connectionId) {
@@ -744,6 +855,8 @@ public final class CryoTestKit {
             target.instance = previous.instance;
             target.born = true;
             users.put(identity, target);
+          } else {
+            keepForMerge(previous, target);
           }
           if (previous.connections.isEmpty()) {
             users.remove(previous.name);

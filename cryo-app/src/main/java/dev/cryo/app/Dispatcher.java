@@ -76,6 +76,31 @@ public final class Dispatcher {
     return new Dispatcher(application, routes, stateVersion);
   }
 
+  /**
+   * The key of an identity's user store under which guests' user stores wait for the application's
+   * login merges ({@link Routes#mergeAtLogin}): a list of stores, oldest first. No state is stored
+   * under it.
+   */
+  public static final String MERGING_GUESTS = "@merging_guests";
+
+  /**
+   * Whether the application declared login merges: only then does a host keep a guest's user state
+   * for an identity that exists ({@link #withMergingGuest}); else it is dropped.
+   */
+  public boolean mergesAtLogin() {
+    return routes.merges().any();
+  }
+
+  /**
+   * For a host handing a guest's user state to an identity that exists: the value to store under
+   * {@link #MERGING_GUESTS} in the identity's user store, {@code waiting} (what is stored there, or
+   * null) with {@code guestStore} (the guest's user store, plain data) appended. The merges run in
+   * the identity's turn: right after a login {@link LoginResult#HERE}, else at his next call.
+   */
+  public static List<Object> withMergingGuest(Object waiting, Map<String, Object> guestStore) {
+    return LoginMerges.appended(waiting, Objects.requireNonNull(guestStore, "guestStore"));
+  }
+
   /** The application's {@link CryoApplication#stateVersion()}, read once. */
   public int stateVersion() {
     return stateVersion;
@@ -122,6 +147,18 @@ public final class Dispatcher {
       String key = entry.getKey();
       if (TypedState.isWriterEntry(key)) {
         upgraded.put(key, entry.getValue()); // the class that wrote a state, not a state
+        continue;
+      }
+      if (key.equals(MERGING_GUESTS) && entry.getValue() instanceof List<?> guests) {
+        List<Object> each = new ArrayList<>(); // guests' user stores waiting for a login merge
+        for (Object guest : guests) {
+          Map<String, Object> guestStore = new java.util.LinkedHashMap<>();
+          if (guest instanceof Map<?, ?> map) {
+            map.forEach((name, value) -> guestStore.put((String) name, value));
+          }
+          each.add(upgrade(Scope.USER, version, guestStore, running));
+        }
+        upgraded.put(key, each);
         continue;
       }
       Object result;
@@ -196,7 +233,14 @@ public final class Dispatcher {
     DispatchedCall call = new DispatchedCall(this, host, request, route, found.parameters());
     try (ContextClassLoader context = ContextClassLoader.of(application)) {
       Outcome outcome = null;
-      List<BeforeFilter> befores = routes.befores();
+      if (routes.merges().any()) { // guests' state waiting for this identity, from a login
+        outcome = step(request, route, "a login merge", () -> {
+          routes.merges().apply(this, host);
+          return null;
+        });
+      }
+      List<BeforeFilter> befores = outcome != null && outcome.answered() ? List.of()
+          : routes.befores();
       for (int i = 0; i < befores.size(); i++) {
         BeforeFilter filter = befores.get(i);
         outcome = step(request, route, "before filter " + (i + 1), () -> filter.before(call));
@@ -621,7 +665,18 @@ public final class Dispatcher {
           throw new IllegalArgumentException("a login names a user, got '" + user + "'; nothing"
               + " changed");
         }
-        return host.login(user);
+        LoginResult result = host.login(user);
+        if (result == LoginResult.HERE && dispatcher.routes.merges().any()) {
+          try {
+            dispatcher.routes.merges().apply(dispatcher, host); // in the identity's turn now
+          } catch (RuntimeException e) {
+            throw e;
+          } catch (Exception e) {
+            throw new IllegalStateException("a login merge into '" + user + "' failed: " + e
+                + "; the login stands, and the merge runs again at the identity's next call", e);
+          }
+        }
+        return result;
       });
     }
 

@@ -64,6 +64,7 @@ public final class Routes {
   private final List<Route> routes = new ArrayList<>();
   private final List<BeforeFilter> befores = new ArrayList<>();
   private final List<AfterFilter> afters = new ArrayList<>();
+  private final LoginMerges merges = new LoginMerges();
   private boolean sealed;
 
   Routes() {}
@@ -158,6 +159,25 @@ public final class Routes {
     open("an after filter");
     afters.add(filter);
     return this;
+  }
+
+  /**
+   * Declares how a guest's state of class {@code type} joins an existing identity's when he logs
+   * into it; see {@link LoginMerge}.
+   *
+   * @return these routes
+   * @throws IllegalStateException after {@link CryoApplication#routes} returned; nothing declared
+   * @throws IllegalArgumentException when {@code type} has a merge already; nothing declared
+   */
+  public <T> Routes mergeAtLogin(Class<T> type, LoginMerge<T> merge) {
+    open("a login merge");
+    merges.declare(type, merge);
+    return this;
+  }
+
+  /** The login merges. */
+  LoginMerges merges() {
+    return merges;
   }
 
   /** The before filters, in declaration order. */

@@ -20,6 +20,10 @@
  *       left as stored, never dropped.
  *   <li>Filters ({@link dev.cryo.app.Routes#before}, {@link dev.cryo.app.Routes#after}) run around
  *       every route's handler with its {@link dev.cryo.app.Call}, in the same turn of the user.
+ *   <li>A guest's user state reaches an identity that exists only through the application's login
+ *       merges ({@link dev.cryo.app.Routes#mergeAtLogin}), run in the identity's turn where the two
+ *       states meet; a host keeps the guest's store for them under
+ *       {@link dev.cryo.app.Dispatcher#MERGING_GUESTS} and never merges itself.
  *   <li>A stored field a state class no longer has is ignored on read and told once per class and
  *       field ({@link dev.cryo.app.IgnoredStateFields}), never silently.
  *   <li>A handler's own failure is a {@code 500} with a generic body, logged through

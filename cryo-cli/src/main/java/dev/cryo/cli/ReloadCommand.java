@@ -42,7 +42,10 @@ import picocli.CommandLine.Spec;
             + " the old one's users with their requests held (not refused) and quits it. Each"
             + " user wakes, with his state, on his next request, read by the new version (see"
             + " CryoApplication.stateVersion and upgrade). A new worker that does not start stops"
-            + " the reload there: the old workers run on with the former version.",
+            + " the reload there: the old workers run on with the former version. A version"
+            + " whose state version cannot read what is stored (users awake or frozen with state"
+            + " of a newer state version) is refused up front (unreadable_state), naming how many"
+            + " users it would strand; nothing is replaced.",
         "",
         "Prints one line: done or refused, what was replaced, how many users were frozen and"
             + " lost, and how long it took.",

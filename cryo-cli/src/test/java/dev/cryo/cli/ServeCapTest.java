@@ -49,7 +49,7 @@ class ServeCapTest {
           assertThat(response.statusCode()).as(response.body()).isEqualTo(503);
           assertThat(response.headers().firstValue("Cryo-Reason")).hasValue("saturated");
           assertThat(response.headers().firstValue("Retry-After")).isPresent();
-          assertThat(response.body()).contains("at capacity").contains("Reason: saturated.");
+          assertThat(response.body()).contains("at capacity").contains("\"error\":\"saturated\"");
           saturated.incrementAndGet();
         }
       }

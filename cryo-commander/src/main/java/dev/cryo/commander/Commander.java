@@ -183,7 +183,8 @@ public final class Commander implements AutoCloseable {
       return thread;
     });
     this.expiry = new Expiry(routing, freezer, config.housekeeping(), config.clock());
-    this.replacement = new Replacement(config, routing, supervisor, quitter::quit, lifecycle);
+    this.replacement = new Replacement(config, routing, supervisor, quitter::quit, lifecycle,
+        freezer);
     this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
         RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(runHome, runState.invocationId(),

@@ -36,6 +36,12 @@ public record ReloadOutcome(Refusal refusal, List<String> replaced, int frozen, 
      * not replaced are drained with the others.
      */
     DRAINING,
+    /**
+     * The new version cannot read what is stored: users (awake or frozen) have state written by a
+     * newer state version. Its first worker was started to learn its version and quit again;
+     * nothing was replaced and the workers run on with the current version.
+     */
+    UNREADABLE_STATE,
     /** The commander is starting, closing or closed. */
     CLOSED;
 

@@ -51,10 +51,13 @@ final class Replacement {
   private final Supervisor supervisor;
   private final BiFunction<String, Duration, QuitOutcome> quit;
   private final Lifecycle lifecycle;
+  private final dev.cryo.freezer.Freezer freezer;
 
   Replacement(CommanderConfig config, Routing routing, Supervisor supervisor,
-      BiFunction<String, Duration, QuitOutcome> quit, Lifecycle lifecycle) {
+      BiFunction<String, Duration, QuitOutcome> quit, Lifecycle lifecycle,
+      dev.cryo.freezer.Freezer freezer) {
     this.lifecycle = lifecycle;
+    this.freezer = freezer;
     this.config = config;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -156,6 +159,14 @@ final class Replacement {
             return ended(ReloadOutcome.Refusal.CLOSED, replaced, frozen, lost, started,
                 "the reload was interrupted before " + name + " was replaced");
           }
+          if (change == Lifecycle.Change.RELOAD && replaced.isEmpty()) {
+            String stranding = stranding(next, grace);
+            if (stranding != null) {
+              supervisor.useAppPath(before);
+              return ended(ReloadOutcome.Refusal.UNREADABLE_STATE, replaced, frozen, lost,
+                  started, stranding);
+            }
+          }
           // Once a new worker serves, nobody new is placed or woken on a worker that quits next.
           supervisor.retiring(old.subList(old.indexOf(name), old.size()), true);
           QuitOutcome outcome = quit.apply(name, grace);
@@ -179,6 +190,40 @@ final class Replacement {
     } finally {
       lifecycle.endChange(change);
     }
+  }
+
+  /**
+   * Whether the new version, whose first worker {@code next} just presented itself, cannot read
+   * what is stored ({@link StrandedState}): then {@code next} is quit again (a user placed on it
+   * meanwhile is frozen by it, at its older state version, which the running version reads) and
+   * the refusal's message is returned; else null. Nothing of the running workers is touched.
+   */
+  private String stranding(WorkerHandle next, Duration grace) {
+    Integer version = next.presentation() == null ? null : next.presentation().stateVersion();
+    if (version == null) {
+      return null; // a worker that does not say: nothing to check against
+    }
+    java.util.Optional<StrandedState.Count> count = StrandedState.of(version,
+        supervisor.workers(), routing, freezer);
+    if (count.isEmpty()) {
+      return null;
+    }
+    supervisor.retiring(List.of(next.name()), true);
+    QuitOutcome undone;
+    try {
+      undone = quit.apply(next.name(), grace);
+    } finally {
+      supervisor.retiring(List.of(next.name()), false);
+    }
+    StrandedState.Count stranded = count.get();
+    return "the new version's state version is " + version + ", and " + stranded.total()
+        + " users (" + stranded.awake() + " awake, " + stranded.frozen() + " frozen) have state"
+        + " written by state version " + stranded.newest() + ", which it cannot read: they"
+        + " would be refused (unreadable_parcel) until a newer version runs again; nothing was"
+        + " replaced (its trial worker " + next.name() + (undone.quit() ? " was quit"
+        : " could not be quit: " + undone.message()) + ") and the workers run on with the"
+        + " current version: reload a version whose state version is " + stranded.newest()
+        + " or newer (its upgrade reads older state)";
   }
 
   /** Starts one worker and waits until it presented itself. */

@@ -155,7 +155,7 @@ final class ApplicationHandler extends Handler.Abstract {
           ConnectionCookie.connectionIdOf(successor)));
     }
     String rotation = served.header(Reply.ROTATED_HEADER);
-    Reply reply = RuntimeReplies.forClient(served);
+    Reply reply = RuntimeReplies.forClient(served, headers);
     answered(reply.status(), arrived);
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {

@@ -21,11 +21,40 @@ final class RuntimeReplies {
   private RuntimeReplies() {}
 
   /**
-   * {@code reply} as a client may see it: unchanged unless it is a reply of the run's own, or
-   * carries the runtime's word to the front about the cookie ({@link Reply#ROTATED_HEADER}, read
-   * before and removed here).
+   * {@code reply} as a client may see it, in plain text: unchanged unless it is a reply of the
+   * run's own, or carries the runtime's word to the front about the cookie
+   * ({@link Reply#ROTATED_HEADER}, read before and removed here).
    */
   static Reply forClient(Reply reply) {
+    return forClient(reply, false);
+  }
+
+  /**
+   * {@code reply} as the client of a request with {@code requestHeaders} may see it: unchanged
+   * unless it is a reply of the run's own; then JSON — {@code {"error": reason, "message":
+   * sentence}}, the keys in that order, as the hosts write their errors — unless the client asked
+   * for a page ({@code Accept} names {@code text/html} or {@code text/plain} and no JSON type),
+   * which gets the sentence as plain text.
+   */
+  static Reply forClient(Reply reply, List<Map.Entry<String, String>> requestHeaders) {
+    return forClient(reply, speaksJson(requestHeaders));
+  }
+
+  /** Whether a request's client reads JSON: anything but one asking for a page. */
+  static boolean speaksJson(List<Map.Entry<String, String>> requestHeaders) {
+    for (Map.Entry<String, String> header : requestHeaders) {
+      if (header.getKey().equalsIgnoreCase("Accept")) {
+        String accept = header.getValue().toLowerCase(java.util.Locale.ROOT);
+        if (!accept.contains("json")
+            && (accept.contains("text/html") || accept.contains("text/plain"))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static Reply forClient(Reply reply, boolean json) {
     if (!reply.runtimeReply()) {
       return reply.header(Reply.ROTATED_HEADER) == null ? reply : withoutRotation(reply);
     }
@@ -37,6 +66,15 @@ final class RuntimeReplies {
           && !header.getKey().equalsIgnoreCase(Reply.FORGOTTEN_HEADER)) {
         headers.add(header);
       }
+    }
+    if (json) {
+      headers.removeIf(header -> header.getKey().equalsIgnoreCase("Content-Type"));
+      headers.add(Map.entry("Content-Type", "application/json; charset=utf-8"));
+      com.fasterxml.jackson.databind.node.ObjectNode body = JSON.createObjectNode();
+      String reason = reply.header("Cryo-Reason");
+      body.put("error", reason != null ? reason : codeOf(reply.status()));
+      body.put("message", message(reply.status(), reason, reply.header("Retry-After")));
+      return new Reply(reply.status(), headers, body.toString().getBytes(StandardCharsets.UTF_8));
     }
     String sentence = sentence(reply.status(), reply.header("Cryo-Reason"),
         reply.header("Retry-After"));
@@ -52,6 +90,52 @@ final class RuntimeReplies {
       }
     }
     return new Reply(reply.status(), headers, reply.body());
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  /** The error code of a reply of the run's own without a reason. */
+  private static String codeOf(int status) {
+    return switch (status) {
+      case 503 -> "unavailable";
+      case 502 -> "bad_gateway";
+      case 504 -> "gateway_timeout";
+      default -> "internal_error";
+    };
+  }
+
+  /**
+   * The JSON error's message: the sentence without its reason (the error says it), in the hosts'
+   * words where a host answers the same (a {@code 503 unreadable_parcel}).
+   */
+  private static String message(int status, String reason, String retryAfter) {
+    String later = retryAfter == null ? " in a moment" : " in " + retryAfter + " s";
+    if ("unreadable_parcel".equals(reason)) {
+      return "your saved state could not be read by the version of the application running now;"
+          + " it is kept as it was, nothing was lost: try again later";
+    }
+    if ("no_parcel".equals(reason)) {
+      return "your saved state could not be found: the server has forgotten it, and your next"
+          + " request starts afresh, as a new visitor";
+    }
+    if ("saturated".equals(reason)) {
+      return "the server is at capacity and takes no more visitors right now; nothing was"
+          + " changed: try again" + later;
+    }
+    if ("cookie_rotated".equals(reason)) {
+      return "this request carried the cookie your browser had before a login or a logout in"
+          + " another request or tab; it was not served, and nothing was changed: send it again,"
+          + " your browser holds the new cookie now";
+    }
+    return switch (status) {
+      case 503 -> "the server cannot serve this request right now: try again" + later;
+      case 502 -> "the server failed while it served this request; it may have acted on it"
+          + " before it failed: check before you send it again";
+      case 504 -> "the server did not answer this request in time; it may have acted on it:"
+          + " check before you send it again";
+      default -> "the server failed to serve this request (" + status + ")";
+    };
   }
 
   private static String sentence(int status, String reason, String retryAfter) {

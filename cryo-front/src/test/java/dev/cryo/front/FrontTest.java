@@ -230,7 +230,8 @@ class FrontTest {
     assertThat(busy.statusCode()).isEqualTo(503);
     assertThat(busy.headers().firstValue("retry-after")).contains("2");
     assertThat(busy.headers().map()).doesNotContainKey(Reply.RUNTIME_HEADER.toLowerCase());
-    assertThat(busy.body()).contains("Try again in 2 s").doesNotContain("main_0002")
+    assertThat(busy.headers().firstValue("content-type").orElse("")).startsWith("application/json");
+    assertThat(busy.body()).contains("try again in 2 s").doesNotContain("main_0002")
         .doesNotContain("freezer").doesNotContain("placed");
 
     upstream.next = new Reply(503, List.of(Map.entry("Retry-After", "3")),

@@ -31,8 +31,6 @@ import java.time.Duration;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -135,8 +133,10 @@ public final class AppHost {
 
   /**
    * Loads the application named by {@code --app} (and {@code --app-path}): the class
-   * {@code className}, from the worker's classpath, or from {@code jarOrNull} first consulting the
-   * classpath (a class on both is the classpath's); makes one instance with its public no-argument
+   * {@code className}, from the worker's classpath, or from {@code jarOrNull} by the rule of
+   * {@link ApplicationClassLoader} (the API and the libraries it shares — Jackson, SLF4J,
+   * Micrometer — from cryo, each such library the jar bundles too told in one warning at load;
+   * everything else from the jar first); makes one instance with its public no-argument
    * constructor and asks it for its routes. The thread's context class loader is the
    * application's while its code runs (static initialisers, constructor, routes), as it is for its
    * calls and hooks, so that what it looks up through {@link java.util.ServiceLoader} is found in
@@ -160,9 +160,10 @@ public final class AppHost {
               + jarOrNull + " is empty; nothing was loaded: pass --app-path the jar of the"
               + " application");
         }
-        URL url = jarOrNull.toUri().toURL();
-        loader = new URLClassLoader("cryo-app " + jarOrNull.getFileName(), new URL[] {url},
-            loader);
+        for (String conflict : ApplicationClassLoader.conflicts(jarOrNull, loader)) {
+          LOG.log(System.Logger.Level.WARNING, conflict);
+        }
+        loader = new ApplicationClassLoader(jarOrNull, loader); // its rule: docs/app.md
       } catch (IOException e) {
         throw new LoadException(LoadException.Reason.BAD_JAR, "the application's jar " + jarOrNull
             + " cannot be opened (" + e.getMessage() + "); nothing was loaded", e);
@@ -508,6 +509,11 @@ public final class AppHost {
   /** The application's {@link CryoApplication#stateVersion()}, stamped on every parcel written. */
   public int stateVersion() {
     return dispatcher.stateVersion();
+  }
+
+  /** Whether the application declared login merges ({@link Dispatcher#mergesAtLogin}). */
+  boolean mergesAtLogin() {
+    return dispatcher.mergesAtLogin();
   }
 
   /**

@@ -138,21 +138,33 @@ final class Login {
     }
     Tenant to = activeTenant(user, location);
     boolean guest = previousRow.isGuest();
+    boolean merges = guest && worker.application().mergesAtLogin(); // the guest's store is kept
     Tenant first = from.user.compareTo(to.user) < 0 ? from : to;
     Tenant second = first == from ? to : from;
-    List<ReentrantLock> rows = guest ? List.of(connection.lock(), previousRow.lock())
-        : List.of(connection.lock());
     long deadline = System.nanoTime() + worker.rowWait().toNanos();
     Runnable departure = null;
     while (true) {
+      UserRow identity = merges ? registry.userItems().get(user).orElse(null) : null;
+      List<ReentrantLock> rows = new ArrayList<>(List.of(connection.lock()));
+      if (guest) {
+        rows.add(previousRow.lock());
+      }
+      if (identity != null) {
+        rows.add(identity.lock()); // its store takes the guest's for the merges
+      }
       ReentrantLock busy;
+      boolean stale = false;
       first.lock.lock(); // the users' locks first, in name order, then the row locks, upwards
       second.lock.lock();
       try {
         busy = LockOrder.tryLockAll(rows); // tried, never waited for under the users' locks
         if (busy == null) {
           try {
-            departure = relabelLocked(from, to, connection, previousRow, previous, user, guest);
+            stale = merges && registry.userItems().get(user).orElse(null) != identity;
+            if (!stale) {
+              departure = relabelLocked(from, to, connection, previousRow, previous, user, guest,
+                  identity);
+            }
           } finally {
             LockOrder.unlockAll(rows);
           }
@@ -160,6 +172,9 @@ final class Login {
       } finally {
         second.lock.unlock();
         first.lock.unlock();
+      }
+      if (stale) {
+        continue; // the identity's row came or went before the locks: again, with the new one
       }
       if (busy == null) {
         break;
@@ -183,7 +198,7 @@ final class Login {
    * for), or null.
    */
   private Runnable relabelLocked(Tenant from, Tenant to, ConnectionRow connection, UserRow previousRow,
-      String previous, String user, boolean guest) {
+      String previous, String user, boolean guest, UserRow identity) {
     if (!to.present() || to.phase() != Phase.ACTIVE) {
       throw new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user
           + "' is leaving or being woken on worker " + name + "; connection '"
@@ -191,7 +206,12 @@ final class Login {
     }
     boolean targetSeen = registry.userItems().contains(user);
     boolean transfer = !targetSeen && guest && previousRow.connections().size() == 1;
+    Map<String, Object> guestStore = identity != null && targetSeen
+        && previousRow.connections().size() == 1 ? Parcels.storeOf(previousRow) : null;
     registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+    if (guestStore != null && GuestMerges.kept(worker.application(), guestStore)) {
+      GuestMerges.append(identity, guestStore); // the guest goes: his store waits for the merges
+    }
     Runnable departure = from.moveSlots(connection.connectionId(), to, user);
     if (guest) {
       from.dropFlag(); // the guest's flag is dropped; a real previous owner keeps his

@@ -224,6 +224,7 @@ final class Waking {
   /** Rebuilds one connection and its pages through the lifecycle; the caller holds the tenant lock. */
   private void rebuildConnection(String user, String connectionId, Map<?, ?> parcel,
       List<Object[]> births) {
+    Map<?, ?> merged = null;
     if (!registry.userItems().contains(user)) {
       Map<String, Object> fields = new HashMap<>();
       Object carried = parcel.get(Parcels.CARRIED_USER_STORE);
@@ -232,6 +233,8 @@ final class Waking {
       }
       registry.newUser(user, fields);
       births.add(new Object[] {AnnouncementKind.NEW_USER, user});
+    } else if (parcel.get(Parcels.CARRIED_USER_STORE) instanceof Map<?, ?> carried) {
+      merged = carried; // the identity exists: his store is kept, the guest's waits for a merge
     }
     registry.newConnection(connectionId, user, Parcels.rebuildFields(parcel));
     births.add(new Object[] {AnnouncementKind.NEW_CONNECTION, connectionId});
@@ -239,6 +242,33 @@ final class Waking {
       String pageId = (String) page.get(Parcels.ID);
       registry.newPage(pageId, user, connectionId, Parcels.rebuildFields(page));
       births.add(new Object[] {AnnouncementKind.NEW_PAGE, pageId, connectionId});
+    }
+    if (merged != null) { // last: a refusal leaves nothing of it kept
+      keepForMerge(user, merged);
+    }
+  }
+
+  /**
+   * Appends a guest's carried store to the login merges waiting in the identity's user store
+   * ({@link GuestMerges}), when the application declared any; after the connection was rebuilt (a
+   * refusal makes the caller undo it, the parcel put back). The identity's row lock is tried, never waited for, under the tenant lock.
+   *
+   * @throws LockOrder.RowBusy when a call's store action holds it; nothing changed
+   */
+  private void keepForMerge(String user, Map<?, ?> carried) {
+    Map<String, Object> guestStore = new LinkedHashMap<>();
+    carried.forEach((key, value) -> guestStore.put((String) key, value));
+    if (!GuestMerges.kept(worker.application(), guestStore)) {
+      return;
+    }
+    dev.cryo.register.UserRow identity = registry.userItems().get(user).orElseThrow();
+    if (!identity.lock().tryLock()) {
+      throw new LockOrder.RowBusy("the user row '" + user + "'");
+    }
+    try {
+      GuestMerges.append(identity, guestStore);
+    } finally {
+      identity.lock().unlock();
     }
   }
 

@@ -160,7 +160,7 @@ public final class WorkerMain {
     long started = self.info().startInstant().map(instant -> instant.toEpochMilli()).orElse(0L);
     List<List<String>> moves = host.moveRoutes();
     Presentation presentation = new Presentation(spawn.name(), spawn.group(), self.pid(), started,
-        spawn, endpoint.photo(), moves);
+        spawn, endpoint.photo(), moves, host.stateVersion());
     wire.call(Methods.PRESENT, ProtocolCodec.write(presentation), PRESENTATION_WAIT).join();
     LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
         + " and serves " + spawn.application());

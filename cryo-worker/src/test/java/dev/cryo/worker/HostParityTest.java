@@ -166,6 +166,32 @@ class HostParityTest {
     }
   }
 
+  /** A shop whose cart follows a guest into an account that has one (a login merge). */
+  public static final class Shop implements CryoApplication {
+    @StateKey("Cart")
+    public record Cart(java.util.List<String> items) {}
+
+    @Override
+    public void routes(Routes routes) {
+      routes.post("/add", call -> call.user(Cart.class).update(c -> new Cart(
+          concat(c.items(), java.util.List.of(call.query("item"))))));
+      routes.get("/cart", call -> Map.of("user", call.user(),
+          "items", call.user(Cart.class).get().items()));
+      routes.post("/login", call -> Map.of("result", call.login(call.query("user")),
+          "items", call.user(Cart.class).get().items()));
+      routes.mergeAtLogin(Cart.class, (guest, account) -> new Cart(account == null
+          ? guest.items() : concat(account.items(), guest.items())));
+    }
+
+    static java.util.List<String> concat(java.util.List<String> first,
+        java.util.List<String> second) {
+      java.util.List<String> next = new java.util.ArrayList<>(first == null
+          ? java.util.List.of() : first);
+      next.addAll(second);
+      return next;
+    }
+  }
+
   @TempDir Path temp;
   Harness harness;
 
@@ -394,5 +420,105 @@ class HostParityTest {
     assertThat(CLOSED).containsExactly(first);
     assertThat(harness.told("w1")).contains("drop_page:" + first)
         .noneMatch(told -> told.startsWith("drop_connection"));
+  }
+
+  @Test
+  void aGuestsCartIsMergedIntoAnAwakeAccountInTheLoginCall() {
+    CryoTestKit kit = CryoTestKit.of(Shop::new);
+    CryoTestKit.Connection phone = kit.connect();
+    phone.post("/login?user=anna");
+    phone.post("/add?item=book");
+    CryoTestKit.Connection laptop = kit.connect();
+    laptop.post("/add?item=pen");
+    Reply kitLogin = kit(laptop.post("/login?user=anna"));
+    Reply kitCart = kit(phone.get("/cart"));
+
+    Worker w1 = worker("w1", Shop.class);
+    runtime(w1, http("anna", "c0", "POST", "/add?item=book", null));
+    runtime(w1, http(null, "c1", "POST", "/add?item=pen", null));
+    Reply login = runtime(w1, http(null, "c1", "POST", "/login?user=anna", null));
+    Reply cart = runtime(w1, http("anna", "c0", "GET", "/cart", null));
+
+    assertThat(kitLogin.body().get("result").asText()).isEqualTo("HERE");
+    assertThat(kitLogin.body().get("items").toString()).isEqualTo("[\"book\",\"pen\"]");
+    assertThat(login).isEqualTo(kitLogin);
+    assertThat(kitCart.body().get("items").toString()).isEqualTo("[\"book\",\"pen\"]");
+    assertThat(cart).isEqualTo(kitCart);
+    assertThat(w1.registry().userItems().contains("guest_c1")).isFalse();
+  }
+
+  @Test
+  void aGuestsCartIsMergedIntoAFrozenAccountWhereTheyMeetAtItsWake() {
+    CryoTestKit kit = CryoTestKit.of(Shop::new).freezeBetweenCalls(true);
+    CryoTestKit.Connection phone = kit.connect();
+    phone.post("/login?user=anna");
+    phone.post("/add?item=book");
+    CryoTestKit.Connection laptop = kit.connect();
+    laptop.post("/add?item=pen");
+    laptop.post("/add?item=cup");
+    Reply kitLogin = kit(laptop.post("/login?user=anna"));
+    Reply kitCart = kit(laptop.get("/cart"));
+    Reply kitOther = kit(phone.get("/cart"));
+
+    Worker w1 = worker("w1", Shop.class);
+    runtime(w1, http("anna", "c0", "POST", "/add?item=book", null));
+    w1.freezeUser("anna").join();
+    harness.whereabouts.put("anna", IdentityLocator.Location.FROZEN);
+    runtime(w1, http(null, "c1", "POST", "/add?item=pen", null));
+    runtime(w1, http(null, "c1", "POST", "/add?item=cup", null));
+    Reply login = runtime(w1, http(null, "c1", "POST", "/login?user=anna", null));
+    harness.await("handed over", () -> !w1.registry().connectionItems().contains("c1"));
+    harness.await("semaphore free", () -> {
+      try {
+        return harness.freezer.semaphoreHolder("anna").isEmpty();
+      } catch (dev.cryo.lock.LockException e) {
+        throw new AssertionError(e);
+      }
+    });
+    Worker w2 = worker("w2", Shop.class);
+    Reply cart = runtime(w2, frozen(http("anna", "c1", "GET", "/cart", null)));
+    Reply other = runtime(w2, http("anna", "c0", "GET", "/cart", null));
+
+    assertThat(kitLogin.body().get("result").asText()).isEqualTo("ELSEWHERE");
+    assertThat(login.body().get("result").asText()).isEqualTo("ELSEWHERE");
+    assertThat(kitCart.body().get("items").toString())
+        .isEqualTo("[\"book\",\"pen\",\"cup\"]");
+    assertThat(cart).isEqualTo(kitCart);
+    assertThat(other).as("merged once").isEqualTo(kitOther).isEqualTo(kitCart);
+  }
+
+  @Test
+  void aGuestsCartIsMergedIntoAnAccountAwakeOnAnotherWorkerWhereTheConnectionArrives() {
+    CryoTestKit kit = CryoTestKit.of(Shop::new);
+    CryoTestKit.Connection phone = kit.connect();
+    phone.post("/login?user=anna");
+    phone.post("/add?item=book");
+    kit.freeze("anna");
+    phone.get("/cart"); // anna awake again, in another instance than the guests born next
+    CryoTestKit.Connection laptop = kit.connect();
+    laptop.post("/add?item=pen");
+    Reply kitLogin = kit(laptop.post("/login?user=anna"));
+    Reply kitCart = kit(laptop.get("/cart"));
+
+    Worker w1 = worker("w1", Shop.class);
+    Worker w2 = worker("w2", Shop.class);
+    runtime(w2, http("anna", "c0", "POST", "/add?item=book", null));
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    runtime(w1, http(null, "c1", "POST", "/add?item=pen", null));
+    Reply login = runtime(w1, http(null, "c1", "POST", "/login?user=anna", null));
+    harness.await("handed over", () -> !w1.registry().connectionItems().contains("c1"));
+    harness.await("semaphore free", () -> {
+      try {
+        return harness.freezer.semaphoreHolder("anna").isEmpty();
+      } catch (dev.cryo.lock.LockException e) {
+        throw new AssertionError(e);
+      }
+    });
+    Reply cart = runtime(w2, http("anna", "c1", "GET", "/cart", null));
+
+    assertThat(kitLogin.body().get("result").asText()).isEqualTo("ELSEWHERE");
+    assertThat(login).isEqualTo(kitLogin);
+    assertThat(kitCart.body().get("items").toString()).isEqualTo("[\"book\",\"pen\"]");
+    assertThat(cart).isEqualTo(kitCart);
   }
 }

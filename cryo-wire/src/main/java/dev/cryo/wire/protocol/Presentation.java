@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param photo its first photo
  * @param moveRoutes the application's move routes, each {@code [METHOD, PATH]}: the commander
  *     moves the user before such a request reaches the application
+ * @param stateVersion the state version of the application it serves: it reads state written by
+ *     this version or an older one, and writes this one; null from a worker that does not say
  */
 public record Presentation(String name, String group, long pid, long processStartMillis,
-    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
+    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes, Integer stateVersion) {
+
+  /** A presentation that does not say its application's state version. */
+  public Presentation(String name, String group, long pid, long processStartMillis,
+      SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
+    this(name, group, pid, processStartMillis, spawn, photo, moveRoutes, null);
+  }
 
   /** Checks the required parts and copies the routes. */
   public Presentation {
