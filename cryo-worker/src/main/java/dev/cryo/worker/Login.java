@@ -46,7 +46,8 @@ final class Login {
   private final Departures departures;
   private final IdentityLocator locator;
   /**
-   * The connections a login tail handed over, each with the owner it left (the newest
+   * The connections a login relabelled here or a login tail handed over, each with the owner it
+   * left (the newest
    * {@value #HANDED_OVER_REMEMBERED}): a call routed to that owner before the commander heard of
    * the login must be routed again, never make the connection anew here. Guarded by itself.
    */
@@ -75,8 +76,9 @@ final class Login {
   }
 
   /**
-   * Whether a login tail handed {@code connectionId} over from {@code user} to another identity:
-   * a call of that user on that connection was routed on maps that had not heard of it yet.
+   * Whether a login here (a relabel, or a login tail) took {@code connectionId} from {@code user}
+   * to another identity: a call of that user on that connection was routed on maps that had not
+   * heard of it yet (or the identity left since, the connection with him).
    */
   boolean handedOverFrom(String connectionId, String user) {
     synchronized (handedOver) {
@@ -209,6 +211,9 @@ final class Login {
     Map<String, Object> guestStore = identity != null && targetSeen
         && previousRow.connections().size() == 1 ? Parcels.storeOf(previousRow) : null;
     registry.changeConnectionUser(connection.connectionId(), user, Map.of());
+    synchronized (handedOver) { // a call routed to the previous owner meanwhile never remakes it
+      handedOver.put(connection.connectionId(), previous);
+    }
     if (guestStore != null && GuestMerges.kept(worker.application(), guestStore)) {
       GuestMerges.append(identity, guestStore); // the guest goes: his store waits for the merges
     }

@@ -227,6 +227,26 @@ class LoginTest {
   }
 
   /**
+   * A soak's defect: race368's connection logged into id42 here (a relabel), and id42 was frozen
+   * with it; a call routed to race368 before the maps heard of the login found the connection gone
+   * and made it anew under race368 — a second copy, which then answered the connection's new
+   * cookie as a stranger's (a new guest). The call is refused and routed again.
+   */
+  @Test
+  void aCallRoutedToTheOwnerAConnectionWasRelabelledFromIsRefusedNotMadeAnew() {
+    Harness.call(worker, increment("bob", "c0", "p0", "user")); // bob keeps c0 here
+    Harness.call(worker, increment("bob", "c1", "p1", "user"));
+    assertThat(worker.login("c1", "carl").join()).isEqualTo(LoginOutcome.RELABELLED);
+    worker.freezeUser("carl").join(); // carl leaves, and c1 with him
+
+    assertThatThrownBy(() -> Harness.call(worker, increment("bob", "c1", "p1", "page")))
+        .isInstanceOfSatisfying(WorkerException.class, e -> assertThat(e.reason())
+            .isEqualTo(RefusalReason.USER_MISMATCH));
+    assertThat(worker.registry().connectionItems().contains("c1")).isFalse();
+    assertThat(worker.photo().users().get("bob").connectionIds()).containsExactly("c0");
+  }
+
+  /**
    * A short schedule's defect: a call of race36's connection, routed to race36, looked up the
    * connection's owner; the connection's login into race41 on this worker then relabelled it and
    * moved the calls open on it, but not this one, not open yet. Its slot opened on race36, its

@@ -1,5 +1,6 @@
 package dev.cryo.chaos.check;
 
+import dev.cryo.chaos.history.Entry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,10 @@ import java.util.Map;
  *       reply (a {@code 303} login's connection travels by the freezer) or after the client gave
  *       up on it. A forgotten connection becomes a guest, never a login's target, so this excuses
  *       no vanished identity;
+ *   <li>a login of his whose reply never came (its outcome unknown), ending after A was invoked
+ *       and invoked before B completed: the login rotated the connection's cookie, its reply held
+ *       the new one, and the cookie the client kept was retired (refused for a grace, then
+ *       answered as a new visitor's);
  *   <li>a documented loss, in {@code [min(invoke(A), invoke(B)), completion(B)]} widened by the
  *       slack, of any identity the virtual user may have had ({@link Operations#identitiesOf}:
  *       between A and B he may have been the target of a login whose reply never came, and been
@@ -62,6 +67,10 @@ final class VanishCheck {
             || (!ordered && loggedInBy(firstLoginTo, user, after.completeT()))) {
           continue; // a login's change of identity (it may show after its own reply)
         }
+        if (unansweredLogin(operations.loginsByVuser.getOrDefault(entry.getKey(), List.of()),
+            before, after)) {
+          continue; // its reply, never read, held the cookie: the one he kept was retired
+        }
         long fromWall = Math.min(before.invokeWall(), after.invokeWall()) - Epochs.SLACK_MILLIS;
         long toWall = after.completeWall() + Epochs.SLACK_MILLIS;
         if (Epochs.anyWithin(identityLosses, fromWall, toWall)) {
@@ -73,6 +82,25 @@ final class VanishCheck {
             + " documented: his connection was forgotten, with acked increments", before, after);
       }
     }
+  }
+
+  /**
+   * Whether a login of his ended without a reply (its outcome unknown) after {@code before} was
+   * invoked and before {@code after} completed: a login rotates the connection's cookie, and its
+   * reply is what gives the new one; the client kept the retired one, refused for a grace, then
+   * answered as a new visitor's (docs/security.md).
+   */
+  private static boolean unansweredLogin(List<Operation> logins, Operation before,
+      Operation after) {
+    for (Operation login : logins) {
+      Entry completion = login.completion();
+      boolean unanswered = completion == null || Entry.INFO.equals(completion.type());
+      if (unanswered && login.invokeT() <= after.completeT()
+          && (completion == null || login.completeT() >= before.invokeT())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean ackedBefore(Map<String, Long> firstAckedIncrement, String user,

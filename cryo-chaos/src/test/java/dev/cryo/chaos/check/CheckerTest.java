@@ -160,6 +160,26 @@ class CheckerTest {
         .contains(after.op);
   }
 
+  /**
+   * A login whose reply never came rotated the connection's cookie (the new one was in the lost
+   * reply): the client's next requests, after the grace, are a new guest's. Documented, not a loss.
+   */
+  @Test
+  void aLoginWhoseReplyNeverCameExcusesAForgottenConnection() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
+    run.advance(1);
+    run.info(login, "HttpTimeoutException");
+    run.advance(1);
+    run.forgetUser(run.userNow("v")); // the retired cookie, past the grace
+    Call after = run.run("v", "v1", READ, null, null); // a new guest
+    assertThat(after.user).startsWith("guest_");
+    Verdict verdict = run.check(); // the login's own unknown end is another check's
+    assertThat(verdict.examples(AnomalyKind.LOST_WRITE)).isEmpty();
+  }
+
   @Test
   void aReplyOnAConnectionTheClientDroppedIsNoSwitch() {
     SimulatedRun run = new SimulatedRun();
