@@ -35,6 +35,8 @@ final class PageSockets implements PushSink, SocketStats {
   private final int maxSockets;
   private final int maxPerConnection;
   private final ConcurrentHashMap<String, Integer> perConnection = new ConcurrentHashMap<>();
+  /** The sockets counted open, by connection: what a retired cookie's sockets are found by. */
+  private final ConcurrentHashMap<String, Set<PageSocket>> byConnection = new ConcurrentHashMap<>();
   private final AtomicLong refused = new AtomicLong();
 
   /** No more than {@code maxSockets} sockets open, {@code maxPerConnection} of one connection. */
@@ -77,6 +79,8 @@ final class PageSockets implements PushSink, SocketStats {
           + " connection has " + maxPerConnection + " page sockets open: close one first");
     }
     opened.incrementAndGet();
+    byConnection.computeIfAbsent(socket.connection(), c -> ConcurrentHashMap.newKeySet())
+        .add(socket);
     return null;
   }
 
@@ -126,6 +130,10 @@ final class PageSockets implements PushSink, SocketStats {
     open.decrementAndGet();
     perConnection.computeIfPresent(socket.connection(), (c, count) -> count <= 1 ? null
         : count - 1);
+    byConnection.computeIfPresent(socket.connection(), (c, sockets) -> {
+      sockets.remove(socket);
+      return sockets.isEmpty() ? null : sockets;
+    });
     if (slow) {
       slowClosed.incrementAndGet();
     }
@@ -143,19 +151,15 @@ final class PageSockets implements PushSink, SocketStats {
   }
 
   /**
-   * Closes every socket of {@code connection} bound to a page whose cookie did not prove
-   * {@code credential} (null: every one): a login or a logout retired the cookie they were opened
-   * with. A socket bound to no page reaches nothing of the connection but its calls, which the
-   * worker refuses. Thread-safe.
+   * Retires ({@link PageSocket#retire}) every open socket of {@code connection} whose cookie did
+   * not prove {@code credential} (null: every one), bound to a page or not yet: a login or a
+   * logout retired the cookie they were opened with. Thread-safe.
    */
   void retire(String connection, String credential) {
     Set<PageSocket> stale = new java.util.HashSet<>();
-    for (Set<PageSocket> sockets : byPage.values()) {
-      for (PageSocket socket : sockets) {
-        if (socket.connection().equals(connection)
-            && (credential == null || !credential.equals(socket.credential()))) {
-          stale.add(socket);
-        }
+    for (PageSocket socket : byConnection.getOrDefault(connection, Set.of())) {
+      if (credential == null || !credential.equals(socket.credential())) {
+        stale.add(socket); // bound to a page or not yet: it would bind one later
       }
     }
     stale.forEach(PageSocket::retire);

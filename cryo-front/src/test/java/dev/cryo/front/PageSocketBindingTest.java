@@ -42,6 +42,20 @@ class PageSocketBindingTest {
     assertThat(socket.send("x".repeat((int) MAX_QUEUED + 1))).isFalse();
   }
 
+  /**
+   * A soak's finding: a login retired the cookie while the socket had no page bound yet; it was
+   * not found, bound a page after, and its calls met the retired cookie for good. Every socket of
+   * the connection is retired, bound or not: it binds nothing afterwards.
+   */
+  @Test
+  void aRetiredCookiesSocketWithoutAPageYetBindsNoneAfter() {
+    PageSocket socket = openSocket();
+    registry.retire("c1", "the-login's-credential");
+    socket.onWebSocketText(OPEN_P1);
+    assertThat(registry.socketsOf("p1")).as("sockets bound to p1").isZero();
+    assertThat(registry.anyBound()).isFalse();
+  }
+
   @Test
   void anOpenedPageIsBoundUntilItsSocketCloses() {
     PageSocket socket = openSocket();
