@@ -16,9 +16,18 @@ import java.util.Objects;
  * @param photo its first photo
  * @param moveRoutes the application's move routes, each {@code [METHOD, PATH]}: the commander
  *     moves the user before such a request reaches the application
+ * @param staticPrefixes the URL prefixes of the application's static files: the commander sends a
+ *     request under one to the worker as a {@link StaticCall}, for no user
  */
 public record Presentation(String name, String group, long pid, long processStartMillis,
-    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
+    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes,
+    List<String> staticPrefixes) {
+
+  /** A presentation of an application without static files. */
+  public Presentation(String name, String group, long pid, long processStartMillis,
+      SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
+    this(name, group, pid, processStartMillis, spawn, photo, moveRoutes, null);
+  }
 
   /** Checks the required parts and copies the routes. */
   public Presentation {
@@ -27,5 +36,6 @@ public record Presentation(String name, String group, long pid, long processStar
     Objects.requireNonNull(photo, "photo");
     group = group == null ? "" : group;
     moveRoutes = moveRoutes == null ? List.of() : moveRoutes.stream().map(List::copyOf).toList();
+    staticPrefixes = staticPrefixes == null ? List.of() : List.copyOf(staticPrefixes);
   }
 }
