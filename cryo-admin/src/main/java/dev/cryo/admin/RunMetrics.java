@@ -72,6 +72,7 @@ public final class RunMetrics implements RunListener, RequestListener {
   private final Counter workerQuits;
   private final MultiGauge workerUsers;
   private final MultiGauge ignoredStateFields;
+  private final AppMetersExport appMeters = new AppMetersExport(registry);
   private volatile Status latest;
   private volatile SocketStats sockets = NO_SOCKETS;
   private volatile LimitStats limits;
@@ -295,5 +296,6 @@ public final class RunMetrics implements RunListener, RequestListener {
     }
     workerUsers.register(rows, true); // a dead worker's row goes
     ignoredStateFields.register(ignored, true);
+    appMeters.refresh(now.workers());
   }
 }

@@ -30,6 +30,8 @@ package dev.cryo.app;
  *       written as plain data and read back into a fresh object at every read. An instance of the
  *       application may be replaced at any moment between two calls of a user (he is frozen and
  *       woken in another process): fields of the application hold only what its hooks can rebuild.
+ *   <li><b>Lifecycle</b>: {@link #onStart} once per instance before its first call, with the
+ *       application's configuration ({@link AppContext}); {@link #onStop} when its worker quits.
  *   <li><b>Hooks</b> run in the user's turn: {@link #onWake} before his first call in this instance
  *       of the application, {@link #onFreeze} before he leaves it, {@link #onPageClosed} after one
  *       of his pages closed for good.
@@ -48,6 +50,29 @@ public interface CryoApplication {
    * @param routes where to declare them
    */
   void routes(Routes routes);
+
+  /**
+   * Called once per instance — once per worker process — after {@link #routes} and before the
+   * instance serves its first call: open what the instance needs for its life (a pool, a client),
+   * read its configuration ({@link AppContext#config()}). A throw fails the worker's start at once,
+   * as an application that cannot be loaded does: {@code cryo serve} does not start and
+   * {@code cryo reload} stops before the old workers are touched, each naming the cause; no second
+   * attempt is made. The default does nothing.
+   *
+   * @param context the worker's name and the application's configuration
+   * @throws Exception anything; see above
+   */
+  default void onStart(AppContext context) throws Exception {}
+
+  /**
+   * Called once per instance when its worker quits as planned (a drain, a reload, a stop, a
+   * shrink), after its users were frozen and before the process ends: close what
+   * {@link #onStart} opened. Not called when the process dies (a crash, {@code kill -9}). A throw is
+   * logged. The default does nothing.
+   *
+   * @throws Exception anything; logged
+   */
+  default void onStop() throws Exception {}
 
   /**
    * Called in the user's turn before his first call served by this instance since he arrived here:

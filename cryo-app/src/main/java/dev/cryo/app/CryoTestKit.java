@@ -58,12 +58,14 @@ import java.util.function.Supplier;
  * pushes and login are served on its handler's thread only: a use from another thread while the
  * handler runs throws {@link IllegalStateException} (the kit holds its lock for the whole call).
  */
-public final class CryoTestKit {
+public final class CryoTestKit implements AutoCloseable {
 
   /** The prefix of guests' names, as the runtime spells them. */
   public static final String GUEST_PREFIX = "guest_";
 
   private Supplier<? extends CryoApplication> factory;
+  private final Map<String, String> config;
+  private final List<Instance> started = new ArrayList<>();
   private Dispatcher probe;
   private Instance home;
   private boolean freezeBetweenCalls;
@@ -98,10 +100,11 @@ public final class CryoTestKit {
     return List.copyOf(pushes);
   }
 
-  private CryoTestKit(Supplier<? extends CryoApplication> factory) {
+  private CryoTestKit(Supplier<? extends CryoApplication> factory, Map<String, String> config) {
     this.factory = factory;
-    this.home = Instance.of("kit-1", Dispatcher.of(Objects.requireNonNull(factory.get(),
-        "the factory made no application")));
+    this.config = Map.copyOf(config);
+    this.home = start(Instance.of("kit-1", Dispatcher.of(Objects.requireNonNull(factory.get(),
+        "the factory made no application"))));
     this.probe = home.dispatcher;
   }
 
@@ -111,7 +114,43 @@ public final class CryoTestKit {
    * @throws IllegalArgumentException when the application fails to declare its routes
    */
   public static CryoTestKit of(Supplier<? extends CryoApplication> factory) {
-    return new CryoTestKit(Objects.requireNonNull(factory, "factory"));
+    return of(factory, Map.of());
+  }
+
+  /**
+   * A kit as {@link #of(Supplier)} whose instances start with {@code config} as their
+   * configuration ({@link AppContext#config()}), as {@code cryo serve --app-config} gives it.
+   * Every instance the kit makes — one per worker the runtime would run, so one now and one at
+   * every wake — runs {@link CryoApplication#onStart} before its first call; {@link #close} runs
+   * {@link CryoApplication#onStop} on each.
+   *
+   * @throws IllegalArgumentException when the application fails to declare its routes
+   * @throws IllegalStateException when its {@code onStart} throws (the cause attached)
+   */
+  public static CryoTestKit of(Supplier<? extends CryoApplication> factory,
+      Map<String, String> config) {
+    return new CryoTestKit(Objects.requireNonNull(factory, "factory"),
+        Objects.requireNonNull(config, "config"));
+  }
+
+  /**
+   * Runs {@link CryoApplication#onStop} of every instance the kit started, in the order started,
+   * as workers that quit would; a failure is logged. The kit serves nothing afterwards that it
+   * did not serve before: later calls start new instances as usual.
+   */
+  @Override
+  public synchronized void close() {
+    for (Instance instance : started) {
+      instance.dispatcher.stop();
+    }
+    started.clear();
+  }
+
+  /** Runs {@code instance}'s onStart with the kit's configuration, and keeps it for close. */
+  private Instance start(Instance instance) {
+    instance.dispatcher.start(AppContext.of(instance.name, config));
+    started.add(instance);
+    return instance;
   }
 
   /** Whether every call ends with a freeze of the users it served; default false. */
@@ -144,8 +183,8 @@ public final class CryoTestKit {
    */
   public synchronized CryoTestKit upgradeTo(Supplier<? extends CryoApplication> next) {
     Objects.requireNonNull(next, "next");
-    Instance nextHome = Instance.of("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(
-        next.get(), "the factory made no application")));
+    Instance nextHome = start(Instance.of("kit-" + ++instances, Dispatcher.of(
+        Objects.requireNonNull(next.get(), "the factory made no application"))));
     for (KitUser user : users.values()) {
       if (user.instance != null) {
         freeze(user, FreezeReason.QUIT);
@@ -386,6 +425,9 @@ public final class CryoTestKit {
   // ---- serving --------------------------------------------------------------------------------
 
   private synchronized Response serve(String connectionId, Request request) {
+    if (probe.staticResources().covers(request.path())) { // nobody's turn, no guest: as a worker
+      return probe.staticResources().serve(request);
+    }
     KitConnection connection = connections.computeIfAbsent(connectionId,
         id -> new KitConnection(id, GUEST_PREFIX + id));
     KitUser user = users.computeIfAbsent(connection.owner, KitUser::new);
@@ -486,8 +528,8 @@ public final class CryoTestKit {
   }
 
   private Instance newInstance() {
-    return Instance.of("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(factory.get(),
-        "the factory made no application")));
+    return start(Instance.of("kit-" + ++instances, Dispatcher.of(Objects.requireNonNull(
+        factory.get(), "the factory made no application"))));
   }
 
   private void fail(String what, Throwable failure) {

@@ -40,11 +40,23 @@ public final class Dispatcher {
   private final Routes routes;
   private final int stateVersion;
   private final ConcurrentHashMap<String, Class<?>> keys = new ConcurrentHashMap<>();
+  private final StaticResources statics;
 
   private Dispatcher(CryoApplication application, Routes routes, int stateVersion) {
     this.application = application;
     this.routes = routes;
     this.stateVersion = stateVersion;
+    ClassLoader loader = application.getClass().getClassLoader();
+    this.statics = new StaticResources(routes.mounts(),
+        loader != null ? loader : ClassLoader.getSystemClassLoader());
+  }
+
+  /**
+   * The application's static resources ({@link Routes#staticResources}): a host serves a request
+   * they {@link StaticResources#covers cover} there, without a user, before anything else.
+   */
+  public StaticResources staticResources() {
+    return statics;
   }
 
   /**
@@ -99,6 +111,40 @@ public final class Dispatcher {
    */
   public static List<Object> withMergingGuest(Object waiting, Map<String, Object> guestStore) {
     return LoginMerges.appended(waiting, Objects.requireNonNull(guestStore, "guestStore"));
+  }
+
+  /**
+   * Runs {@link CryoApplication#onStart} with {@code context}, the application's class loader as
+   * the thread's context class loader. Hosts call it once, before the first call.
+   *
+   * @throws IllegalStateException when the hook threw (its cause), saying so: the host must not
+   *     serve this instance
+   */
+  public void start(AppContext context) {
+    Objects.requireNonNull(context, "context");
+    try (ContextClassLoader loader = ContextClassLoader.of(application)) {
+      application.onStart(context);
+    } catch (Exception | LinkageError e) {
+      throw new IllegalStateException("the application " + application.getClass().getName()
+          + " failed to start in " + context.worker() + ": its onStart threw " + e, e);
+    }
+  }
+
+  /**
+   * Runs {@link CryoApplication#onStop}, the application's class loader as the thread's context
+   * class loader; a throw is logged, never thrown.
+   *
+   * @return the hook's failure, or null
+   */
+  public Throwable stop() {
+    try (ContextClassLoader loader = ContextClassLoader.of(application)) {
+      application.onStop();
+      return null;
+    } catch (Exception | LinkageError e) {
+      System.getLogger(Dispatcher.class.getName()).log(System.Logger.Level.WARNING,
+          "the application " + application.getClass().getName() + " failed in onStop", e);
+      return e;
+    }
   }
 
   /** The application's {@link CryoApplication#stateVersion()}, read once. */

@@ -65,6 +65,7 @@ public final class Routes {
   private final List<BeforeFilter> befores = new ArrayList<>();
   private final List<AfterFilter> afters = new ArrayList<>();
   private final LoginMerges merges = new LoginMerges();
+  private final List<StaticResources.Mount> mounts = new ArrayList<>();
   private boolean sealed;
 
   Routes() {}
@@ -178,6 +179,81 @@ public final class Routes {
   /** The login merges. */
   LoginMerges merges() {
     return merges;
+  }
+
+  /**
+   * Serves the resources under {@code folder} of the application's jar (or classpath) at the URL
+   * prefix {@code prefix}, without a user: a request under the prefix enters nobody's turn, makes
+   * no guest and wakes nobody; it meets no filter and no route. {@code GET /assets/app.css} with
+   * {@code staticResources("/assets", "static/")} reads the resource {@code static/app.css}. Each
+   * reply carries a strong {@code ETag} of its content, {@code Cache-Control: public,
+   * max-age=600} and its {@code Content-Type}; a folder, a missing file and a path that tries to
+   * leave the folder are refused; see {@link StaticResources}. A static prefix wins over the routes
+   * for the paths under it.
+   *
+   * @param prefix the URL prefix: starts with {@code /}, literal segments only, not {@code /} nor
+   *     under {@code /_cryo/}; a trailing {@code /} is dropped
+   * @param folder the resource folder, relative to the jar's root ({@code "static/"},
+   *     {@code "static"}, {@code "web/assets/"}); {@code ""} is refused (the jar's classes would be
+   *     served)
+   * @return these routes
+   * @throws IllegalArgumentException for a prefix or folder as above, or a prefix mounted twice;
+   *     nothing declared
+   * @throws IllegalStateException after {@link CryoApplication#routes} returned; nothing declared
+   */
+  public Routes staticResources(String prefix, String folder) {
+    return staticResources(prefix, folder, StaticResources.DEFAULT_MAX_AGE);
+  }
+
+  /**
+   * {@link #staticResources(String, String)} with {@code Cache-Control: public, max-age=}
+   * {@code maxAge} (whole seconds; zero makes browsers ask again every time, answered
+   * {@code 304} while the file is the same).
+   *
+   * @return these routes
+   * @throws IllegalArgumentException as there, or for a negative {@code maxAge}; nothing declared
+   */
+  public Routes staticResources(String prefix, String folder, java.time.Duration maxAge) {
+    Objects.requireNonNull(prefix, "prefix");
+    Objects.requireNonNull(folder, "folder");
+    Objects.requireNonNull(maxAge, "maxAge");
+    open("static resources at " + prefix);
+    String at = prefix.endsWith("/") && prefix.length() > 1
+        ? prefix.substring(0, prefix.length() - 1) : prefix;
+    if (!at.startsWith("/") || at.equals("/") || at.equals("/_cryo") || at.startsWith("/_cryo/")
+        || StaticResources.problemOf(at.substring(1)) != null || at.indexOf('{') >= 0
+        || at.indexOf('}') >= 0) {
+      throw new IllegalArgumentException("static resources are mounted at a literal prefix other"
+          + " than / and outside /_cryo/, not '" + prefix + "'; nothing was declared: mount them"
+          + " at a prefix such as /assets");
+    }
+    String inside = folder.startsWith("/") ? folder.substring(1) : folder;
+    if (!inside.isEmpty() && !inside.endsWith("/")) {
+      inside = inside + "/";
+    }
+    if (inside.isEmpty() || StaticResources.problemOf(
+        inside.substring(0, inside.length() - 1)) != null) {
+      throw new IllegalArgumentException("static resources come from a folder of the jar such as"
+          + " \"static/\", not '" + folder + "'; nothing was declared: name the folder that"
+          + " holds the files (never the jar's root, which holds its classes)");
+    }
+    if (maxAge.isNegative()) {
+      throw new IllegalArgumentException("a max-age is zero or more, not " + maxAge
+          + "; nothing was declared");
+    }
+    for (StaticResources.Mount mount : mounts) {
+      if (mount.prefix().equals(at)) {
+        throw new IllegalArgumentException("static resources are mounted at " + at + " twice;"
+            + " nothing was declared: mount one folder per prefix");
+      }
+    }
+    mounts.add(new StaticResources.Mount(at, inside, maxAge));
+    return this;
+  }
+
+  /** The static mounts, in declaration order. */
+  List<StaticResources.Mount> mounts() {
+    return mounts;
   }
 
   /** The before filters, in declaration order. */

@@ -7,7 +7,8 @@
  * <h2>Rules of the package</h2>
  *
  * <ul>
- *   <li>It names no class of the runtime and depends on Jackson alone: an application compiles
+ *   <li>It names no class of the runtime and depends on Jackson and on Micrometer's core (the
+ *       application's meters, {@link dev.cryo.app.AppContext#meters()}) alone: an application compiles
  *       against it and nothing else.
  *   <li>One turn per user: the runtime runs one call of a user at a time, in arrival order; the
  *       API never asks an application for a lock.

@@ -59,7 +59,7 @@ import picocli.CommandLine.Spec;
         " 1:the server refused or stopped the reload (the line says why; the workers not"
             + " replaced run on)",
         " 2:no answer within --wait (the reload may still run: see cryo status)",
-        "64:the command line is wrong, or --app-path is not a file",
+        "64:the command line is wrong, --app-path is not a file, or --app-config does not read",
         "65:DIR belongs to another user, whose server would not act on this request, or run.json"
             + " does not load (nothing written)",
         "66:no run.json in DIR: no server runs there (nothing written)",
@@ -89,6 +89,20 @@ public final class ReloadCommand implements Callable<Integer> {
       + " (default: the one the workers run now).")
   Path appPath;
 
+  @Option(names = "--app-config", paramLabel = "FILE", description = "The application's"
+      + " configuration from now on, a Java properties file (default: the file the run was"
+      + " started or last reloaded with, read again now; the new workers see its contents).")
+  Path appConfig;
+
+  @Option(names = "--worker-jvm-option", paramLabel = "OPTION", description = "An option of the"
+      + " new worker JVMs beyond cryo's own, replacing the current ones; repeat for several"
+      + " (default: the current ones).")
+  java.util.List<String> workerJvmOptions;
+
+  @Option(names = "--no-worker-jvm-options", description = "Start the new workers without JVM"
+      + " options beyond cryo's own.")
+  boolean noWorkerJvmOptions;
+
   @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "10m",
       converter = DurationConverter.class,
       description = "How long to wait for the server's answer. Default: ${DEFAULT-VALUE}.")
@@ -103,6 +117,23 @@ public final class ReloadCommand implements Callable<Integer> {
       throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
           + " is not a file; nothing was written: give the new version's jar", null);
     }
+    if (appConfig != null) {
+      try {
+        dev.cryo.commander.AppConfigFile.read(appConfig);
+      } catch (IllegalArgumentException e) {
+        throw new CommandFailure(ExitCodes.USAGE, "bad_app_config", "--app-config: "
+            + e.getMessage() + "; nothing was written: the run goes on as it was", null);
+      }
+    }
+    if (noWorkerJvmOptions && workerJvmOptions != null) {
+      throw new CommandFailure(ExitCodes.USAGE, "bad_worker_jvm_option", "--worker-jvm-option"
+          + " and --no-worker-jvm-options contradict each other; nothing was written: give one",
+          null);
+    }
+    java.util.List<String> options = noWorkerJvmOptions ? java.util.List.of() : workerJvmOptions;
+    if (options != null) {
+      ServeCommand.checkJvmOptions(options, "nothing was written");
+    }
     Path directory = (home != null ? home : StopCommand.defaultHome(System.getenv()))
         .toAbsolutePath();
     Optional<RunState> run;
@@ -116,7 +147,8 @@ public final class ReloadCommand implements Callable<Integer> {
           + " (no run.json, or its run has ended); nothing was written: start one with cryo"
           + " serve --home " + directory, null);
     }
-    ReloadRequests.Request request = ReloadRequests.Request.of(run.get().invocationId(), appPath);
+    ReloadRequests.Request request = ReloadRequests.Request.of(run.get().invocationId(), appPath,
+        appConfig, options);
     try (SafeRoot root = SafeRoot.open(directory)) {
       try {
         RunHome.requireRequester(root);

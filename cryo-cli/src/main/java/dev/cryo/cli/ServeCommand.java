@@ -214,6 +214,18 @@ final class ServeCommand implements Callable<Integer> {
       description = "A jar the application is loaded from (else the classpath).")
   Path appPath;
 
+  @Option(names = "--app-config", paramLabel = "FILE",
+      description = "The application's configuration, a Java properties file (UTF-8, key=value,"
+          + " at most 64 KiB): read now and at every cryo reload, given to the application's"
+          + " onStart (AppContext.config()). Default: none (an empty configuration).")
+  Path appConfig;
+
+  @Option(names = "--worker-jvm-option", paramLabel = "OPTION",
+      description = "An option of every worker JVM beyond cryo's own, such as"
+          + " --worker-jvm-option=-Dfeature=on or --worker-jvm-option=-XX:+UseZGC; repeat for"
+          + " several. cryo reload may give others. Default: none.")
+  java.util.List<String> workerJvmOptions = new java.util.ArrayList<>();
+
   @Option(names = "--frozen-user-ttl", paramLabel = "DURATION", defaultValue = "720h",
       converter = DurationConverter.class,
       description = "How long a frozen user is kept after his last freeze (checked every"
@@ -292,6 +304,15 @@ final class ServeCommand implements Callable<Integer> {
       throw new CommandFailure(ExitCodes.USAGE, "no_such_jar", "--app-path " + appPath
           + " is not a file; nothing was started: give the jar the application is in", null);
     }
+    if (appConfig != null) {
+      try {
+        dev.cryo.commander.AppConfigFile.read(appConfig);
+      } catch (IllegalArgumentException e) {
+        throw new CommandFailure(ExitCodes.USAGE, "bad_app_config", "--app-config: "
+            + e.getMessage() + "; nothing was started", null);
+      }
+    }
+    checkJvmOptions(workerJvmOptions, "nothing was started");
     LogCaps logCaps = logCaps();
     AdminToken token = adminToken();
     dev.cryo.front.ClientLimits clientLimits = clientLimits();
@@ -334,6 +355,8 @@ final class ServeCommand implements Callable<Integer> {
         .maxUsersPerWorker(maxUsersPerWorker)
         .workerHeapBytes(workerHeap)
         .appPath(appPath == null ? null : appPath.toAbsolutePath())
+        .appConfig(appConfig == null ? null : appConfig.toAbsolutePath().normalize())
+        .workerJvmOptions(workerJvmOptions)
         .housekeeping(Housekeeping.DEFAULTS.withFrozenUserTtl(frozenUserTtl)
             .withFrozenGuestTtl(frozenGuestTtl).withFrozenEmptyGuestTtl(frozenEmptyGuestTtl))
         .onStopRequest(stops::requested)
@@ -452,6 +475,23 @@ final class ServeCommand implements Callable<Integer> {
       return "127.0.0.1";
     }
     return bind.contains(":") ? "[" + bind + "]" : bind;
+  }
+
+  /**
+   * Refuses worker JVM options that are not options (no leading {@code -}) or that would replace
+   * what cryo starts a worker with (its class path, a jar).
+   */
+  static void checkJvmOptions(java.util.List<String> options, String kept) {
+    for (String option : options) {
+      if (!option.startsWith("-") || option.isBlank() || java.util.Set.of("-cp", "-classpath",
+          "--class-path", "-jar", "--module-path", "-p", "-m", "--module").contains(option)
+          || option.startsWith("--class-path=") || option.startsWith("-Djava.class.path=")) {
+        throw new CommandFailure(ExitCodes.USAGE, "bad_worker_jvm_option", "--worker-jvm-option '"
+            + option + "' is not a JVM option cryo can pass a worker (an option starts with '-';"
+            + " the class path and the main class are cryo's); " + kept
+            + ": write it as --worker-jvm-option=-Dname=value", null);
+      }
+    }
   }
 
   private static CommandFailure failure(CommanderException e) {

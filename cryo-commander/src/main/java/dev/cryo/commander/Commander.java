@@ -27,6 +27,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -128,6 +129,7 @@ public final class Commander implements AutoCloseable {
   private final Mover mover;
   private final Dispatcher dispatcher;
   private final Quitter quitter;
+  private final StaticFiles staticFiles;
   private final PushRelay pushRelay;
   private final Freezer freezer;
   private final Path privateSockets;
@@ -177,6 +179,7 @@ public final class Commander implements AutoCloseable {
     this.dispatcher = new Dispatcher(config, routing, supervisor, placement, mover, placementLock,
         this::admits, listeners, pushRelay::anyBound);
     this.quitter = new Quitter(routing, supervisor);
+    this.staticFiles = new StaticFiles(supervisor, config);
     this.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
       Thread thread = new Thread(runnable, "cryo-commander-tick");
       thread.setDaemon(true);
@@ -188,7 +191,9 @@ public final class Commander implements AutoCloseable {
     this.occupancyCheck = new OccupancyCheck(config, routing, supervisor, placement, replacement,
         RELOAD_GRACE, this::admits);
     this.reloadRequests = new ReloadRequests(runHome, runState.invocationId(),
-        request -> reload(request.appPath() == null ? null : Path.of(request.appPath())),
+        request -> reload(request.appPath() == null ? null : Path.of(request.appPath()),
+            request.appConfig() == null ? null : Path.of(request.appConfig()),
+            request.workerJvmOptions()),
         () -> lifecycle.wouldRefuse(Lifecycle.Change.RELOAD));
     this.sweep = new Sweep(routing, freezer);
     this.housekeeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -214,6 +219,13 @@ public final class Commander implements AutoCloseable {
    */
   public static Commander start(CommanderConfig config) {
     Path home = config.home().toAbsolutePath().normalize();
+    if (config.appConfig() != null) { // read before anything is claimed: a bad file starts nothing
+      try {
+        AppConfigFile.read(config.appConfig());
+      } catch (IllegalArgumentException e) {
+        throw new CommanderException(Reason.BAD_APP_CONFIG, e.getMessage(), e);
+      }
+    }
     RunHome runHome;
     try {
       runHome = RunHome.claim(home, HOME_LAYOUT);
@@ -529,6 +541,26 @@ public final class Commander implements AutoCloseable {
     return dispatcher.serve(request);
   }
 
+  /**
+   * Whether {@code path} is under a prefix of the application's static files
+   * ({@code routes.staticResources}) as a running worker presented it: such a request is served
+   * by {@link #serveStatic}, for no connection and no user.
+   */
+  public boolean servesStatic(String path) {
+    return path != null && staticFiles.covers(path);
+  }
+
+  /**
+   * Serves one request for a static file of the application on any running worker that serves its
+   * prefix, without a connection or a user: nothing is placed, born or woken, the maps are not
+   * read. Never throws: 503 with {@code Retry-After} when no running worker serves it, 504 when
+   * the worker did not answer within the call timeout.
+   */
+  public Reply serveStatic(String method, String path, String query,
+      List<Map.Entry<String, String>> headers) {
+    return staticFiles.serve(method, path, query == null ? "" : query, headers);
+  }
+
   /** The routing maps, for a test to read. */
   Routing routing() {
     return routing;
@@ -618,14 +650,32 @@ public final class Commander implements AutoCloseable {
    * asked during it stops it before its next worker ({@code DRAINING}, the replaced workers named);
    * the worker being quit ends its quit, and the drain carries his users.
    *
+   * <p>The application's configuration file ({@link CommanderConfig#appConfig()}, or the one the
+   * last reload named) is read again before the first new worker starts: the new workers see its
+   * contents now. A file that does not read refuses the reload ({@code BAD_APP_CONFIG}), nothing
+   * changed.
+   *
    * @param appPath the new version's jar, or null to keep the current one
    */
   public ReloadOutcome reload(Path appPath) {
+    return reload(appPath, null, null);
+  }
+
+  /**
+   * A rolling reload as {@link #reload(Path)}, which may also name another configuration file and
+   * give the new workers other JVM options.
+   *
+   * @param appPath the new version's jar, or null to keep the current one
+   * @param appConfig the configuration file from now on, or null to read the current one again
+   * @param workerJvmOptions the new workers' JVM options beyond cryo's own (replacing the current
+   *     ones; empty: none), or null to keep the current ones
+   */
+  public ReloadOutcome reload(Path appPath, Path appConfig, List<String> workerJvmOptions) {
     if (lifecycle.stopped()) {
       return new ReloadOutcome(ReloadOutcome.Refusal.CLOSED, List.of(), 0, List.of(), null, 0,
           "the commander is closed; nothing was reloaded");
     }
-    return replacement.reload(appPath, RELOAD_GRACE);
+    return replacement.reload(appPath, appConfig, workerJvmOptions, RELOAD_GRACE);
   }
 
   /** The run, each worker, the users placed, frozen and lost, as of now. */
@@ -641,7 +691,8 @@ public final class Commander implements AutoCloseable {
           routing.usersOn(handle.name()).size(), photo == null ? 0 : photo.heapUsedBytes(),
           photo == null ? 0 : photo.heapMaxBytes(), Duration.between(handle.spawnedAt(), now),
           reception.isPresent() && reception.get() == handle,
-          photo == null ? 0 : photo.ignoredStateFields()));
+          photo == null ? 0 : photo.ignoredStateFields(),
+          photo == null ? List.of() : photo.appMeters()));
     }
     Routing.Counts counts = routing.counts();
     Lifecycle.Phase phase = lifecycle.phase();

@@ -45,6 +45,10 @@ import java.util.function.Supplier;
  * @param checkpoint how often workers write behind the state of the users who changed, so that
  *     a worker's death loses at most that much ({@code --checkpoint}); null when off (the
  *     builder's default)
+ * @param appConfig the application's configuration file ({@code --app-config}), read at the
+ *     start and at every reload ({@link AppConfigFile}); null for none
+ * @param workerJvmOptions options of every worker JVM beyond cryo's own
+ *     ({@code --worker-jvm-option}), until a reload gives others
  */
 public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUsersPerWorker,
     long workerHeapBytes, String application, Path appPath, WorkerCommand workerCommand,
@@ -52,10 +56,13 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     Duration orderTimeout, int startAttempts, Duration startBackoff, long retryAfterSeconds,
     Supplier<OptionalLong> memoryAvailable, Consumer<StopMode> onStopRequest,
     Housekeeping housekeeping, Occupancy occupancy, boolean placementHeader, LogCaps logCaps,
-    Passivation passivation, Duration checkpoint) {
+    Passivation passivation, Duration checkpoint, Path appConfig,
+    java.util.List<String> workerJvmOptions) {
 
   /** Checks the parts. */
   public CommanderConfig {
+    workerJvmOptions = workerJvmOptions == null ? java.util.List.of()
+        : java.util.List.copyOf(workerJvmOptions);
     Objects.requireNonNull(home, "home");
     Objects.requireNonNull(application, "application");
     Objects.requireNonNull(workerCommand, "workerCommand");
@@ -99,6 +106,8 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
     private int maxUsersPerWorker = Integer.MAX_VALUE;
     private long workerHeapBytes = 512L * 1024 * 1024;
     private Path appPath;
+    private Path appConfig;
+    private java.util.List<String> workerJvmOptions = java.util.List.of();
     private WorkerCommand workerCommand;
     private Clock clock = Clock.systemUTC();
     private Duration heartbeat = Duration.ofSeconds(5);
@@ -255,6 +264,18 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
       return this;
     }
 
+    /** The application's configuration file (default: none). */
+    public Builder appConfig(Path value) {
+      appConfig = value;
+      return this;
+    }
+
+    /** Options of every worker JVM beyond cryo's own (default: none). */
+    public Builder workerJvmOptions(java.util.List<String> value) {
+      workerJvmOptions = java.util.List.copyOf(value);
+      return this;
+    }
+
     /** How much of its logs the run keeps (default {@link LogCaps#DEFAULTS}). */
     public Builder logCaps(LogCaps value) {
       logCaps = value;
@@ -268,7 +289,8 @@ public record CommanderConfig(Path home, int workers, int maxWorkers, int maxUse
           application, appPath, workerCommand != null ? workerCommand : WorkerCommand.defaultJvm(),
           clock, heartbeat, presentation, hold, callTimeout, orderTimeout, startAttempts,
           startBackoff, retryAfterSeconds, memoryAvailable, onStopRequest, housekeeping,
-          occupancy, placementHeader, logCaps, passivation, checkpoint);
+          occupancy, placementHeader, logCaps, passivation, checkpoint, appConfig,
+          workerJvmOptions);
     }
   }
 }

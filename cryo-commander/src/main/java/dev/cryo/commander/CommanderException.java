@@ -23,6 +23,8 @@ public final class CommanderException extends RuntimeException {
     HOME_REFUSED,
     /** The home cannot be used: not writable, a lock that does not read, a failed set-up. */
     HOME_UNUSABLE,
+    /** The application's configuration file ({@code --app-config}) does not read: nothing runs. */
+    BAD_APP_CONFIG,
     /** The first worker could not be started (every attempt failed): nothing runs. */
     WORKER_START_FAILED,
     /** The commander is closed. */

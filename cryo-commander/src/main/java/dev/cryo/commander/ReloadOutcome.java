@@ -27,6 +27,11 @@ public record ReloadOutcome(Refusal refusal, List<String> replaced, int frozen, 
     BUSY,
     /** The application path is not a readable file; nothing was changed. */
     BAD_APP_PATH,
+    /**
+     * The application's configuration file does not read (missing, not a properties file, too
+     * large); nothing was changed.
+     */
+    BAD_APP_CONFIG,
     /** A new worker did not start: the old one it was to replace runs on, as do those after it. */
     START_FAILED,
     /** The quit of an old worker failed or was refused; the reload stopped there. */

@@ -69,16 +69,37 @@ public final class ReloadRequests {
    * @param id its id, which the answer names
    * @param appPath the new version's jar (absolute), or null to keep the current one
    * @param requestedAt when it was written
+   * @param appConfig the application's configuration file from now on (absolute), or null to read
+   *     the current one again
+   * @param workerJvmOptions the new workers' JVM options beyond cryo's own, or null to keep the
+   *     current ones
    */
-  public record Request(String invocation, String id, String appPath, String requestedAt) {
+  public record Request(String invocation, String id, String appPath, String requestedAt,
+      String appConfig, java.util.List<String> workerJvmOptions) {
+
+    /** A request that keeps the configuration file and the JVM options. */
+    public Request(String invocation, String id, String appPath, String requestedAt) {
+      this(invocation, id, appPath, requestedAt, null, null);
+    }
 
     /** A new request for the run {@code invocation}, with a random id. */
     public static Request of(String invocation, Path appPath) {
+      return of(invocation, appPath, null, null);
+    }
+
+    /**
+     * A new request for the run {@code invocation}, with a random id, naming a configuration file
+     * (null: read the current one again) and JVM options (null: keep the current ones).
+     */
+    public static Request of(String invocation, Path appPath, Path appConfig,
+        java.util.List<String> workerJvmOptions) {
       byte[] random = new byte[8];
       new java.security.SecureRandom().nextBytes(random);
       return new Request(invocation, HexFormat.of().formatHex(random),
           appPath == null ? null : appPath.toAbsolutePath().normalize().toString(),
-          Instant.now().toString());
+          Instant.now().toString(),
+          appConfig == null ? null : appConfig.toAbsolutePath().normalize().toString(),
+          workerJvmOptions == null ? null : java.util.List.copyOf(workerJvmOptions));
     }
 
     /** The request as its file's bytes. */
@@ -89,6 +110,12 @@ public final class ReloadRequests {
       node.put("id", id);
       node.put("appPath", appPath);
       node.put("requestedAt", requestedAt);
+      if (appConfig != null) {
+        node.put("appConfig", appConfig);
+      }
+      if (workerJvmOptions != null) {
+        node.set("workerJvmOptions", JSON.valueToTree(workerJvmOptions));
+      }
       return (node.toString() + "\n").getBytes(StandardCharsets.UTF_8);
     }
   }
@@ -152,8 +179,29 @@ public final class ReloadRequests {
           + " request (schema, id, appPath); it was removed and nothing was reloaded");
       return;
     }
+    JsonNode options = node.path("workerJvmOptions");
+    boolean optionsRead = options.isMissingNode() || options.isNull() || options.isArray();
+    for (JsonNode option : options.isArray() ? options : JSON.createArrayNode()) {
+      optionsRead &= option.isTextual();
+    }
+    JsonNode appConfig = node.path("appConfig");
+    if (!optionsRead || !(appConfig.isMissingNode() || appConfig.isNull()
+        || appConfig.isTextual())) {
+      answer(id, "refused", "bad_request", null, "the reload request's appConfig (a path) or"
+          + " workerJvmOptions (a list of strings) does not read; it was removed and nothing was"
+          + " reloaded");
+      return;
+    }
+    java.util.List<String> jvmOptions = null;
+    if (options.isArray()) {
+      jvmOptions = new java.util.ArrayList<>();
+      for (JsonNode option : options) {
+        jvmOptions.add(option.asText());
+      }
+    }
     Request request = new Request(invocation, id, node.path("appPath").isNull() ? null
-        : node.path("appPath").asText(), node.path("requestedAt").asText(""));
+        : node.path("appPath").asText(), node.path("requestedAt").asText(""),
+        appConfig.isTextual() ? appConfig.asText() : null, jvmOptions);
     Optional<String> busy = refusal.get();
     if (busy.isPresent()) { // the reload itself asks again: a race is refused there, with a reason
       answer(id, "refused", ReloadOutcome.Refusal.BUSY.code(), null, busy.get());

@@ -71,21 +71,48 @@ final class Replacement {
    * @param grace how long an old worker waits for calls in flight before it cuts them
    */
   ReloadOutcome reload(Path appPath, Duration grace) {
+    return reload(appPath, null, null, grace);
+  }
+
+  /**
+   * Replaces every worker running now, one at a time, the new ones started with the
+   * configuration file read again and, when given, other JVM options.
+   *
+   * @param appPath the jar the new workers load the application from; null keeps the current one
+   * @param appConfig the configuration file from now on; null reads the current one again
+   * @param jvmOptions the new workers' JVM options beyond cryo's own; null keeps the current ones
+   * @param grace how long an old worker waits for calls in flight before it cuts them
+   */
+  ReloadOutcome reload(Path appPath, Path appConfig, List<String> jvmOptions, Duration grace) {
     if (appPath != null && (!Files.isRegularFile(appPath) || !Files.isReadable(appPath))) {
       return refused(ReloadOutcome.Refusal.BAD_APP_PATH, "the application path " + appPath
           + " is not a readable file; nothing was changed: give the jar of the new version");
+    }
+    Path configFile = appConfig != null ? appConfig.toAbsolutePath().normalize()
+        : supervisor.appConfigPath();
+    java.util.Map<String, String> contents = java.util.Map.of();
+    if (configFile != null) {
+      try {
+        contents = AppConfigFile.read(configFile);
+      } catch (IllegalArgumentException e) {
+        return refused(ReloadOutcome.Refusal.BAD_APP_CONFIG, e.getMessage());
+      }
     }
     List<String> old = new ArrayList<>();
     supervisor.workers().stream().filter(w -> w.state() == WorkerState.RUNNING)
         .sorted(Comparator.comparingLong(WorkerHandle::order))
         .forEach(w -> old.add(w.name()));
-    return run(old, appPath == null ? null : appPath.toAbsolutePath().normalize(), grace,
-        "reload", Lifecycle.Change.RELOAD);
+    return run(old, appPath == null ? null : appPath.toAbsolutePath().normalize(),
+        new Settings(configFile, contents, jvmOptions), grace, "reload", Lifecycle.Change.RELOAD);
   }
+
+  /** What a reload starts its new workers with beside the application path. */
+  private record Settings(Path configFile, java.util.Map<String, String> config,
+      List<String> jvmOptions) {}
 
   /** Replaces the one worker {@code name} (same application path), as a reload would. */
   ReloadOutcome replace(String name, Duration grace, String why) {
-    return run(List.of(name), null, grace, why, Lifecycle.Change.REPLACE);
+    return run(List.of(name), null, null, grace, why, Lifecycle.Change.REPLACE);
   }
 
   /**
@@ -113,8 +140,8 @@ final class Replacement {
     }
   }
 
-  private ReloadOutcome run(List<String> old, Path appPath, Duration grace, String why,
-      Lifecycle.Change change) {
+  private ReloadOutcome run(List<String> old, Path appPath, Settings settings, Duration grace,
+      String why, Lifecycle.Change change) {
     Optional<String> refusal = lifecycle.beginChange(change);
     if (refusal.isPresent()) {
       Lifecycle.Phase phase = lifecycle.phase();
@@ -125,9 +152,18 @@ final class Replacement {
     }
     long started = System.nanoTime();
     Path before = supervisor.appPath();
+    Path configBefore = supervisor.appConfigPath();
+    java.util.Map<String, String> contentsBefore = supervisor.appConfig();
+    List<String> optionsBefore = supervisor.jvmOptions();
     try {
       if (appPath != null) {
         supervisor.useAppPath(appPath);
+      }
+      if (settings != null) {
+        supervisor.useAppConfig(settings.configFile(), settings.config());
+        if (settings.jvmOptions() != null) {
+          supervisor.useJvmOptions(settings.jvmOptions());
+        }
       }
       Path now = supervisor.appPath();
       note("reload_begun", "why", why, "workers", old, "app_path", now == null ? null
@@ -147,6 +183,8 @@ final class Replacement {
             next = start();
           } catch (RuntimeException | ExecutionException | TimeoutException e) {
             supervisor.useAppPath(before);
+            supervisor.useAppConfig(configBefore, contentsBefore);
+            supervisor.useJvmOptions(optionsBefore);
             String cause = e instanceof ExecutionException ? String.valueOf(e.getCause()) : e
                 .toString();
             return ended(ReloadOutcome.Refusal.START_FAILED, replaced, frozen, lost, started,

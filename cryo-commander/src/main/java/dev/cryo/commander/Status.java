@@ -86,10 +86,24 @@ public record Status(String state, Instant takenAt, String invocationId, long pi
    * @param reception whether it is the reception (the oldest running worker)
    * @param ignoredStateFields distinct stored fields its application's state classes no longer
    *     have, ignored on read since it started, from its last photo (0 before one)
+   * @param appMeters the application's own meters from its last photo (empty before one); not
+   *     part of {@code status.json}: the admin listener's metrics export them
    */
   public record WorkerStatus(String name, long pid, WorkerState state, int users,
       long heapUsedBytes, long heapMaxBytes, Duration age, boolean reception,
-      long ignoredStateFields) {
+      long ignoredStateFields, List<dev.cryo.wire.protocol.AppMeter> appMeters) {
+
+    /** Copies the meters. */
+    public WorkerStatus {
+      appMeters = appMeters == null ? List.of() : List.copyOf(appMeters);
+    }
+
+    /** A worker whose photo carried no meter of the application's. */
+    public WorkerStatus(String name, long pid, WorkerState state, int users, long heapUsedBytes,
+        long heapMaxBytes, Duration age, boolean reception, long ignoredStateFields) {
+      this(name, pid, state, users, heapUsedBytes, heapMaxBytes, age, reception,
+          ignoredStateFields, null);
+    }
 
     /** A worker that has not counted ignored state fields (0). */
     public WorkerStatus(String name, long pid, WorkerState state, int users, long heapUsedBytes,

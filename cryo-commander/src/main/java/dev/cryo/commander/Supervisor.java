@@ -87,6 +87,12 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
 
   /** The application path of later workers: the configuration's, until a reload changes it. */
   private volatile Path appPath;
+  /** The configuration file later workers' configuration is read from at a reload, or null. */
+  private volatile Path appConfigPath;
+  /** The configuration of later workers: read at the start, read again at every reload. */
+  private volatile Map<String, String> appConfig;
+  /** The JVM options of later workers: the configuration's, until a reload changes them. */
+  private volatile List<String> jvmOptions;
   /** Workers a replacement is about to retire: shown to placement as not running. */
   private final java.util.Set<String> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -104,6 +110,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     this.logs = logs;
     this.workerLogs = new WorkerLogs(home, logs, config.logCaps());
     this.appPath = config.appPath();
+    this.appConfigPath = config.appConfig();
+    this.appConfig = appConfigPath == null ? Map.of() : AppConfigFile.read(appConfigPath);
+    this.jvmOptions = config.workerJvmOptions();
   }
 
   /** Where the workers' pushes go from now on. */
@@ -161,6 +170,32 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   /** Starts every later worker with {@code value} as its application path (null: the classpath). */
   void useAppPath(Path value) {
     appPath = value;
+  }
+
+  /** The configuration file a reload reads again, or null for none. */
+  Path appConfigPath() {
+    return appConfigPath;
+  }
+
+  /** The configuration later workers are started with. */
+  Map<String, String> appConfig() {
+    return appConfig;
+  }
+
+  /** Starts every later worker with {@code contents}, read from {@code file} (null: none). */
+  void useAppConfig(Path file, Map<String, String> contents) {
+    appConfigPath = file;
+    appConfig = Map.copyOf(contents);
+  }
+
+  /** The JVM options later workers are started with, beyond cryo's own. */
+  List<String> jvmOptions() {
+    return jvmOptions;
+  }
+
+  /** Starts every later worker with {@code value} as its JVM options beyond cryo's own. */
+  void useJvmOptions(List<String> value) {
+    jvmOptions = List.copyOf(value);
   }
 
   /**
@@ -275,7 +310,8 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         appPath == null ? null : appPath.toString(), config.workerHeapBytes(),
         home.shown(Commander.WRITERS).toString(), config.passivation().idleFreezeMillis(),
         config.passivation().idleGuestFreezeMillis(),
-        config.checkpoint() == null ? null : config.checkpoint().toMillis());
+        config.checkpoint() == null ? null : config.checkpoint().toMillis(), appConfig,
+        jvmOptions);
     WorkerHandle handle = new WorkerHandle(spawn, config.clock().instant());
     handles.put(name, handle);
     return handle;
@@ -293,8 +329,9 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
           + " of " + config.startAttempts() + "): " + failure);
       note("worker_start_failed", handle, "attempt", attempt, "reason", failure);
       if (cannotStart(handle)) {
-        failure = failure + ": its application cannot be loaded, which no second attempt mends"
-            + " (the cause is in its log)";
+        String cause = causeInLog(handle);
+        failure = failure + ": its application cannot be loaded or started, which no second"
+            + " attempt mends (" + (cause == null ? "the cause is in its log" : cause) + ")";
         break;
       }
       if (isClosing() || attempt == config.startAttempts()) {
@@ -322,6 +359,33 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
             + " and check --app and the worker command",
         null));
     changed();
+  }
+
+  /** The line a worker that cannot start writes to its log, before the cause. */
+  static final String CANNOT_START_LINE = "cryo worker cannot start: ";
+
+  /**
+   * The cause a worker that exited with {@link WorkerStart#CANNOT_START} wrote to its log (the last
+   * line beginning with {@link #CANNOT_START_LINE}), or null when there is none to read.
+   */
+  private String causeInLog(WorkerHandle handle) {
+    try {
+      Optional<byte[]> log = home.read(logs + "/" + WorkerStart.logName(handle.name()),
+          4 * 1024 * 1024);
+      if (log.isEmpty()) {
+        return null;
+      }
+      String cause = null;
+      for (String line : new String(log.get(), java.nio.charset.StandardCharsets.UTF_8)
+          .split("\n")) {
+        if (line.startsWith(CANNOT_START_LINE)) {
+          cause = line.substring(CANNOT_START_LINE.length()).strip();
+        }
+      }
+      return cause;
+    } catch (IOException | RuntimeException e) {
+      return null; // the log is the worker's: what it holds never fails a start's report
+    }
   }
 
   /** Whether the worker's process exited with {@link WorkerStart#CANNOT_START}. */

@@ -39,7 +39,8 @@ public interface WorkerCommand {
 
   /**
    * The default: {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap>
-   * -XX:+ExitOnOutOfMemoryError -cp <this JVM's classpath> dev.cryo.worker.WorkerMain}.
+   * -XX:+ExitOnOutOfMemoryError <the payload's jvmOptions…> -cp <this JVM's classpath>
+   * dev.cryo.worker.WorkerMain}.
    */
   static WorkerCommand defaultJvm() {
     return jvm(WORKER_MAIN, System.getProperty("java.class.path"), List.of());
@@ -47,7 +48,8 @@ public interface WorkerCommand {
 
   /**
    * {@code setsid sh -c 'umask 077 && exec "$@"' <this JVM's java> -Xmx<heap>
-   * -XX:+ExitOnOutOfMemoryError <jvmOptions…> -cp <classpath> <mainClass>}: for a worker main of
+   * -XX:+ExitOnOutOfMemoryError <jvmOptions…> <the payload's jvmOptions…> -cp <classpath>
+   * <mainClass>}: for a worker main of
    * one's own (tests use a fake worker speaking the protocol).
    */
   static WorkerCommand jvm(String mainClass, String classpath, List<String> jvmOptions) {
@@ -66,6 +68,7 @@ public interface WorkerCommand {
       command.add("-Xmx" + spawn.heapBytes());
       command.add(EXIT_ON_OUT_OF_MEMORY);
       command.addAll(options);
+      command.addAll(spawn.jvmOptions()); // the operator's: --worker-jvm-option, as reloaded
       command.add("-cp");
       command.add(classpath);
       command.add(mainClass);

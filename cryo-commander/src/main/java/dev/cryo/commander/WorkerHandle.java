@@ -209,6 +209,11 @@ final class WorkerHandle {
     return presentation == null ? List.of() : presentation.moveRoutes();
   }
 
+  /** The URL prefixes of the application's static files, from the presentation. */
+  synchronized List<String> staticPrefixes() {
+    return presentation == null ? List.of() : presentation.staticPrefixes();
+  }
+
   synchronized long order() {
     return order;
   }

@@ -129,6 +129,21 @@ final class ApplicationHandler extends Handler.Abstract {
 
   private boolean serve(org.eclipse.jetty.server.Request request, Response response,
       Callback callback, String path, long arrived, byte[] body) {
+    if (upstream.servesStatic(path)) { // the application's static files: no connection, no user
+      String query = request.getHttpURI().getQuery();
+      Reply asset = RuntimeReplies.forClient(upstream.serveStatic(request.getMethod(), path,
+          query == null ? "" : query, headersOf(request)));
+      answered(asset.status(), arrived);
+      response.setStatus(asset.status());
+      for (Map.Entry<String, String> header : asset.headers()) {
+        String name = header.getKey().toLowerCase(Locale.ROOT);
+        if (!HOP_BY_HOP.contains(name) && !name.equals("set-cookie")) {
+          response.getHeaders().add(header.getKey(), header.getValue());
+        }
+      }
+      response.write(true, ByteBuffer.wrap(asset.body()), callback);
+      return true;
+    }
     String value = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
     String connectionId = value == null ? null : ConnectionCookie.connectionOf(value);
     String credential = value == null ? null : ConnectionCookie.credentialOf(value);

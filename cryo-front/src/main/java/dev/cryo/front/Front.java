@@ -88,6 +88,7 @@ public final class Front implements AutoCloseable {
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(upgrade);
+    server.setErrorHandler(new JsonErrors()); // Jetty's own refusals: JSON, as the front's
     this.bind = builder.bind;
   }
 

@@ -4,6 +4,8 @@ import dev.cryo.commander.Commander;
 import dev.cryo.commander.PushSink;
 import dev.cryo.commander.Reply;
 import dev.cryo.commander.Request;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,6 +41,23 @@ public interface Upstream {
    */
   default boolean provesConnection(String connectionId, String credential) {
     return true;
+  }
+
+  /**
+   * Whether {@code path} is one of the application's static files ({@code routes.staticResources}),
+   * served by {@link #serveStatic} without a connection; the default serves none.
+   */
+  default boolean servesStatic(String path) {
+    return false;
+  }
+
+  /**
+   * Serves a request for a static file, for no connection and no user; never throws (a refusal is
+   * a reply). The default has none: 404.
+   */
+  default Reply serveStatic(String method, String path, String query,
+      List<Map.Entry<String, String>> headers) {
+    return new Reply(404, List.of(), new byte[0]);
   }
 
   /** Sends the run's pushes to {@code sink} (the front's sockets); the default pushes nothing. */
@@ -78,6 +97,17 @@ public interface Upstream {
       @Override
       public void pushSink(PushSink sink) {
         commander.pushSink(sink);
+      }
+
+      @Override
+      public boolean servesStatic(String path) {
+        return commander.servesStatic(path);
+      }
+
+      @Override
+      public Reply serveStatic(String method, String path, String query,
+          List<Map.Entry<String, String>> headers) {
+        return commander.serveStatic(method, path, query, headers);
       }
     };
   }

@@ -38,6 +38,10 @@
  *       package served by the front itself ({@code ClientScript}): like every {@code /_cryo/}
  *       path it reaches no worker and mints no cookie. Its protocol is the page socket's; a
  *       change to one is a change to the other and to both pages of docs.
+ *   <li>The application's static files ({@code routes.staticResources}, docs/app.md): a path
+ *       under a prefix the workers presented is served through {@code Upstream.serveStatic}
+ *       before any cookie is read or minted — it belongs to no connection and wakes nobody.
+ *       Jetty's own refusals (a malformed or ambiguous URI) are JSON too ({@code JsonErrors}).
  *   <li>Apart from the sockets, the front holds no state of its own about users: the commander's
  *       maps are the truth.
  * </ul>

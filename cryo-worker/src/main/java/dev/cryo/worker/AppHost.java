@@ -26,6 +26,7 @@ import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.MoveInfo;
 import dev.cryo.wire.protocol.PushMessage;
 import dev.cryo.wire.protocol.RefusalReason;
+import dev.cryo.wire.protocol.StaticCall;
 import java.io.IOException;
 import java.time.Duration;
 import java.lang.reflect.Constructor;
@@ -107,6 +108,9 @@ public final class AppHost {
   private final UserTurns turns = new UserTurns();
   private final SecureRandom random = new SecureRandom();
   private volatile Pusher pusher = Pusher.NOWHERE;
+  private final java.util.concurrent.atomic.AtomicBoolean stopped =
+      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AppMeters meters = new AppMeters();
 
   /**
    * A host of {@code application}; asks it for its routes.
@@ -246,6 +250,66 @@ public final class AppHost {
   /** The routes declared as move routes, each {@code [METHOD, PATH]}, for the presentation. */
   public List<List<String>> moveRoutes() {
     return dispatcher.moveRoutes();
+  }
+
+  /**
+   * Runs the application's {@link CryoApplication#onStart} in worker {@code worker} with
+   * {@code config} and this host's registry of the application's meters: once, before the worker
+   * presents itself (so before its first call).
+   *
+   * @throws LoadException {@link LoadException.Reason#START_FAILED} when the hook threw, its cause
+   *     attached: the worker must not serve
+   */
+  public void start(String worker, Map<String, String> config) {
+    try {
+      dispatcher.start(dev.cryo.app.AppContext.of(worker, config, meters.registry()));
+    } catch (IllegalStateException e) {
+      throw new LoadException(LoadException.Reason.START_FAILED, e.getMessage() + "; the worker"
+          + " does not serve: fix the cause, or the configuration it reads", e.getCause());
+    }
+  }
+
+  /**
+   * Runs the application's {@link CryoApplication#onStop} once, at the worker's planned quit,
+   * after its users were frozen; a throw is logged, never thrown. A second call does nothing.
+   */
+  public void stop() {
+    if (stopped.compareAndSet(false, true)) {
+      dispatcher.stop();
+    }
+  }
+
+  /** The application's own meters as they read now, for the photo. */
+  public List<dev.cryo.wire.protocol.AppMeter> appMeters() {
+    return meters.read();
+  }
+
+  /** The URL prefixes of the application's static files, for the presentation. */
+  public List<String> staticPrefixes() {
+    return dispatcher.staticResources().prefixes();
+  }
+
+  /**
+   * Serves a request for a static file ({@link dev.cryo.app.Routes#staticResources}) as the test
+   * kit does, for no user: no request slot, no turn, no announcement; see
+   * {@link dev.cryo.app.StaticResources}. A path under no static prefix is a {@code 404}.
+   *
+   * @throws WorkerException {@link RefusalReason#BAD_REQUEST} when the call does not make a
+   *     request (a header that is no pair)
+   */
+  public Response serveStatic(StaticCall call) {
+    Request request;
+    try {
+      request = Request.of(call.method(), call.path(), call.query(), headersOf(call.headers()),
+          null);
+    } catch (IllegalArgumentException e) {
+      throw new WorkerException(RefusalReason.BAD_REQUEST, null, e.getMessage(), e);
+    }
+    if (!dispatcher.staticResources().covers(request.path())) { // a version without that prefix
+      return HostPolicy.error(404, "not_found", "no static file at " + request.path() + ": this"
+          + " version of the application serves none there");
+    }
+    return dispatcher.staticResources().serve(request);
   }
 
   // ---- calls ----------------------------------------------------------------------------------
@@ -1108,7 +1172,9 @@ public final class AppHost {
       /** The jar is missing, unreadable or not a jar. */
       BAD_JAR,
       /** Declaring its routes failed. */
-      BAD_ROUTES;
+      BAD_ROUTES,
+      /** Its {@link CryoApplication#onStart} threw. */
+      START_FAILED;
 
       /** The reason in {@code snake_case}. */
       public String code() {

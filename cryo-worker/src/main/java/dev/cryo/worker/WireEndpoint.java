@@ -12,6 +12,7 @@ import dev.cryo.wire.protocol.Dropped;
 import dev.cryo.wire.protocol.FreezeResult;
 import dev.cryo.wire.protocol.HttpCall;
 import dev.cryo.wire.protocol.HttpResult;
+import dev.cryo.wire.protocol.StaticCall;
 import dev.cryo.wire.protocol.Methods;
 import dev.cryo.wire.protocol.PhotoMessage;
 import dev.cryo.wire.protocol.PhotoRequest;
@@ -137,6 +138,8 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     try {
       return switch (method) {
         case Methods.HTTP -> ProtocolCodec.write(http(ProtocolCodec.read(payload, HttpCall.class)));
+        case Methods.STATIC -> ProtocolCodec.write(
+            asset(ProtocolCodec.read(payload, StaticCall.class)));
         case Methods.PING -> ProtocolCodec.write(
             photo(ProtocolCodec.read(payload, PhotoRequest.class)));
         case Methods.FREEZE_USER -> ProtocolCodec.write(
@@ -184,6 +187,20 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
         worker.announcementWatermark());
   }
 
+  /**
+   * Serves a request for a static file through the application host, for no user: no request
+   * slot is opened, no announcement is caused.
+   */
+  private HttpResult asset(StaticCall request) {
+    Response reply = worker.application().serveStatic(request);
+    List<List<String>> headers = new ArrayList<>(reply.headers().size());
+    for (Map.Entry<String, String> header : reply.headers()) {
+      headers.add(List.of(header.getKey(), header.getValue()));
+    }
+    return new HttpResult(reply.status(), headers, reply.body(), null,
+        worker.announcementWatermark());
+  }
+
   private FreezeResult freeze(UserOrder order) throws InterruptedException {
     String user = order.user();
     if (order.ofQuit() && !worker.awaitQuit(QUIT_BEGIN_WAIT)) {
@@ -223,6 +240,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
     QuitReport report = worker.quit(worker.freezer(),
         order.gateMillis() == null ? null : Duration.ofMillis(order.gateMillis()),
         order.graceMillis() == null ? null : Duration.ofMillis(order.graceMillis())).join();
+    stopApplication(); // its users are frozen: the application closes what it opened
     // The commander closes the wire once it has the reply, and the end of the wire ends the
     // process; should it not, the process ends by itself a little later.
     Thread.ofVirtual().start(() -> {
@@ -234,6 +252,26 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
       onWireLost.run();
     });
     return new QuitResult(report.frozen(), report.dropped(), report.failed(), report.cut());
+  }
+
+  /** The longest the application's {@code onStop} may delay a quit's reply. */
+  static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * Runs the application's {@code onStop} ({@link AppHost#stop}) on a thread of its own, waiting
+   * {@link #STOP_WAIT} at most: a hook that hangs does not hold the quit's reply (logged).
+   */
+  private void stopApplication() {
+    Thread stopping = Thread.ofVirtual().name("cryo-app-stop").start(
+        () -> worker.application().stop());
+    try {
+      if (!stopping.join(STOP_WAIT)) {
+        LOG.log(Level.WARNING, "the application's onStop did not return within "
+            + STOP_WAIT.toSeconds() + " s; worker " + worker.name() + " quits without waiting");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The first page of the worker's photo as the wire carries it (its presentation's). */
@@ -279,7 +317,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
         photo.heapUsedBytes(), photo.heapMaxBytes(), photo.userCount(),
         photo.connectionCount(), photo.pageCount(), photo.pendingCallCount(),
         photo.servedCallCount(), photo.freezeFailures(), users, request.after(), through,
-        photo.ignoredStateFields());
+        photo.ignoredStateFields(), worker.application().appMeters());
   }
 
   /** A user's connections as a photo lists them: all, or the first by id past the bound. */

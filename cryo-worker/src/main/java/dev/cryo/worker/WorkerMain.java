@@ -54,6 +54,12 @@ public final class WorkerMain {
    */
   public static final int CANNOT_START = 78;
 
+  /**
+   * The line a worker that cannot start writes on its standard error (its log) before the cause,
+   * on one line: the commander reads the last such line into the start's refusal.
+   */
+  public static final String CANNOT_START_LINE = "cryo worker cannot start: ";
+
 
   private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
 
@@ -121,6 +127,8 @@ public final class WorkerMain {
       run(spawn);
     } catch (AppHost.LoadException e) { // the same every time: no second attempt can mend it
       LOG.log(Level.ERROR, "worker " + spawn.name() + " cannot start: " + e.getMessage(), e);
+      System.err.println(CANNOT_START_LINE + e.getMessage().replaceAll("\\s+", " "));
+      System.err.flush();
       Runtime.getRuntime().halt(CANNOT_START);
     } catch (Exception e) {
       LOG.log(Level.ERROR, "worker " + spawn.name() + " failed to start: " + e, e);
@@ -134,6 +142,7 @@ public final class WorkerMain {
     }
     AppHost host = AppHost.load(spawn.application(),
         spawn.appPath() == null ? null : Path.of(spawn.appPath()));
+    host.start(spawn.name(), spawn.appConfig()); // before any call
     AtomicReference<Worker> built = new AtomicReference<>();
     WireEndpoint endpoint = new WireEndpoint(() -> commanderLost(built.get()));
     SocketChannel channel = Wire.connect(Path.of(spawn.wire()));
@@ -160,7 +169,7 @@ public final class WorkerMain {
     long started = self.info().startInstant().map(instant -> instant.toEpochMilli()).orElse(0L);
     List<List<String>> moves = host.moveRoutes();
     Presentation presentation = new Presentation(spawn.name(), spawn.group(), self.pid(), started,
-        spawn, endpoint.photo(), moves, host.stateVersion());
+        spawn, endpoint.photo(), moves, host.stateVersion(), host.staticPrefixes());
     wire.call(Methods.PRESENT, ProtocolCodec.write(presentation), PRESENTATION_WAIT).join();
     LOG.log(Level.INFO, "worker " + spawn.name() + " (pid " + self.pid() + ") presented itself"
         + " and serves " + spawn.application());

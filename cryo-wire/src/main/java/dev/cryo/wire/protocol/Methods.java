@@ -19,6 +19,11 @@ public final class Methods {
 
   /** Commander → worker: one HTTP request ({@link HttpCall} → {@link HttpResult}). */
   public static final String HTTP = "http";
+  /**
+   * Commander → worker: one request for a static file of the application, served without a user
+   * ({@link StaticCall} → {@link HttpResult}).
+   */
+  public static final String STATIC = "static";
   /** Commander → worker: the heartbeat ({@link PhotoRequest} → {@link PhotoMessage}, one page). */
   public static final String PING = "ping";
   /** Commander → worker: freeze one user ({@link UserOrder} → {@link FreezeResult}). */
@@ -36,7 +41,7 @@ public final class Methods {
   public static final Set<String> COMMANDER_EVENTS = Set.of(ANNOUNCE);
   /** The calls a worker serves. */
   public static final Set<String> WORKER_CALLS =
-      Set.of(HTTP, PING, FREEZE_USER, DROP_USER, DROP_CONNECTION, QUIT);
+      Set.of(HTTP, STATIC, PING, FREEZE_USER, DROP_USER, DROP_CONNECTION, QUIT);
   /** The events a worker accepts (none yet). */
   public static final Set<String> WORKER_EVENTS = Set.of();
 

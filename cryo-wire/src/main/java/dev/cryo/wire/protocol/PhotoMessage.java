@@ -35,12 +35,14 @@ import java.util.Map;
  *     so the next page asked for is the first again
  * @param ignoredStateFields distinct stored fields the application's state classes no longer have,
  *     ignored on read since the worker started (0 from a worker that does not say)
+ * @param appMeters the meters of the application's own, as they read when the photo was taken
+ *     (every page carries them all; empty from a worker that does not say)
  */
 public record PhotoMessage(long pid, String name, String group, String state, long watermark,
     long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
     int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
     long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough,
-    long ignoredStateFields) {
+    long ignoredStateFields, java.util.List<AppMeter> appMeters) {
 
   /** The worker serves. */
   public static final String RUNNING = "running";
@@ -49,9 +51,21 @@ public record PhotoMessage(long pid, String name, String group, String state, lo
   /** The worker has quit. */
   public static final String FINISHED = "finished";
 
-  /** Copies the users. */
+  /** Copies the users and the meters. */
   public PhotoMessage {
     users = users == null ? Map.of() : Map.copyOf(users);
+    appMeters = appMeters == null ? java.util.List.of() : java.util.List.copyOf(appMeters);
+  }
+
+  /** A page of a photo that carries no meter of the application's. */
+  public PhotoMessage(long pid, String name, String group, String state, long watermark,
+      long takenAtMillis, long residentBytes, long heapUsedBytes, long heapMaxBytes, int userCount,
+      int connectionCount, int pageCount, int pendingCallCount, long servedCallCount,
+      long freezeFailures, Map<String, UserEntry> users, String usersAfter, String usersThrough,
+      long ignoredStateFields) {
+    this(pid, name, group, state, watermark, takenAtMillis, residentBytes, heapUsedBytes,
+        heapMaxBytes, userCount, connectionCount, pageCount, pendingCallCount, servedCallCount,
+        freezeFailures, users, usersAfter, usersThrough, ignoredStateFields, null);
   }
 
   /** A page of a photo that does not count ignored state fields (0). */

@@ -18,14 +18,17 @@ import java.util.Objects;
  *     moves the user before such a request reaches the application
  * @param stateVersion the state version of the application it serves: it reads state written by
  *     this version or an older one, and writes this one; null from a worker that does not say
+ * @param staticPrefixes the URL prefixes of the application's static files: the commander sends a
+ *     request under one to the worker as a {@link StaticCall}, for no user
  */
 public record Presentation(String name, String group, long pid, long processStartMillis,
-    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes, Integer stateVersion) {
+    SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes, Integer stateVersion,
+    List<String> staticPrefixes) {
 
-  /** A presentation that does not say its application's state version. */
+  /** A presentation that does not say its state version, of an application without static files. */
   public Presentation(String name, String group, long pid, long processStartMillis,
       SpawnPayload spawn, PhotoMessage photo, List<List<String>> moveRoutes) {
-    this(name, group, pid, processStartMillis, spawn, photo, moveRoutes, null);
+    this(name, group, pid, processStartMillis, spawn, photo, moveRoutes, null, null);
   }
 
   /** Checks the required parts and copies the routes. */
@@ -35,5 +38,6 @@ public record Presentation(String name, String group, long pid, long processStar
     Objects.requireNonNull(photo, "photo");
     group = group == null ? "" : group;
     moveRoutes = moveRoutes == null ? List.of() : moveRoutes.stream().map(List::copyOf).toList();
+    staticPrefixes = staticPrefixes == null ? List.of() : List.copyOf(staticPrefixes);
   }
 }

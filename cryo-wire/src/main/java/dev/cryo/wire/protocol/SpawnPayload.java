@@ -1,5 +1,7 @@
 package dev.cryo.wire.protocol;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -23,10 +25,16 @@ import java.util.Objects;
  * @param checkpointMillis how often the worker writes behind the state of the users who changed
  *     ({@code cryo serve --checkpoint}), in milliseconds; null when off (and from a commander that
  *     does not send it)
+ * @param appConfig the application's configuration, read by the commander from the file of
+ *     {@code cryo serve --app-config} (or {@code cryo reload --app-config}) when the run started or
+ *     last reloaded; empty without one
+ * @param jvmOptions the options the worker JVM was started with beyond cryo's own
+ *     ({@code --worker-jvm-option}); empty for none
  */
 public record SpawnPayload(String name, String group, String wire, String freezer,
     String application, String appPath, long heapBytes, String writers, Long idleFreezeMillis,
-    Long emptyGuestIdleFreezeMillis, Long checkpointMillis) {
+    Long emptyGuestIdleFreezeMillis, Long checkpointMillis, Map<String, String> appConfig,
+    List<String> jvmOptions) {
 
   /** The environment variable that carries the payload to the worker JVM. */
   public static final String ENVIRONMENT = "CRYO_WORKER_SPAWN";
@@ -38,6 +46,8 @@ public record SpawnPayload(String name, String group, String wire, String freeze
     Objects.requireNonNull(freezer, "freezer");
     Objects.requireNonNull(application, "application");
     group = group == null ? "" : group;
+    appConfig = appConfig == null ? Map.of() : Map.copyOf(appConfig);
+    jvmOptions = jvmOptions == null ? List.of() : List.copyOf(jvmOptions);
     if (idleFreezeMillis != null && idleFreezeMillis < 0
         || emptyGuestIdleFreezeMillis != null && emptyGuestIdleFreezeMillis < 0) {
       throw new IllegalArgumentException("an idle limit is zero or more milliseconds, got "
@@ -47,6 +57,14 @@ public record SpawnPayload(String name, String group, String wire, String freeze
       throw new IllegalArgumentException("a checkpoint period is longer than zero (or off), got "
           + checkpointMillis + " ms");
     }
+  }
+
+  /** A payload without configuration and JVM options of the application's. */
+  public SpawnPayload(String name, String group, String wire, String freezer, String application,
+      String appPath, long heapBytes, String writers, Long idleFreezeMillis,
+      Long emptyGuestIdleFreezeMillis, Long checkpointMillis) {
+    this(name, group, wire, freezer, application, appPath, heapBytes, writers, idleFreezeMillis,
+        emptyGuestIdleFreezeMillis, checkpointMillis, null, null);
   }
 
   /** A payload with checkpoints off. */
