@@ -98,6 +98,11 @@ final class KnownUsers {
       return value;
     }
 
+    /** The arrival (nanos) of his first acknowledgement: when he held state first. */
+    synchronized long firstAckedAt() {
+      return acks.isEmpty() ? ackedAt : acks.get(0)[0];
+    }
+
     /** The arrival (nanos) of his last acknowledgement. */
     synchronized long ackedAt() {
       return ackedAt;

@@ -95,7 +95,8 @@ class WorkerKillUnderLoadTest {
 
       Set<String> restored = names(died.get().path("restored"));
       Set<String> lost = names(died.get().path("lost"));
-      assertThat(lost).as("users lost with %s", victim).isEmpty();
+      assertThat(lost).as("users lost with %s: %s", victim,
+          describe(known.users(), lost, clicking, killed, home)).isEmpty();
       assertThat(restored).as("users restored from their checkpoints").isEqualTo(onVictim);
 
       List<String> cookies = known.users().stream().map(user -> user.tab.cookie()).toList();
@@ -176,6 +177,50 @@ class WorkerKillUnderLoadTest {
     } catch (java.io.IOException e) { // a line being written: read again
       return null;
     }
+  }
+
+  /**
+   * What the test knows of the {@code named} users, for a failure: how many, how many of them
+   * clicking, and for the first 20 when each held state first and was acknowledged last, before
+   * the kill, and the header of his parcel in the freezer now (read with cryo's code: a witness).
+   */
+  private static String describe(List<User> users, Set<String> named, List<User> clicking,
+      long killed, Path home) {
+    dev.cryo.freezer.Freezer freezer;
+    try {
+      freezer = new dev.cryo.freezer.Freezer(home.resolve("freezer"));
+    } catch (Exception e) {
+      return named.size() + " users (the freezer did not open: " + e + ")";
+    }
+    StringBuilder out = new StringBuilder();
+    int shown = 0;
+    int busy = 0;
+    long oldestIdle = 0;
+    for (User user : users) {
+      if (!named.contains(user.name())) {
+        continue;
+      }
+      boolean clicks = clicking.contains(user);
+      busy += clicks ? 1 : 0;
+      long idle = (killed - user.ackedAt()) / 1_000_000;
+      if (!clicks) {
+        oldestIdle = Math.max(oldestIdle, idle);
+      }
+      if (shown++ < 20) {
+        String parcel;
+        try {
+          parcel = freezer.userParcelHeader(user.name()).map(Object::toString).orElse("none");
+        } catch (Exception e) {
+          parcel = e.toString();
+        }
+        out.append("\n  user ").append(user.index).append(clicks ? " (clicking)" : " (idle)")
+            .append(": held state from ").append((killed - user.firstAckedAt()) / 1_000_000)
+            .append(" ms before the kill, last acknowledged ").append(idle)
+            .append(" ms before it; his parcel now: ").append(parcel);
+      }
+    }
+    return named.size() + " users, " + busy + " of them clicking; the idle one acknowledged"
+        + " longest before the kill: " + oldestIdle + " ms" + out;
   }
 
   private static Set<String> names(JsonNode array) {
