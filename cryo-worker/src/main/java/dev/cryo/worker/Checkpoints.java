@@ -7,10 +7,13 @@ import dev.cryo.register.UserRow;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,7 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * written. Nothing is taken once a quit began: the quit freezes everybody.
  *
  * <p>Thread-safe: the period's walk runs on the worker's schedule, a wanted snapshot on the thread
- * closing the call; each write on the disk executor, at most {@link #IN_FLIGHT} started by a walk.
+ * closing the call; each write on the disk executor, at most {@link #IN_FLIGHT} started by a walk
+ * at once, the walk going on as they end (one round visits every tenant once, whatever their
+ * number).
  */
 final class Checkpoints {
 
@@ -55,6 +60,8 @@ final class Checkpoints {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
+  private final AtomicBoolean stalled = new AtomicBoolean(); // a round waits for a write to end
+  private ArrayDeque<Tenant> round; // guarded by this: the tenants the round has yet to visit
 
   Checkpoints(String name, String group, Freezer freezer,
       ConcurrentHashMap<String, Tenant> tenants, RegisterRegistry registry, Freezing freezing,
@@ -82,14 +89,42 @@ final class Checkpoints {
   }
 
   private void walk() {
-    if (departures.quitting()) {
-      return;
-    }
     try {
-      for (Tenant tenant : tenants.values()) {
-        if (inFlight.get() >= IN_FLIGHT) {
-          break; // the rest at the next walk
+      visit(true);
+    } finally {
+      schedule.schedule(period, this::walk);
+    }
+  }
+
+  /**
+   * Visits the tenants of the round in the map's order, taking the checkpoint of each who is due,
+   * while fewer than {@link #IN_FLIGHT} are on their way to the disk. At that bound it stops and
+   * the next write to end resumes it where it stopped ({@link #ended}): every tenant is visited
+   * once a round, as fast as the disk takes them, so a user later in the order is never left to
+   * wait behind a busy few. A round begins at a period's walk ({@code atPeriod}) when none is under
+   * way; a resumption with no round does nothing.
+   */
+  private synchronized void visit(boolean atPeriod) {
+    try {
+      if (departures.quitting()) {
+        round = null;
+        return;
+      }
+      if (round == null) {
+        if (!atPeriod) {
+          return;
         }
+        round = new ArrayDeque<>(tenants.values());
+      }
+      while (!round.isEmpty()) {
+        if (inFlight.get() >= IN_FLIGHT) {
+          stalled.set(true); // the next write to end resumes the round
+          if (inFlight.get() >= IN_FLIGHT) {
+            return;
+          }
+          stalled.set(false); // all ended meanwhile: go on
+        }
+        Tenant tenant = round.poll();
         tenant.lock.lock();
         try {
           if (tenant.checkpointDue()) {
@@ -103,11 +138,11 @@ final class Checkpoints {
           tenant.lock.unlock();
         }
       }
+      round = null;
     } catch (RuntimeException e) { // never the end of the walks
+      round = null;
       LOG.log(Level.WARNING, "a walk of the checkpoints on worker " + name + " failed; the next"
           + " runs in " + period, e);
-    } finally {
-      schedule.schedule(period, this::walk);
     }
   }
 
@@ -168,6 +203,13 @@ final class Checkpoints {
       LOG.log(Level.WARNING, "a checkpoint of '" + tenant.user + "' on worker " + name + " was"
           + " not written; he stays awake and is tried again next period (" + failed.get()
           + " failures so far)", Worker.unwrap(failure));
+    }
+    if (stalled.compareAndSet(true, false)) {
+      try {
+        schedule.schedule(Duration.ZERO, () -> visit(false)); // the round goes on
+      } catch (RejectedExecutionException finished) {
+        // the worker finished: no more rounds
+      }
     }
   }
 

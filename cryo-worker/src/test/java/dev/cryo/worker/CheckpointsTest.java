@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Checkpoints ({@link Checkpoints}): a user served since his last is written behind while he stays
  * awake, whole (his connections inside his one parcel), and a worker that never saw him wakes him
  * from it, as after his worker's death; a guest who holds nothing is not written; a stay that
- * ends without the freezer drops its checkpoint; a freeze replaces it.
+ * ends without the freezer drops its checkpoint; a freeze replaces it; a walk that stopped at
+ * {@link Checkpoints#IN_FLIGHT} writes goes on as they end, within its period.
  */
 class CheckpointsTest {
 
@@ -104,6 +106,25 @@ class CheckpointsTest {
     inFlight.close();
     harness.await("her checkpoint, as her call closed", () -> worker.checkpointsWritten() == 1);
     assertThat(header("anna").orElseThrow().cause()).isEqualTo(ParcelHeader.CHECKPOINT_CAUSE);
+  }
+
+  @Test
+  void aWalkStoppedAtItsWritesInFlightGoesOnAsTheyEndNotAtTheNextPeriod() throws Exception {
+    int users = 3 * Checkpoints.IN_FLIGHT;
+    for (int i = 0; i < users; i++) {
+      Harness.call(worker, increment("u" + i, "c" + i, "p" + i, "user"));
+    }
+    CountDownLatch held = new CountDownLatch(1);
+    for (int thread = 0; thread < 2; thread++) { // both disk threads: the walk's writes wait
+      harness.disk.submit(() -> {
+        held.await();
+        return null;
+      });
+    }
+    harness.schedule.advance(PERIOD); // one walk: it stops at the writes in flight
+    held.countDown();
+    harness.await(users + " checkpoints in the one period",
+        () -> worker.checkpointsWritten() == users);
   }
 
   @Test
