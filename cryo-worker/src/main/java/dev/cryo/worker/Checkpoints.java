@@ -28,8 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * connection parcels inside it ({@link dev.cryo.freezer.ParcelTree#CONNECTION_PARCELS}): a wake
  * reads them from there. Its snapshot is made under his tenant lock while no call of his is in
  * flight, so it holds whole calls only: at the walk, or, for a user busy then, as his last call in
- * flight closes. It is written on the disk executor holding his semaphore, and only if he was
- * served nothing since the snapshot and is not leaving; a freeze overwrites it (the semaphore
+ * flight closes. It is written on the disk executor holding his semaphore, and only if he holds
+ * the same connections as the snapshot and is not leaving (calls served since leave him due for
+ * the next); a freeze overwrites it (the semaphore
  * orders them); a stay that ends without the freezer (a login into another
  * identity, an expiry, a drop) drops it ({@link #left}). A guest who never held anything is not
  * written. Nothing is taken once a quit began: the quit freezes everybody.
@@ -215,15 +216,17 @@ final class Checkpoints {
 
   /**
    * The trip, semaphore held: the snapshot taken at {@code calls} served is written only if he is
-   * still here, active, and was served nothing since. A departure claimed meanwhile writes after
-   * this (it needs the semaphore), so a checkpoint never lands over a newer freeze.
+   * still here, active, and holds the same connections (calls served since do not stop it: a user
+   * clicking faster than the disk would never be written). A departure claimed meanwhile writes
+   * after this (it needs the semaphore), so a checkpoint never lands over a newer freeze; one
+   * checkpoint of his is on its way at a time, so an older one never lands over a newer one.
    */
   private Taken write(Tenant tenant, Freezing.Snapshot snapshot, long calls, Freezer into)
       throws IOException {
     tenant.lock.lock();
     try {
       if (!tenant.present() || tenant.phase() != Tenant.Phase.ACTIVE
-          || tenant.servedCalls() != calls || departures.quitting()) {
+          || !sameConnections(tenant, snapshot) || departures.quitting()) {
         return Taken.STALE; // due again
       }
     } finally {
@@ -243,6 +246,18 @@ final class Checkpoints {
     }
     dropIfOfStay(into, tenant.user, tenant.generation()); // he left while it was written
     return new Taken(calls, false);
+  }
+
+  /**
+   * Whether {@code tenant} holds the connections his snapshot holds: calls served since it leave
+   * it a whole earlier state of his, worth writing (he stays due, for the next), but a connection
+   * a login took away or brought in since would come back with the wrong owner from it. Under his
+   * lock.
+   */
+  private boolean sameConnections(Tenant tenant, Freezing.Snapshot snapshot) {
+    return registry.userItems().get(tenant.user)
+        .map(row -> row.connections().equals(snapshot.connectionParcels().keySet()))
+        .orElse(false);
   }
 
   /**

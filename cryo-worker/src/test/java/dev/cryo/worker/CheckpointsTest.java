@@ -127,6 +127,30 @@ class CheckpointsTest {
         () -> worker.checkpointsWritten() == users);
   }
 
+  /**
+   * A 1,000-user kill's finding: a user served a call between his snapshot and its write was never
+   * written (each write found him served since), so one clicking faster than the disk had no
+   * checkpoint at all. The snapshot, a whole earlier state of his, is written; he stays due.
+   */
+  @Test
+  void aUserServedBetweenHisSnapshotAndItsWriteIsWrittenAndStaysDue() throws Exception {
+    Harness.call(worker, increment("anna", "c1", "p1", "user")); // 1
+    CountDownLatch held = new CountDownLatch(1);
+    for (int thread = 0; thread < 2; thread++) { // both disk threads: the write waits
+      harness.disk.submit(() -> {
+        held.await();
+        return null;
+      });
+    }
+    harness.schedule.advance(PERIOD); // the snapshot, at 1
+    Harness.call(worker, increment("anna", "c1", "p1", "user")); // 2, before the write
+    held.countDown();
+    harness.await("her checkpoint, at 1", () -> worker.checkpointsWritten() == 1);
+    Map<?, ?> parcel = (Map<?, ?>) harness.freezer.readUserParcel("anna").orElseThrow();
+    assertThat(parcel.toString()).as("the snapshot's state").contains("n={value=1}");
+    awaitCheckpoint("anna", 2); // still due: the next walk writes 2
+  }
+
   @Test
   void aStayEndingWithoutTheFreezerDropsItsCheckpointAndAFreezeReplacesIt() throws Exception {
     Harness.call(worker, increment("anna", "c0", "p0", "user")); // anna lives here
