@@ -379,8 +379,9 @@ public final class AppHost {
    * cookie proving {@code credential} ({@link HttpCall#credential()}) and rotating, at a login or
    * a logout, to {@code successor} ({@link HttpCall#successor()}, null: no rotation).
    *
-   * @throws WorkerException {@link RefusalReason#STALE_CREDENTIAL} when {@code credential} is not
-   *     the connection's (a cookie a login or a logout retired): nothing was served
+   * @throws WorkerException {@link RefusalReason#COOKIE_ROTATED} (within the grace) or
+   *     {@link RefusalReason#STALE_CREDENTIAL} (after it) when {@code credential} is not the
+   *     connection's (a cookie a login or a logout retired): nothing was served
    */
   Response serve(Worker worker, Arrival arrival, Request request, Move move, boolean socketless,
       String credential, String successor) {
