@@ -28,7 +28,6 @@ import dev.cryo.wire.protocol.PushMessage;
 import dev.cryo.wire.protocol.RefusalReason;
 import dev.cryo.wire.protocol.StaticCall;
 import java.io.IOException;
-import java.time.Duration;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
@@ -340,33 +339,6 @@ public final class AppHost {
   }
 
   /**
-   * The connection row's field holding its credential: the one-way hash of the secret its cookie
-   * carries since a login rotated it ({@link HttpCall#credential()}), or, after a logout or a
-   * forget, a value no cookie carries. A connection without it was never rotated: its own id is
-   * its cookie's hash. A plain field of the row, so it travels with the connection wherever the
-   * connection goes — a freeze, a wake, a move, a login tail, a drain — in its parcel.
-   */
-  static final String CREDENTIAL = "credential";
-
-  /**
-   * The connection row's field holding when its cookie was last retired (epoch milliseconds, the
-   * worker's clock): a login's rotation, a logout's or a forget's end. Within
-   * {@link #RETIRED_COOKIE_GRACE} of it a retired cookie is refused {@link
-   * RefusalReason#COOKIE_ROTATED} — nothing served, no cookie set, so the browser keeps the cookie
-   * the login gave it — and only after it is it answered as a connection the run does not know.
-   */
-  static final String RETIRED_AT = "retired_at";
-
-  /**
-   * How long a retired cookie is refused rather than answered as a new visitor's: longer than any
-   * request sent before the browser took the new cookie can take to reach the worker (a user's
-   * hold and a call's timeout), so that none of them gives the browser a guest's cookie in place
-   * of the login's. A client still holding the old cookie after it (a reply it never read) starts
-   * afresh as a guest.
-   */
-  static final Duration RETIRED_COOKIE_GRACE = Duration.ofSeconds(60);
-
-  /**
    * Serves {@code request} as {@link #serve(Worker, HttpCall)} does, for a call that arrived as
    * {@code arrival} says — for the worker's own tests, which name a call's page and its clocks.
    */
@@ -388,7 +360,7 @@ public final class AppHost {
     Host host = null;
     Response response;
     try (RequestSlot slot = worker.openRequest(arrival)) {
-      boolean again = checkCredential(worker, slot, credential, successor);
+      boolean again = ConnectionCredentials.check(worker, slot, credential, successor);
       if (HttpCall.CREDENTIAL_PATH.equals(request.path())) {
         return Response.empty(204); // the front's check of a socket's cookie: proven
       }
@@ -397,7 +369,7 @@ public final class AppHost {
         host.rotation = HttpCall.ROTATED_LOGIN; // its reply gives the client the login's cookie
       }
       try {
-        response = withoutRotationHeader(serve(host, request, move));
+        response = ConnectionCredentials.withoutRotationHeader(serve(host, request, move));
       } catch (RuntimeException failed) {
         host.undoRotation(); // no reply carries the new cookie: the one the client has stays
         throw failed;
@@ -415,55 +387,6 @@ public final class AppHost {
     }
     return host.rotation == null ? response
         : response.withHeader(HttpCall.ROTATED_HEADER, host.rotation);
-  }
-
-  /**
-   * Refuses a call whose cookie does not prove the connection's credential ({@link #CREDENTIAL}):
-   * a connection never rotated is reached by the cookie whose hash is its id (no credential), a
-   * rotated one only by the cookie of its last rotation — or by the request that rotated it, sent
-   * again ({@code successor} is the credential): true then, and its reply must carry the rotation.
-   */
-  private static boolean checkCredential(Worker worker, RequestSlot slot, String credential,
-      String successor) {
-    ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId()).orElse(null);
-    Object held = row == null ? null : row.get(CREDENTIAL);
-    if (Objects.equals(held, credential)) {
-      return false;
-    }
-    if (successor != null && successor.equals(held)) {
-      // The request whose login rotated the cookie, sent again by the commander (its reply was
-      // lost: a worker died, a wire timed out): only the front that minted the successor for it
-      // holds its secret, so it proves the connection, and its reply must give that secret.
-      return true;
-    }
-    long retiredAt = row != null && row.get(RETIRED_AT) instanceof Number at ? at.longValue() : 0;
-    long since = worker.clock().millis() - retiredAt;
-    if (retiredAt > 0 && since < RETIRED_COOKIE_GRACE.toMillis()) {
-      throw new WorkerException(RefusalReason.COOKIE_ROTATED, slot.user(), "the cookie of"
-          + " connection '" + slot.connectionId() + "' was retired " + Math.max(0, since)
-          + " ms ago by a login or a logout on it; nothing was served and no cookie is set: the"
-          + " browser's next request carries the cookie the login gave it");
-    }
-    throw new WorkerException(RefusalReason.STALE_CREDENTIAL, slot.user(), "the cookie of"
-        + " connection '" + slot.connectionId() + "' was retired by a login or a logout on it;"
-        + " nothing was served: the request is answered as from a connection the run does not"
-        + " know");
-  }
-
-  /** {@code response} without a rotation header the application may have set: the runtime's own. */
-  private static Response withoutRotationHeader(Response response) {
-    if (response.header(HttpCall.ROTATED_HEADER) == null) {
-      return response;
-    }
-    LOG.log(System.Logger.Level.WARNING, "the application set the runtime's own header "
-        + HttpCall.ROTATED_HEADER + "; it was removed from the reply");
-    Response kept = Response.bytes(response.status(), null, response.body());
-    for (Map.Entry<String, String> header : response.headers()) {
-      if (!header.getKey().equalsIgnoreCase(HttpCall.ROTATED_HEADER)) {
-        kept = kept.withHeader(header.getKey(), header.getValue());
-      }
-    }
-    return kept;
   }
 
   /**
@@ -485,7 +408,7 @@ public final class AppHost {
     try {
       // Again in the turn: a login or a logout of the connection may have run while this call
       // waited for it, and then the cookie it brought is retired.
-      if (checkCredential(host.worker, host.slot, host.proven, host.successor)) {
+      if (ConnectionCredentials.check(host.worker, host.slot, host.proven, host.successor)) {
         host.rotation = HttpCall.ROTATED_LOGIN; // this request's first attempt rotated it
       }
       UserRow row = host.worker.registry().userItems().get(host.user()).orElse(null);
@@ -689,8 +612,7 @@ public final class AppHost {
     volatile String rotation;
     /** The credential this call's rotation set, and what it replaced ({@link #undoRotation}). */
     private Object rotatedTo;
-    private Object credentialBefore;
-    private Object retiredBefore;
+    private ConnectionCredentials.Held heldBefore;
     /** What is ended once the call's slot is closed: null, "connection" or "user". */
     private volatile String ending;
 
@@ -973,7 +895,7 @@ public final class AppHost {
     public void logout() {
       refuseEnded("log out");
       LockOrder.refuseInsideStoreAction(user());
-      rotate(retired(), HttpCall.ROTATED_ENDED); // from now on no cookie reaches the connection
+      rotate(ConnectionCredentials.retired(), HttpCall.ROTATED_ENDED); // no cookie reaches it now
       ending = "connection";
     }
 
@@ -981,7 +903,7 @@ public final class AppHost {
     public void forget() {
       refuseEnded("forget the user");
       LockOrder.refuseInsideStoreAction(user());
-      rotate(retired(), HttpCall.ROTATED_ENDED);
+      rotate(ConnectionCredentials.retired(), HttpCall.ROTATED_ENDED);
       ending = "user";
     }
 
@@ -1017,30 +939,6 @@ public final class AppHost {
       }
     }
 
-    private Object credential() {
-      return worker.registry().connectionItems().get(slot.connectionId())
-          .map(row -> row.get(CREDENTIAL)).orElse(null);
-    }
-
-    /**
-     * Sets the connection's credential, and when it was retired: now for a rotation, as it was
-     * ({@code retiredAt}) for a rotation undone.
-     */
-    private void setCredential(Object value, Object retiredAt) {
-      ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId())
-          .orElseThrow(() -> worker.unknownConnection(slot.connectionId()));
-      if (value == null) {
-        row.remove(CREDENTIAL);
-      } else {
-        row.set(CREDENTIAL, value);
-      }
-      if (retiredAt == null) {
-        row.remove(RETIRED_AT);
-      } else {
-        row.set(RETIRED_AT, retiredAt);
-      }
-    }
-
     /**
      * Makes {@code value} the connection's credential, the cookie before it retired now, and the
      * reply say {@code what} ({@link HttpCall#ROTATED_HEADER}), keeping what it replaces for
@@ -1048,11 +946,11 @@ public final class AppHost {
      */
     private void rotate(Object value, String what) {
       if (rotation == null) {
-        credentialBefore = credential();
-        retiredBefore = retiredAt();
+        heldBefore = ConnectionCredentials.held(worker, slot.connectionId());
       }
       rotatedTo = value;
-      setCredential(value, worker.clock().millis());
+      ConnectionCredentials.set(worker, slot.connectionId(),
+          new ConnectionCredentials.Held(value, worker.clock().millis()));
       rotation = what;
     }
 
@@ -1067,24 +965,11 @@ public final class AppHost {
       if (rotation == null) {
         return;
       }
-      ConnectionRow row = worker.registry().connectionItems().get(slot.connectionId())
-          .orElse(null);
-      if (row != null && Objects.equals(row.get(CREDENTIAL), rotatedTo)) {
-        setCredential(credentialBefore, retiredBefore);
-      }
+      ConnectionCredentials.restore(worker, slot.connectionId(), rotatedTo, heldBefore);
       rotation = null;
       ending = null;
     }
 
-    private Object retiredAt() {
-      return worker.registry().connectionItems().get(slot.connectionId())
-          .map(row -> row.get(RETIRED_AT)).orElse(null);
-    }
-
-    /** A credential no cookie carries: 128 random bits, in another alphabet than a hash's. */
-    private String retired() {
-      return "retired:" + HexFormat.of().formatHex(bytes(16));
-    }
   }
 
   /**

@@ -107,7 +107,7 @@ class CookieRotationTest {
     assertThatThrownBy(() -> serve(w1, count, Grant.ALONE, "forged", "s2"))
         .isInstanceOf(WorkerException.class);
     assertThat(json(serve(w1, count, Grant.ALONE, "s1", "s2")).get("n").asLong()).isEqualTo(3);
-    harness.schedule.skip(AppHost.RETIRED_COOKIE_GRACE.plusSeconds(1));
+    harness.schedule.skip(ConnectionCredentials.RETIRED_COOKIE_GRACE.plusSeconds(1));
     assertThatThrownBy(() -> serve(w1, count, Grant.ALONE, null, "s2"))
         .as("the cookie before the login, after the grace: a connection the run does not know")
         .isInstanceOfSatisfying(WorkerException.class,
