@@ -292,11 +292,10 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
       return;
     }
     if (inFlight.incrementAndGet() > limits.maxInFlight() || retired.get()) {
-      boolean wasRetired = retired.get();
-      callEnded();
-      send(wasRetired ? retiredRefusal(id) : error(id, 429, "too_many_calls", "this socket has "
-          + limits.maxInFlight() + " calls in flight already; this one was not run: wait for a"
-          + " reply, then send it again"));
+      send(retired.get() ? retiredRefusal(id) : error(id, 429, "too_many_calls", "this socket"
+          + " has " + limits.maxInFlight() + " calls in flight already; this one was not run:"
+          + " wait for a reply, then send it again"));
+      callEnded(); // after the reply: the last call of a retired socket closes it
       return;
     }
     JsonNode body = message.get("body");
@@ -309,11 +308,11 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     }
     long taken = bytes.length;
     if (!budget.tryTake(taken)) {
-      callEnded();
       budget.refusedOne();
       send(error(id, 503, "bodies_over_budget", "the server holds " + budget.limit() + " bytes"
           + " of request bodies at once, and this call's body would take it past that; it was"
           + " not run: send it again in a moment"));
+      callEnded();
       return;
     }
     Request request = new Request(connection, method, path, message.path("query").asText(""),
