@@ -88,6 +88,8 @@ public final class Checker {
         long[] answered = registers.pageAnsweredInvocations(page);
         PageCheck.unknownPage(register, registers.pageWrites.getOrDefault(page, List.of()),
             refusals, ends, registers.pageFirstNamedWall.get(page),
+            refusal -> operations.afterUnansweredLogin(refusal,
+                registers.pageFirstNamedWall.get(page)),
             refusal -> operations.duringLogin(refusal)
                 || Epochs.countAtMost(answered, refusal.completeT()) < answered.length,
             explained, findings);

@@ -83,6 +83,34 @@ final class Operations {
   }
 
   /**
+   * Whether a login's reply never came (its outcome unknown: {@code info}, or no completion). Such
+   * a login may have rotated the connection's cookie: its reply held the new one, and the client
+   * kept the retired one, refused for a grace, then answered as a new visitor's, his pages gone
+   * with the connection (docs/security.md).
+   */
+  static boolean unanswered(Operation login) {
+    Entry completion = login.completion();
+    return completion == null || Entry.INFO.equals(completion.type());
+  }
+
+  /**
+   * Whether a login of the operation's virtual user whose reply never came ({@link #unanswered})
+   * was invoked at or after {@code sinceWall} (wall, ms) and before the operation was invoked: his
+   * connection may have been retired unseen since then.
+   */
+  boolean afterUnansweredLogin(Operation operation, long sinceWall) {
+    for (Operation login : loginsByVuser.getOrDefault(operation.vuser(), List.of())) {
+      if (login.invokeT() >= operation.invokeT()) {
+        break; // by invocation
+      }
+      if (unanswered(login) && login.invokeWall() >= sinceWall) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Whether a login of the operation's virtual user had not yet shown its effect while the
    * operation ran: a login (not refused) invoked before the operation completed, with no reply of
    * his naming the login's target completed after the login's invocation and before the

@@ -26,7 +26,11 @@ import java.util.function.Predicate;
  *       named is explained. A refusal is no proof of a loss when a login of the virtual user had
  *       not yet shown its effect ({@link Operations#duringLogin}: his connection may be in
  *       transit) or when the page answers an operation invoked after the refusal completed: then
- *       it is only a refusal, for {@link FailureCheck} to judge.
+ *       it is only a refusal, for {@link FailureCheck} to judge. A refusal invoked after a login of
+ *       the virtual user whose reply never came, invoked after the page was first named, is
+ *       explained: that login may have retired the connection's cookie unseen, and the
+ *       connection, his pages with it, was forgotten after the grace (docs/security.md; the
+ *       identity is kept, {@link VanishCheck} says the same of the switch to a guest).
  * </ul>
  */
 final class PageCheck {
@@ -92,12 +96,15 @@ final class PageCheck {
    * @param refusals its {@code 404 unknown_page} refusals
    * @param ownerLosses the documented losses of any of its owners
    * @param firstNamedWall when an operation first named the page (wall, ms)
+   * @param retired the refusals after a login of the virtual user whose reply never came, invoked
+   *     since the page was first named: explained
    * @param notProof the refusals that prove no loss (a login of the virtual user unsettled, the
    *     page answering again later): left to {@link FailureCheck}
    * @param explained receives the refusals explained by a loss or accounted to a reported one
    */
   static void unknownPage(String register, List<Operation> writes, List<Operation> refusals,
-      long[] ownerLosses, long firstNamedWall, Predicate<Operation> notProof,
+      long[] ownerLosses, long firstNamedWall, Predicate<Operation> retired,
+      Predicate<Operation> notProof,
       Set<Long> explained, Findings findings) {
     List<Operation> acked = new ArrayList<>(writes);
     acked.sort(Comparator.comparingLong(Operation::completeT));
@@ -112,7 +119,9 @@ final class PageCheck {
       long until = refusal.completeWall() + Epochs.SLACK_MILLIS;
       int before = Epochs.countBelow(completions, refusal.invokeT());
       Operation write = before == 0 ? null : acked.get(before - 1);
-      if (write == null) {
+      if (retired.test(refusal)) {
+        explained.add(refusal.id());
+      } else if (write == null) {
         if (Epochs.anyWithin(ownerLosses, firstNamedWall - Epochs.SLACK_MILLIS, until)) {
           explained.add(refusal.id());
         }

@@ -94,8 +94,7 @@ final class VanishCheck {
       Operation after) {
     for (Operation login : logins) {
       Entry completion = login.completion();
-      boolean unanswered = completion == null || Entry.INFO.equals(completion.type());
-      if (unanswered && login.invokeT() <= after.completeT()
+      if (Operations.unanswered(login) && login.invokeT() <= after.completeT()
           && (completion == null || login.completeT() >= before.invokeT())) {
         return true;
       }

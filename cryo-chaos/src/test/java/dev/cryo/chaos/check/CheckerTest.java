@@ -180,6 +180,36 @@ class CheckerTest {
     assertThat(verdict.examples(AnomalyKind.LOST_WRITE)).isEmpty();
   }
 
+  /**
+   * The same login whose reply never came: the pages of the connection it retired are gone with
+   * it after the grace, and their {@code 404 unknown_page} is documented, not a loss nor a failure.
+   * A page first named after that login is not excused.
+   */
+  @Test
+  void aLoginWhoseReplyNeverCameExcusesThePagesOfTheConnectionItRetired() {
+    SimulatedRun run = new SimulatedRun();
+    String page = run.openPage("v", "v1");
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
+    run.advance(1);
+    run.info(login, "HttpTimeoutException");
+    run.advance(1);
+    run.forgetUser(run.userNow("v")); // the retired cookie, past the grace
+    Call refused = run.run("v", "v1", INC, page, null);
+    assertThat(refused.refusalError).isEqualTo("unknown_page");
+    Verdict verdict = run.check();
+    assertThat(verdict.examples(AnomalyKind.LOST_WRITE)).isEmpty();
+    assertThat(verdict.examples(AnomalyKind.UNEXPLAINED_FAILURE)) // the login's own unknown end
+        .singleElement().extracting(Anomaly::operations).isEqualTo(List.of(login.op));
+
+    String later = run.openPage("v", "v1"); // named after the login: no excuse
+    run.run("v", "v1", INC, later, null);
+    run.forgetUser(run.userNow("v"));
+    Call unexcused = run.run("v", "v1", INC, later, null);
+    assertThat(run.check().examples(AnomalyKind.UNEXPLAINED_FAILURE))
+        .anySatisfy(anomaly -> assertThat(anomaly.operations()).contains(unexcused.op));
+  }
+
   @Test
   void aReplyOnAConnectionTheClientDroppedIsNoSwitch() {
     SimulatedRun run = new SimulatedRun();
