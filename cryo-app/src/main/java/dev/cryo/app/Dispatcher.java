@@ -33,8 +33,18 @@ public final class Dispatcher {
 
   private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
 
-  /** The outcome of one call: the reply, and the application's failure behind a 500, or null. */
-  public record Served(Response response, Throwable failure) {}
+  /**
+   * The outcome of one call: the reply, the application's failure behind a 500 (or null), and
+   * whether the route is durable ({@link Routes#durable}: the host sends the reply only once the
+   * call's writes are on disk).
+   */
+  public record Served(Response response, Throwable failure, boolean durable) {
+
+    /** A reply of no durable route. */
+    public Served(Response response, Throwable failure) {
+      this(response, failure, false);
+    }
+  }
 
   private final CryoApplication application;
   private final Routes routes;
@@ -329,7 +339,7 @@ public final class Dispatcher {
             + " failed on " + request.method() + " " + request.path() + outcome.stage()
             + "; answered " + response.status(), outcome.failure());
       }
-      return new Served(response, outcome.failure());
+      return new Served(response, outcome.failure(), route.durable());
     } finally {
       call.end(); // whatever kept the call, or a state of it, reaches nothing from now on
     }

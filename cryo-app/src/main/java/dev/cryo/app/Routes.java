@@ -59,16 +59,67 @@ public final class Routes {
 
   /** One declared route. */
   record Route(String method, PathPattern pattern, Class<?> bodyType, Object handler,
-      boolean move, int order) {}
+      boolean move, int order, boolean durable) {}
 
-  private final List<Route> routes = new ArrayList<>();
-  private final List<BeforeFilter> befores = new ArrayList<>();
-  private final List<AfterFilter> afters = new ArrayList<>();
-  private final LoginMerges merges = new LoginMerges();
-  private final List<StaticResources.Mount> mounts = new ArrayList<>();
-  private boolean sealed;
+  private final List<Route> routes;
+  private final List<BeforeFilter> befores;
+  private final List<AfterFilter> afters;
+  private final LoginMerges merges;
+  private final List<StaticResources.Mount> mounts;
+  /** The routes every declaration lands in: this, or the routes a {@link #durable} view is of. */
+  private final Routes root;
+  /** Whether the routes declared through this are durable ({@link #durable}). */
+  private final boolean durable;
+  private boolean sealed; // the root's only
 
-  Routes() {}
+  Routes() {
+    this.routes = new ArrayList<>();
+    this.befores = new ArrayList<>();
+    this.afters = new ArrayList<>();
+    this.merges = new LoginMerges();
+    this.mounts = new ArrayList<>();
+    this.root = this;
+    this.durable = false;
+  }
+
+  private Routes(Routes root) {
+    this.routes = root.routes;
+    this.befores = root.befores;
+    this.afters = root.afters;
+    this.merges = root.merges;
+    this.mounts = root.mounts;
+    this.root = root;
+    this.durable = true;
+  }
+
+  /**
+   * These routes, whose routes declared through the view returned are <b>durable</b>:
+   *
+   * <pre>{@code
+   * routes.durable().post("/api/orders", Order.class, (call, order) -> ...);
+   * }</pre>
+   *
+   * <p>A durable call's reply is sent only once the user's state as the call left it — his, his
+   * connection's and his pages', as one checkpoint of him — is forced to the disk
+   * ({@code fdatasync}, then his folder's entries). So a reply of a durable route, whatever its
+   * status, is a promise: what the call wrote survives a {@code kill -9} of the worker serving
+   * him, of the commander, or of both, and comes back with him. A route not declared durable is
+   * written behind by the periodic checkpoints ({@code cryo serve --checkpoint}, 1 s by default)
+   * and loses at most that period in a crash of its worker (docs/reliability.md).
+   *
+   * <p>The cost is the wait for the disk, taken together with every durable call of the worker
+   * that is waiting at the same time (a group commit): docs/benchmarks.md gives its figures. When
+   * the state cannot be forced (a full disk), the call is answered {@code 503} with reason
+   * {@code not_durable} instead of its reply: it ran, what it wrote is kept in memory and served,
+   * and it is written at the next checkpoint that succeeds; the client must read where it stands
+   * before repeating it. The test kit has no disk: it serves durable routes as any other.
+   *
+   * <p>Filters, login merges and static resources declared through the view are declared as
+   * through these routes; a move route is never durable.
+   */
+  public Routes durable() {
+    return durable ? this : new Routes(root);
+  }
 
   /** A {@code GET} route. */
   public Routes get(String path, Handler handler) {
@@ -124,6 +175,11 @@ public final class Routes {
     if (!pattern.isLiteral()) {
       throw new IllegalArgumentException("move route '" + path + "' has parameters; the runtime"
           + " recognises a move route by its exact path: declare it without parameters");
+    }
+    if (durable) {
+      throw new IllegalArgumentException("move route '" + path + "' was declared durable; it was"
+          + " not declared: a move freezes the user to disk before the handler runs, so declare"
+          + " it on the routes themselves (routes.move)");
     }
     return add("POST", path, null, handler, true);
   }
@@ -267,14 +323,14 @@ public final class Routes {
   }
 
   private void open(String what) {
-    if (sealed) {
+    if (root.sealed) {
       throw new IllegalStateException("routes and filters are declared in"
           + " CryoApplication.routes only; " + what + " came later and was not declared");
     }
   }
 
   private Routes add(String method, String path, Class<?> body, Object handler, boolean move) {
-    if (sealed) {
+    if (root.sealed) {
       throw new IllegalStateException("routes are declared in CryoApplication.routes only; route "
           + method + " " + path + " came later and was not declared");
     }
@@ -296,7 +352,7 @@ public final class Routes {
             + " and path once");
       }
     }
-    routes.add(new Route(verb, pattern, body, handler, move, routes.size()));
+    routes.add(new Route(verb, pattern, body, handler, move, routes.size(), durable));
     return this;
   }
 

@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  *   <li>{@code POST /api/counter} {@code {"page"}} → {@code {"user", "counter", "pageCounter",
  *       "worker"}}: adds one to the user's counter and to the page's;
  *   <li>{@code GET /api/state?page=ID} → the same fields plus {@code "notes"};
- *   <li>{@code POST /api/notes} {@code {"page", "text"}} → {@code {"notes"}};
+ *   <li>{@code POST /api/notes} {@code {"page", "text"}} → {@code {"notes"}}: a durable route,
+ *       answered once the note is on disk;
  *   <li>{@code POST /api/login} {@code {"user", "page"?}} → the state after login, or
  *       {@code 303} to it when the identity lives on another worker;
  *   <li>{@code POST /api/logout} → {@code {"user", "loggedOut"}}: ends this connection (its
@@ -100,7 +101,8 @@ public final class DemoApplication implements CryoApplication {
           "pageCounter", sheet.counter(), "worker", call.worker());
     });
     routes.get("/api/state", call -> state(call, call.query("page")));
-    routes.post("/api/notes", NoteBody.class, (call, body) -> {
+    // A note is what a visitor typed: durable, so an acknowledged note is on disk.
+    routes.durable().post("/api/notes", NoteBody.class, (call, body) -> {
       String page = required(body.page(), "page");
       String text = body.text() == null ? "" : body.text().strip();
       if (text.isEmpty() || text.length() > MAX_NOTE_LENGTH) {

@@ -34,12 +34,16 @@ import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
@@ -385,6 +389,12 @@ public final class AppHost {
       }
       worker.awaitAnnouncements(); // the reply, or the refusal, never overtakes what it caused
     }
+    if (host.durable) {
+      Response notDurable = awaitDurable(worker, host);
+      if (notDurable != null) {
+        return notDurable;
+      }
+    }
     return host.rotation == null ? response
         : response.withHeader(HttpCall.ROTATED_HEADER, host.rotation);
   }
@@ -420,6 +430,7 @@ public final class AppHost {
         }
       }
       Dispatcher.Served served = dispatcher.serve(request, move, host);
+      host.durable = served.durable();
       // A refusal of the worker is never the application's to answer, even when an after filter
       // answered its failure otherwise: the call is routed again (or, having written, a 503).
       Throwable failure = host.refusal != null ? host.refusal : served.failure();
@@ -433,6 +444,41 @@ public final class AppHost {
     } finally {
       turns.exit(host.turn);
     }
+  }
+
+  /** The longest a durable call's reply waits for its checkpoint's force. */
+  static final Duration DURABLE_WAIT = Duration.ofSeconds(30);
+
+  /**
+   * Waits until the checkpoint holding a durable call ({@link dev.cryo.app.Routes#durable}),
+   * closed now, is forced to disk: null then; else the {@code 503 not_durable} answered instead
+   * of its reply (it ran: what it wrote is kept and served, and written at the next checkpoint).
+   */
+  private static Response awaitDurable(Worker worker, Host host) {
+    Tenant tenant = host.slot.tenant;
+    String why;
+    Throwable cause;
+    try {
+      worker.durable(tenant).get(DURABLE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return null;
+    } catch (ExecutionException e) {
+      cause = Worker.unwrap(e);
+      why = "its checkpoint was not forced to disk";
+    } catch (TimeoutException e) {
+      cause = e;
+      why = "its checkpoint was not forced to disk within " + DURABLE_WAIT.toSeconds() + " s";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cause = e;
+      why = "the worker was interrupted while its checkpoint was forced";
+    }
+    LOG.log(System.Logger.Level.WARNING, "a durable call of '" + tenant.user + "' on worker "
+        + worker.name() + " is answered 503 not_durable: " + why + "; what it wrote is kept in"
+        + " memory and written at the next checkpoint that succeeds", cause);
+    return HostPolicy.error(503, "not_durable", "this request ran, and what it wrote is kept"
+        + " and served, but it is not known to be on disk: it is written at the next checkpoint"
+        + " that succeeds. Read where you stand before repeating it").withHeader("Retry-After",
+        "1");
   }
 
   /**
@@ -601,6 +647,8 @@ public final class AppHost {
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
+    /** Whether the call's route is durable: its reply waits for its checkpoint's force. */
+    volatile boolean durable;
     /** The first refusal of the worker this call met (the user left, ...), or null. */
     volatile WorkerException refusal;
     /** The pages this call closed ({@link #closePage}): unknown from then on, its own included. */

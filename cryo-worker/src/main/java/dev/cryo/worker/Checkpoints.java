@@ -8,9 +8,12 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -35,10 +38,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * identity, an expiry, a drop) drops it ({@link #left}). A guest who never held anything is not
  * written. Nothing is taken once a quit began: the quit freezes everybody.
  *
+ * <p><b>Durable calls.</b> The reply of a durable route ({@code Routes.durable}) waits for
+ * {@link #durable}: a checkpoint of the user taken after the call closed, written and forced to
+ * disk with its group ({@link GroupCommit}) on a trip of its own ({@code durableTrips}, never the
+ * disk threads). It is taken at once when he has no other call in flight, else as his last
+ * closes, else after the one on its way ends; a stay that ends first settles it by how it ended
+ * ({@link #departed}): frozen, his folder is forced; gone another way, the call is not known to be
+ * on disk. A write or a force that fails fails the waiting calls with it (the next checkpoint tries
+ * again). With the periodic walk off ({@code period} null) durable calls are still checkpointed.
+ *
  * <p>Thread-safe: the period's walk runs on the worker's schedule, a wanted snapshot on the thread
  * closing the call; each write on the disk executor, at most {@link #IN_FLIGHT} started by a walk
  * at once, the walk going on as they end (one round visits every tenant once, whatever their
- * number).
+ * number). The waiting durable calls of a tenant are read and changed under his lock only.
  */
 final class Checkpoints {
 
@@ -55,6 +67,8 @@ final class Checkpoints {
   private final RegisterRegistry registry;
   private final Freezing freezing;
   private final SemaphoreTrips trips;
+  private final SemaphoreTrips durableTrips;
+  private final GroupCommit commit;
   private final Departures departures;
   private final Schedule schedule;
   private final Duration period;
@@ -63,10 +77,21 @@ final class Checkpoints {
   private final AtomicLong failed = new AtomicLong();
   private final AtomicBoolean stalled = new AtomicBoolean(); // a round waits for a write to end
   private ArrayDeque<Tenant> round; // guarded by this: the tenants the round has yet to visit
+  /** The durable calls waiting, per tenant; each list under its tenant's lock. */
+  private final ConcurrentHashMap<Tenant, List<Waiter>> waiting = new ConcurrentHashMap<>();
 
+  /** A durable call waiting for a forced checkpoint holding its user's first {@code calls}. */
+  private record Waiter(long calls, CompletableFuture<Void> forced) {}
+
+  /**
+   * @param durableTrips the trips of durable checkpoints, on threads that may wait for a group's
+   *     force
+   * @param period how often the walk runs; null: no walk, durable calls only
+   */
   Checkpoints(String name, String group, Freezer freezer,
       ConcurrentHashMap<String, Tenant> tenants, RegisterRegistry registry, Freezing freezing,
-      SemaphoreTrips trips, Departures departures, Schedule schedule, Duration period) {
+      SemaphoreTrips trips, SemaphoreTrips durableTrips, Departures departures, Schedule schedule,
+      Duration period) {
     this.name = name;
     this.group = group;
     this.freezer = freezer;
@@ -74,14 +99,23 @@ final class Checkpoints {
     this.registry = registry;
     this.freezing = freezing;
     this.trips = trips;
+    this.durableTrips = durableTrips;
+    this.commit = new GroupCommit(freezer);
     this.departures = departures;
     this.schedule = schedule;
     this.period = period;
   }
 
-  /** Starts the walks, one a period, until a quit begins. */
+  /** Starts the walks, one a period, until a quit begins; none when the period is off. */
   void start() {
-    schedule.schedule(period, this::walk);
+    if (period != null) {
+      schedule.schedule(period, this::walk);
+    }
+  }
+
+  /** The group commit of durable checkpoints, for its counts. */
+  GroupCommit commit() {
+    return commit;
   }
 
   /** How many checkpoints were written since the worker started. */
@@ -152,9 +186,113 @@ final class Checkpoints {
    * wanted and could not take (he was busy) is taken now, from his rows as the call left them.
    */
   void closedIdle(Tenant tenant) {
-    if (tenant.takeCheckpointWanted() && tenant.checkpointDue() && tenant.checkpointDueNow()
+    boolean wanted = tenant.takeCheckpointWanted() && tenant.checkpointDue();
+    if ((wanted || waits(tenant) && tenant.checkpointPossible()) && tenant.checkpointDueNow()
         && !departures.quitting()) {
       takeLocked(tenant);
+    }
+  }
+
+  /**
+   * A durable call of {@code tenant} closed: the future completes once a checkpoint holding it
+   * (and every call of his closed before it) is forced to disk, or fails when that cannot be
+   * known (the write or the force failed, or his stay ended other than by the freezer). Called
+   * after the call's slot closed, holding no lock.
+   */
+  CompletableFuture<Void> durable(Tenant tenant) {
+    CompletableFuture<Void> forced = new CompletableFuture<>();
+    tenant.lock.lock();
+    try {
+      Waiter waiter = new Waiter(tenant.servedCalls(), forced);
+      if (!tenant.present()) {
+        settleLeft(tenant, List.of(waiter), tenant.leftTo());
+        return forced;
+      }
+      waiting.computeIfAbsent(tenant, t -> new ArrayList<>(2)).add(waiter);
+      checkpointForWaiters(tenant);
+    } finally {
+      tenant.lock.unlock();
+    }
+    return forced;
+  }
+
+  /** Whether durable calls of {@code tenant} wait; under his lock. */
+  private boolean waits(Tenant tenant) {
+    List<Waiter> waiters = waiting.get(tenant);
+    return waiters != null && !waiters.isEmpty();
+  }
+
+  /**
+   * Under his lock, durable calls waiting: a checkpoint now when he can be taken; with calls in
+   * flight, as the last closes ({@link #closedIdle}); with one on its way, after it
+   * ({@link #ended}); leaving or quitting, his departure settles them ({@link #departed}).
+   */
+  private void checkpointForWaiters(Tenant tenant) {
+    if (departures.quitting() || !tenant.checkpointPossible()) {
+      return;
+    }
+    if (tenant.checkpointDueNow()) {
+      takeLocked(tenant);
+    } else {
+      tenant.checkpointWanted();
+    }
+  }
+
+  /**
+   * The stay of {@code tenant} ended ({@code where} he went); under his lock. His waiting durable
+   * calls are settled: frozen, his folder (the freeze's parcels, which hold their writes) is
+   * forced with its group; gone elsewhere (a login into another identity, a drop), their writes
+   * are not his to keep here, and they fail.
+   */
+  void departed(Tenant tenant, WorkerException.Where where) {
+    List<Waiter> waiters = waiting.remove(tenant);
+    if (waiters != null && !waiters.isEmpty()) {
+      settleLeft(tenant, waiters, where);
+    }
+  }
+
+  private void settleLeft(Tenant tenant, List<Waiter> waiters, WorkerException.Where where) {
+    if (where != WorkerException.Where.FROZEN) {
+      fail(waiters, new IOException("'" + tenant.user + "' left worker " + name + " ("
+          + where + ") before a checkpoint held the call; what it wrote went with him"));
+      return;
+    }
+    durableTrips.run(() -> freezer, tenant.user, "durable force", into -> {
+      commit.force(tenant.user);
+      return null;
+    }).whenComplete((ignored, failure) -> {
+      if (failure == null) {
+        waiters.forEach(waiter -> waiter.forced().complete(null));
+      } else {
+        fail(waiters, Worker.unwrap(failure));
+      }
+    });
+  }
+
+  private static void fail(List<Waiter> waiters, Throwable why) {
+    waiters.forEach(waiter -> waiter.forced().completeExceptionally(why));
+  }
+
+  /**
+   * A checkpoint of {@code tenant} ended; under his lock. Forced at {@code calls}, it settles the
+   * durable calls it holds; failed, it fails them all; the ones left get the next checkpoint.
+   */
+  private void settle(Tenant tenant, Taken taken, Throwable failure) {
+    List<Waiter> waiters = waiting.get(tenant);
+    if (waiters == null || waiters.isEmpty()) {
+      return;
+    }
+    if (failure != null) {
+      fail(waiters, Worker.unwrap(failure));
+      waiters.clear();
+    } else if (taken.forced()) {
+      waiters.removeIf(waiter -> waiter.calls() <= taken.calls()
+          && waiter.forced().complete(null));
+    }
+    if (waiters.isEmpty()) {
+      waiting.remove(tenant, waiters);
+    } else {
+      checkpointForWaiters(tenant);
     }
   }
 
@@ -178,25 +316,39 @@ final class Checkpoints {
     if (!tenant.checkpointWritten() && Parcels.holdNothing(snapshot.userParcel(),
         snapshot.connectionParcels().values())) {
       tenant.checkpointEnded(calls, false); // a guest who holds nothing loses nothing
+      settle(tenant, new Taken(calls, false, true), null); // nor does a durable call of his
       return;
     }
+    boolean durable = waits(tenant);
     tenant.checkpointStarted();
+    if (durable) {
+      durableTrips.run(() -> freezer, tenant.user, "durable checkpoint", into -> write(tenant,
+          snapshot, calls, into, true)).whenComplete((taken, failure) -> ended(tenant, taken,
+          failure, false));
+      return;
+    }
     inFlight.incrementAndGet();
     trips.run(() -> freezer, tenant.user, "checkpoint", into -> write(tenant, snapshot, calls,
-        into)).whenComplete((taken, failure) -> ended(tenant, taken, failure));
+        into, false)).whenComplete((taken, failure) -> ended(tenant, taken, failure, true));
   }
 
-  /** What a checkpoint's trip did: taken at {@code calls} served, written or not. */
-  private record Taken(long calls, boolean written) {
-    static final Taken STALE = new Taken(-1, false);
+  /**
+   * What a checkpoint's trip did: taken at {@code calls} served, written or not, forced to disk
+   * (or holding nothing to force) or not.
+   */
+  private record Taken(long calls, boolean written, boolean forced) {
+    static final Taken STALE = new Taken(-1, false, false);
   }
 
-  private void ended(Tenant tenant, Taken taken, Throwable failure) {
-    inFlight.decrementAndGet();
+  private void ended(Tenant tenant, Taken taken, Throwable failure, boolean ofWalk) {
+    if (ofWalk) {
+      inFlight.decrementAndGet();
+    }
     tenant.lock.lock();
     try {
       tenant.checkpointEnded(failure == null ? taken.calls() : -1,
           failure == null && taken.written());
+      settle(tenant, taken, failure);
     } finally {
       tenant.lock.unlock();
     }
@@ -205,7 +357,7 @@ final class Checkpoints {
           + " not written; he stays awake and is tried again next period (" + failed.get()
           + " failures so far)", Worker.unwrap(failure));
     }
-    if (stalled.compareAndSet(true, false)) {
+    if (ofWalk && stalled.compareAndSet(true, false)) {
       try {
         schedule.schedule(Duration.ZERO, () -> visit(false)); // the round goes on
       } catch (RejectedExecutionException finished) {
@@ -221,8 +373,8 @@ final class Checkpoints {
    * after this (it needs the semaphore), so a checkpoint never lands over a newer freeze; one
    * checkpoint of his is on its way at a time, so an older one never lands over a newer one.
    */
-  private Taken write(Tenant tenant, Freezing.Snapshot snapshot, long calls, Freezer into)
-      throws IOException {
+  private Taken write(Tenant tenant, Freezing.Snapshot snapshot, long calls, Freezer into,
+      boolean force) throws IOException {
     tenant.lock.lock();
     try {
       if (!tenant.present() || tenant.phase() != Tenant.Phase.ACTIVE
@@ -236,16 +388,19 @@ final class Checkpoints {
     parcel.put(Parcels.CONNECTION_PARCELS, snapshot.connectionParcels());
     into.writeUserParcel(tenant.user, parcel, name, ParcelHeader.CHECKPOINT_CAUSE, group);
     written.incrementAndGet();
+    if (force) {
+      commit.force(tenant.user); // the semaphore held: nothing replaces it meanwhile
+    }
     tenant.lock.lock();
     try {
       if (tenant.present()) {
-        return new Taken(calls, true);
+        return new Taken(calls, true, force);
       }
     } finally {
       tenant.lock.unlock();
     }
     dropIfOfStay(into, tenant.user, tenant.generation()); // he left while it was written
-    return new Taken(calls, false);
+    return new Taken(calls, false, false);
   }
 
   /**

@@ -280,6 +280,15 @@ final class Tenant {
     return present && phase == Phase.ACTIVE && slots.isEmpty() && departure == null;
   }
 
+  /**
+   * Whether a checkpoint could be taken for a durable call ({@link Checkpoints#durable}), served
+   * calls or not: he is here and active, no departure claimed, none on its way.
+   */
+  boolean checkpointPossible() {
+    requireHeld();
+    return present && phase == Phase.ACTIVE && departure == null && !checkpointing;
+  }
+
   /** A checkpoint is due while calls are in flight: it is taken as the last closes. */
   void checkpointWanted() {
     requireHeld();

@@ -132,7 +132,8 @@ public final class Worker implements AutoCloseable {
   private final Waking waking;
   private final Drops drops;
   private final Freezing freezing;
-  private final Checkpoints checkpoints; // null when off
+  private final Checkpoints checkpoints; // its walk off when the period is
+  private final ExecutorService durableDisk;
   private final Photographer photographer;
   private final Admission admission;
 
@@ -180,13 +181,15 @@ public final class Worker implements AutoCloseable {
         waking, login, servedCalls);
     this.photographer = new Photographer(name, group, clock, tenants, registry, announcer,
         departures, servedCalls, freezing);
-    if (builder.checkpoint != null) {
-      this.checkpoints = new Checkpoints(name, group, freezer, tenants, registry, freezing, trips,
-          departures, schedule, builder.checkpoint);
-      checkpoints.start();
-    } else {
-      this.checkpoints = null;
-    }
+    // A durable checkpoint's trip waits for its group's force: on threads of its own, never the
+    // disk threads every departure needs.
+    this.durableDisk = Executors.newThreadPerTaskExecutor(
+        Thread.ofVirtual().name("cryo-worker-durable-", 1).factory());
+    this.checkpoints = new Checkpoints(name, group, freezer, tenants, registry, freezing, trips,
+        new SemaphoreTrips(name, durableDisk, schedule, builder.retryInterval, builder.waitLimit,
+            rowWait, this::afterTrip),
+        departures, schedule, builder.checkpoint);
+    checkpoints.start();
     if (builder.memoryPressure != null) {
       new HeapValve(this, registry, departures, builder.memoryPressure).start();
     }
@@ -400,10 +403,10 @@ public final class Worker implements AutoCloseable {
   void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.left(because, where);
     tenants.remove(tenant.user, tenant);
-    if (checkpoints != null && where != WorkerException.Where.FROZEN
-        && tenant.checkpointWritten()) {
+    if (where != WorkerException.Where.FROZEN && tenant.checkpointWritten()) {
       checkpoints.left(tenant); // his state went elsewhere, or was dropped: not a checkpoint's
     }
+    checkpoints.departed(tenant, where); // his durable calls waiting, settled
   }
 
   /** A test's seam: {@code seam} runs in each call's admission after its owner was looked up. */
@@ -413,14 +416,26 @@ public final class Worker implements AutoCloseable {
 
   /** A call of {@code tenant} closed, none left in flight; under his lock ({@link Checkpoints}). */
   void closedIdle(Tenant tenant) {
-    if (checkpoints != null) {
-      checkpoints.closedIdle(tenant);
-    }
+    checkpoints.closedIdle(tenant);
+  }
+
+  /**
+   * A durable call of {@code tenant} closed; see {@link Checkpoints#durable}: completes once a
+   * checkpoint holding it is forced to disk, fails when that is not known.
+   */
+  CompletableFuture<Void> durable(Tenant tenant) {
+    return checkpoints.durable(tenant);
+  }
+
+  /** How many groups of durable checkpoints were forced, and with how many members in all. */
+  public long[] durableGroups() {
+    GroupCommit commit = checkpoints.commit();
+    return new long[] {commit.groups(), commit.members()};
   }
 
   /** How many checkpoints this worker wrote ({@link Builder#checkpointEvery}); 0 when off. */
   public long checkpointsWritten() {
-    return checkpoints == null ? 0 : checkpoints.written();
+    return checkpoints.written();
   }
 
   // ---- drops ----------------------------------------------------------------------------------
@@ -708,6 +723,7 @@ public final class Worker implements AutoCloseable {
     if (ownedDisk != null) {
       ownedDisk.shutdown();
     }
+    durableDisk.shutdown();
     if (ownsSchedule) {
       schedule.shutdown();
     }

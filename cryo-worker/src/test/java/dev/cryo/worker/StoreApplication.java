@@ -50,6 +50,10 @@ public class StoreApplication implements CryoApplication {
       long next = (current instanceof Number number ? number.longValue() : 0L) + 1;
       return next;
     })));
+    routes.durable().post("/durable-increment", call -> answer(update(call, current -> {
+      long next = (current instanceof Number number ? number.longValue() : 0L) + 1;
+      return next;
+    })));
     routes.post("/get", call -> answer(value(state(call).get())));
     routes.post("/put", Put.class, (call, put) -> {
       update(call, current -> put.value());

@@ -1,0 +1,79 @@
+package dev.cryo.worker;
+
+import static dev.cryo.worker.Harness.get;
+import static dev.cryo.worker.Harness.increment;
+import static dev.cryo.worker.Harness.number;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cryo.freezer.ParcelHeader;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Durable calls ({@code Routes.durable}, {@link Checkpoints#durable}): with the periodic
+ * checkpoints off, a durable call's reply comes only once a checkpoint holding it is in the
+ * freezer, forced with its group; a worker that never saw the user wakes him from it, as after his
+ * worker's death; a call of another route writes nothing behind.
+ */
+class DurableCallsTest {
+
+  @TempDir
+  Path root;
+
+  private Harness harness;
+  private Worker worker;
+  private Worker other;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = new Harness(root);
+    worker = harness.worker("w1"); // no checkpoint walk
+    other = harness.worker("w2");
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.close();
+  }
+
+  private static TestCall durableIncrement(String user, String connection, String page) {
+    return TestCall.userEvent(user, connection, page, "durable-increment")
+        .withArguments(Map.of("scope", "user", "key", "n"));
+  }
+
+  private Optional<ParcelHeader> header(String user) throws Exception {
+    return harness.freezer.userParcelHeader(user);
+  }
+
+  @Test
+  void aDurableCallIsAnsweredOnceACheckpointHoldingItIsForced() throws Exception {
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    assertThat(header("anna")).as("no walk: a plain call writes nothing behind").isEmpty();
+
+    for (long n = 2; n <= 4; n++) {
+      assertThat(number(Harness.call(worker, durableIncrement("anna", "c1", "p1")))).isEqualTo(n);
+      assertThat(header("anna")).as("in the freezer as the reply comes")
+          .hasValueSatisfying(h -> assertThat(h.cause()).isEqualTo(ParcelHeader.CHECKPOINT_CAUSE));
+    }
+    long[] groups = worker.durableGroups();
+    assertThat(groups[1]).as("every durable call's checkpoint was forced").isEqualTo(3);
+    assertThat(groups[0]).isBetween(1L, 3L);
+
+    // As after w1's death: w2 wakes her from the last one, which holds every call before it.
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "user").withUserFrozen())))
+        .isEqualTo(4L);
+  }
+
+  @Test
+  void aGuestsFirstDurableCallIsWrittenAndForced() throws Exception {
+    Harness.call(worker, get(null, "c9", "p9", "user")); // a guest
+    Harness.call(worker, TestCall.userEvent(null, "c9", "p9", "durable-increment")
+        .withArguments(Map.of("scope", "user", "key", "n")));
+    assertThat(header("guest_c9")).as("he holds something now: written").isPresent();
+  }
+}
