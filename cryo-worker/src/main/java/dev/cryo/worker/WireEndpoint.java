@@ -241,6 +241,12 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
         order.gateMillis() == null ? null : Duration.ofMillis(order.gateMillis()),
         order.graceMillis() == null ? null : Duration.ofMillis(order.graceMillis())).join();
     stopApplication(); // its users are frozen: the application closes what it opened
+    long[] groups = worker.durableGroups();
+    if (groups[0] > 0) {
+      LOG.log(Level.INFO, "worker " + worker.name() + " forced " + groups[1] + " durable"
+          + " checkpoints in " + groups[0] + " groups (" + String.format(java.util.Locale.ROOT,
+          "%.1f", groups[1] / (double) groups[0]) + " a group)");
+    }
     // The commander closes the wire once it has the reply, and the end of the wire ends the
     // process; should it not, the process ends by itself a little later.
     Thread.ofVirtual().start(() -> {
