@@ -124,6 +124,18 @@ final class Browser implements AutoCloseable {
     });
   }
 
+  /**
+   * Clicks the element found by {@code by} once it is enabled, as a person would: the demo
+   * disables a button while its call is in flight, and a push may show the call's result before
+   * its reply re-enables the button; a click on a disabled button does nothing.
+   */
+  void click(By by) {
+    await("an enabled element " + by, d -> {
+      List<WebElement> found = d.findElements(by);
+      return !found.isEmpty() && found.get(0).isEnabled() ? found.get(0) : null;
+    }).click();
+  }
+
   /** The visible text of the element found by {@code by} (waiting until it exists). */
   String text(By by) {
     return find(by).getText();

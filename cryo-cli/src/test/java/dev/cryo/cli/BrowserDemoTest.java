@@ -28,7 +28,7 @@ class BrowserDemoTest {
       String first = browser.tab();
       awaitSocket(browser);
       String page = browser.text(By.id("page"));
-      browser.find(By.id("click")).click();
+      browser.click(By.id("click"));
       browser.awaitText(By.id("counter"), "1");
 
       // a second tab of the same browser: its own page, the same user; a click in the first is pushed
@@ -37,7 +37,7 @@ class BrowserDemoTest {
       browser.awaitText(By.id("counter"), "1");
       assertThat(browser.text(By.id("page"))).isNotEqualTo(page);
       browser.switchTo(first);
-      browser.find(By.id("click")).click();
+      browser.click(By.id("click"));
       browser.awaitText(By.id("counter"), "2");
       browser.switchTo(second);
       browser.awaitText(By.id("counter"), "2"); // pushed: this tab sent nothing
@@ -54,14 +54,14 @@ class BrowserDemoTest {
       // move me: the worker badge changes, the counters and the notes stay, no socket reopens
       browser.switchTo(first);
       String before = browser.text(By.id("worker"));
-      browser.find(By.id("move")).click();
+      browser.click(By.id("move"));
       browser.await("the worker badge changes from " + before,
           d -> !browser.text(By.id("worker")).equals(before)
               && browser.text(By.id("worker")).startsWith("main_"));
       browser.awaitText(By.id("counter"), "2");
       browser.awaitText(By.id("pageCounter"), "2");
       awaitNotes(browser, List.of("first note"));
-      browser.find(By.id("click")).click(); // served after the wake, over the same socket
+      browser.click(By.id("click")); // served after the wake, over the same socket
       browser.awaitText(By.id("counter"), "3");
       assertThat(socketOpens(browser)).as("socket opens in the moved tab").isEqualTo(1);
       browser.switchTo(second);
@@ -77,7 +77,7 @@ class BrowserDemoTest {
       name.sendKeys("ada" + Keys.ENTER);
       browser.awaitText(By.id("user"), "ada");
       browser.awaitText(By.id("counter"), "3");
-      browser.find(By.id("click")).click();
+      browser.click(By.id("click"));
       browser.awaitText(By.id("counter"), "4");
       browser.screenshot(scratch.resolve("demo-after-login.png"));
     }

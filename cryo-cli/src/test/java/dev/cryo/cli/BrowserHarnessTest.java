@@ -19,9 +19,9 @@ class BrowserHarnessTest {
         Browser browser = Browser.open(scratch)) {
       browser.get(run.base());
       browser.await("the page knows its user", d -> browser.text(By.id("user")).startsWith("guest_"));
-      browser.find(By.id("click")).click();
+      browser.click(By.id("click"));
       browser.awaitText(By.id("counter"), "1");
-      browser.find(By.id("click")).click();
+      browser.click(By.id("click"));
       browser.awaitText(By.id("counter"), "2");
       browser.awaitText(By.id("pageCounter"), "2");
       Path shot = browser.screenshot(scratch.resolve("demo.png"));
