@@ -70,6 +70,7 @@ public final class Checker {
         CounterCheck.check(user, "counter", readings, losses.endsOf(user), findings));
     Set<Long> explained = new HashSet<>();
     long[] unattributed = losses.unattributed(operations);
+    long[] unattributedHard = losses.unattributedHard(operations);
     for (String page : registers.pages) {
       String register = "page:" + page;
       long[] ends = Epochs.merge(List.of(losses.lossesOfAny(registers.ownersOf(page)),
@@ -79,9 +80,10 @@ public final class Checker {
         CounterCheck.check(register, "pageCounter", readings, ends, findings);
       }
       List<Operation> observed = registers.notesObserved.get(page);
-      if (observed != null) {
+      if (observed != null) { // notes are durable: a restore from a checkpoint keeps them
         PageCheck.notes(register, registers.notesWritten.getOrDefault(page, List.of()),
-            observed, ends, findings);
+            observed, Epochs.merge(List.of(losses.hardLossesOfAny(registers.ownersOf(page)),
+                unattributedHard)), findings);
       }
       List<Operation> refusals = registers.unknownPages.get(page);
       if (refusals != null) {

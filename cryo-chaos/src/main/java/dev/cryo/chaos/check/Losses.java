@@ -37,7 +37,10 @@ import java.util.Set;
  * </ul>
  *
  * <p>A page's epochs end at the losses of every identity its virtual users may have had, and at
- * the losses of users the history never names ({@link #unattributed}).
+ * the losses of users the history never names ({@link #unattributed}). Its notes' epochs end only
+ * at the <b>hard</b> ones ({@link #hardLossesOfAny}): a note is written on the demo's durable
+ * route, answered once a checkpoint holding it is forced to disk, so a user {@code restored} from
+ * his checkpoint keeps every acknowledged note.
  */
 final class Losses {
 
@@ -47,18 +50,21 @@ final class Losses {
    * {@code restored} (a {@code worker_died}'s users frozen at their last checkpoint: what they
    * wrote after it is lost, within the documented window, so it is read as a loss).
    */
-  private static final List<String> LOSS_FIELDS = List.of("lost", "restored");
+  private static final String RESTORED = "restored";
+  private static final List<String> LOSS_FIELDS = List.of("lost", RESTORED);
 
   private final Map<String, long[]> lost;
+  private final Map<String, long[]> hard;
   private final Map<String, long[]> ends;
   /** How many (user, time) losses the logs document. */
   final int lossCount;
   /** How many drops a login away from the user explains. */
   final int dropCount;
 
-  private Losses(Map<String, long[]> lost, Map<String, long[]> ends, int lossCount,
-      int dropCount) {
+  private Losses(Map<String, long[]> lost, Map<String, long[]> hard, Map<String, long[]> ends,
+      int lossCount, int dropCount) {
     this.lost = lost;
+    this.hard = hard;
     this.ends = ends;
     this.lossCount = lossCount;
     this.dropCount = dropCount;
@@ -67,6 +73,7 @@ final class Losses {
   /** Reads the events against the history's logins. */
   static Losses of(EventLog log, Operations operations) {
     Map<String, List<Long>> lost = new HashMap<>();
+    Map<String, List<Long>> hard = new HashMap<>(); // not restored from a checkpoint
     Map<String, List<Long>> drops = new HashMap<>();
     int lossCount = 0;
     for (Event event : log.events()) {
@@ -75,12 +82,16 @@ final class Losses {
         if (names != null) {
           for (String user : names) {
             lost.computeIfAbsent(user, u -> new ArrayList<>()).add(event.atMillis());
+            if (!field.equals(RESTORED)) {
+              hard.computeIfAbsent(user, u -> new ArrayList<>()).add(event.atMillis());
+            }
             lossCount++;
           }
         }
       }
       if ("user_expired".equals(event.type()) && event.text("user") != null) {
         lost.computeIfAbsent(event.text("user"), u -> new ArrayList<>()).add(event.atMillis());
+        hard.computeIfAbsent(event.text("user"), u -> new ArrayList<>()).add(event.atMillis());
         lossCount++;
       }
       String dropped = event.text("user");
@@ -112,7 +123,7 @@ final class Losses {
     }
     guestLogins(operations).forEach((guest, times) -> endTimes.put(guest, Epochs.merge(
         List.of(endTimes.getOrDefault(guest, Epochs.none()), toSortedArray(times)))));
-    return new Losses(lostTimes, endTimes, lossCount, dropCount);
+    return new Losses(lostTimes, sorted(hard), endTimes, lossCount, dropCount);
   }
 
   /**
@@ -160,14 +171,35 @@ final class Losses {
    * were lost. They may be anyone's, so they end every page's epochs.
    */
   long[] unattributed(Operations operations) {
+    return unattributed(operations, lost);
+  }
+
+  /** As {@link #unattributed(Operations)}, of the hard losses only. */
+  long[] unattributedHard(Operations operations) {
+    return unattributed(operations, hard);
+  }
+
+  private static long[] unattributed(Operations operations, Map<String, long[]> losses) {
     Set<String> named = new HashSet<>();
     operations.identitiesByVuser.values().forEach(named::addAll);
     List<long[]> arrays = new ArrayList<>();
-    lost.forEach((user, times) -> {
+    losses.forEach((user, times) -> {
       if (!named.contains(user)) {
         arrays.add(times);
       }
     });
+    return Epochs.merge(arrays);
+  }
+
+  /**
+   * The sorted union of the hard losses of the users: those not {@code restored} from a
+   * checkpoint, which keeps every durable write acknowledged before it.
+   */
+  long[] hardLossesOfAny(Collection<String> users) {
+    List<long[]> arrays = new ArrayList<>(users.size());
+    for (String user : users) {
+      arrays.add(user == null ? Epochs.none() : hard.getOrDefault(user, Epochs.none()));
+    }
     return Epochs.merge(arrays);
   }
 

@@ -210,6 +210,33 @@ class CheckerTest {
         .anySatisfy(anomaly -> assertThat(anomaly.operations()).contains(unexcused.op));
   }
 
+  /**
+   * Notes are written on a durable route: a user {@code restored} from his checkpoint keeps every
+   * acknowledged note (a note missing after it is a {@link AnomalyKind#LOST_WRITE}), while a user
+   * {@code lost} outright ends the page's epoch as before.
+   */
+  @Test
+  void aRestoreFromACheckpointKeepsEveryAcknowledgedNoteALossDoesNot() {
+    for (String field : List.of("restored", "lost")) {
+      SimulatedRun run = new SimulatedRun();
+      String page = run.openPage("v", "v1");
+      run.run("v", "v1", INC, page, null); // names his user
+      run.note("v", "v1", page);
+      run.note("v", "v1", page);
+      run.advance(1);
+      run.event("worker_died", Map.of("worker", "w1", "reason", "killed", field,
+          List.of(run.userNow("v"))));
+      run.dropNewestNote(page);
+      run.run("v", "v1", READ, page, null);
+      Verdict verdict = run.check();
+      if (field.equals("restored")) {
+        assertOnly(verdict, AnomalyKind.LOST_WRITE);
+      } else {
+        assertThat(verdict.valid()).as(verdict.toString()).isTrue();
+      }
+    }
+  }
+
   @Test
   void aReplyOnAConnectionTheClientDroppedIsNoSwitch() {
     SimulatedRun run = new SimulatedRun();

@@ -279,6 +279,11 @@ final class SimulatedRun {
     return Long.toString(nextNote.merge(page, 1L, Long::sum));
   }
 
+  /** The page's newest note is gone, as a restore from an older state would leave it. */
+  void dropNewestNote(String page) {
+    pages.get(page).notes.removeLast();
+  }
+
   /** A fault begins; returns its id. */
   long faultStart(FaultKind kind, String detail) {
     long id = nextFault++;
