@@ -430,7 +430,7 @@ public final class AppHost {
         }
       }
       Dispatcher.Served served = dispatcher.serve(request, move, host);
-      host.durable = served.durable();
+      host.durable = host.durable || served.durable(); // a login here made it durable already
       // A refusal of the worker is never the application's to answer, even when an after filter
       // answered its failure otherwise: the call is routed again (or, having written, a 503).
       Throwable failure = host.refusal != null ? host.refusal : served.failure();
@@ -647,7 +647,10 @@ public final class AppHost {
     UserTurns.Turn turn;
     /** Whether the handler wrote state: after that, the call must not run again. */
     volatile boolean wrote;
-    /** Whether the call's route is durable: its reply waits for its checkpoint's force. */
+    /**
+     * Whether the call's reply waits for its checkpoint's force: its route is durable, or it
+     * logged its connection into an identity here.
+     */
     volatile boolean durable;
     /** The first refusal of the worker this call met (the user left, ...), or null. */
     volatile WorkerException refusal;
@@ -936,6 +939,10 @@ public final class AppHost {
         turns.exit(turn);
         turn = turns.enter(after);
       }
+      // The connection, its pages and what durable calls wrote on them now live in the
+      // identity, and the guest's checkpoint that held them is dropped: the login's reply waits
+      // for the identity's checkpoint holding them, forced, as a durable call's does.
+      durable = true;
       return LoginResult.HERE;
     }
 

@@ -69,6 +69,28 @@ class DurableCallsTest {
         .isEqualTo(4L);
   }
 
+  /**
+   * A login here moves the connection, its pages and what durable calls wrote on them into the
+   * identity, and the guest's checkpoint that held them is dropped: the login's reply waits for
+   * the identity's checkpoint holding them, forced, so an earlier durable write is never held by
+   * nothing on disk.
+   */
+  @Test
+  void aLoginHereIsAnsweredOnceTheIdentitysCheckpointHoldsTheConnection() throws Exception {
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "durable-increment")
+        .withArguments(Map.of("scope", "page", "key", "n")));
+    assertThat(header("guest_c1")).isPresent();
+
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login")
+        .withArguments(Map.of("user", "anna")));
+    assertThat(header("anna")).as("the identity's checkpoint, as the login's reply comes")
+        .hasValueSatisfying(h -> assertThat(h.cause()).isEqualTo(ParcelHeader.CHECKPOINT_CAUSE));
+
+    // As after w1's death: w2 wakes anna from it, the page's durable write with her.
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page").withUserFrozen())))
+        .isEqualTo(1L);
+  }
+
   @Test
   void aGuestsFirstDurableCallIsWrittenAndForced() throws Exception {
     Harness.call(worker, get(null, "c9", "p9", "user")); // a guest
