@@ -428,7 +428,7 @@ public final class Worker implements AutoCloseable {
   }
 
   /** How many groups of durable checkpoints were forced, and with how many members in all. */
-  public long[] durableGroups() {
+  long[] durableGroups() {
     GroupCommit commit = checkpoints.commit();
     return new long[] {commit.groups(), commit.members()};
   }
