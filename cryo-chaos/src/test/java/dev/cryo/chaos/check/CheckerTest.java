@@ -161,6 +161,20 @@ class CheckerTest {
   }
 
   /**
+   * After an acked increment on {@code page}, a login of {@code v} whose reply never came, then
+   * the connection forgotten (the retired cookie, past the grace); returns the login.
+   */
+  private static Call unansweredLoginForgetting(SimulatedRun run, String page) {
+    run.run("v", "v1", INC, page, null);
+    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
+    run.advance(1);
+    run.info(login, "HttpTimeoutException");
+    run.advance(1);
+    run.forgetUser(run.userNow("v"));
+    return login;
+  }
+
+  /**
    * A login whose reply never came rotated the connection's cookie (the new one was in the lost
    * reply): the client's next requests, after the grace, are a new guest's. Documented, not a loss.
    */
@@ -168,12 +182,7 @@ class CheckerTest {
   void aLoginWhoseReplyNeverCameExcusesAForgottenConnection() {
     SimulatedRun run = new SimulatedRun();
     String page = run.openPage("v", "v1");
-    run.run("v", "v1", INC, page, null);
-    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
-    run.advance(1);
-    run.info(login, "HttpTimeoutException");
-    run.advance(1);
-    run.forgetUser(run.userNow("v")); // the retired cookie, past the grace
+    unansweredLoginForgetting(run, page);
     Call after = run.run("v", "v1", READ, null, null); // a new guest
     assertThat(after.user).startsWith("guest_");
     Verdict verdict = run.check(); // the login's own unknown end is another check's
@@ -189,12 +198,7 @@ class CheckerTest {
   void aLoginWhoseReplyNeverCameExcusesThePagesOfTheConnectionItRetired() {
     SimulatedRun run = new SimulatedRun();
     String page = run.openPage("v", "v1");
-    run.run("v", "v1", INC, page, null);
-    Call login = run.invoke("v", "v2", LOGIN, null, "anna");
-    run.advance(1);
-    run.info(login, "HttpTimeoutException");
-    run.advance(1);
-    run.forgetUser(run.userNow("v")); // the retired cookie, past the grace
+    Call login = unansweredLoginForgetting(run, page);
     Call refused = run.run("v", "v1", INC, page, null);
     assertThat(refused.refusalError).isEqualTo("unknown_page");
     Verdict verdict = run.check();
