@@ -301,6 +301,8 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     JsonNode body = message.get("body");
     List<Map.Entry<String, String>> headers = new ArrayList<>(handshakeHeaders);
     headers.add(new SimpleImmutableEntry<>(PAGE_HEADER, page));
+    String requestId = RequestIds.mint(); // each call a request of its own
+    headers.add(new SimpleImmutableEntry<>(RequestIds.HEADER_LOWER, requestId));
     byte[] bytes = new byte[0];
     if (body != null && !body.isNull()) {
       headers.add(new SimpleImmutableEntry<>("content-type", "application/json"));
@@ -320,12 +322,13 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
         Reply reply = upstream.serve(request);
-        send(replyOf(id, RuntimeReplies.forClient(reply)));
+        send(replyOf(id, RuntimeReplies.forClient(reply, requestId), requestId));
         if (Reply.ROTATED_ENDED.equals(reply.header(Reply.ROTATED_HEADER))) {
           registry.retire(connection, null); // a logout by a socket call: its cookie is dead
         }
       } catch (RuntimeException e) {
-        LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
+        LOG.log(Level.ERROR, "request " + requestId + ": a socket call of connection "
+            + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
       } finally {
         budget.release(taken);
@@ -435,14 +438,16 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     return node;
   }
 
-  private static ObjectNode replyOf(JsonNode id, Reply reply) {
+  /** The reply to call {@code id}, which the front numbered {@code requestId} (a header). */
+  private static ObjectNode replyOf(JsonNode id, Reply reply, String requestId) {
     ObjectNode node = reply(id, reply.status());
     ObjectNode headers = node.putObject("headers");
+    headers.put(RequestIds.HEADER_LOWER, requestId);
     String type = "";
     for (Map.Entry<String, String> header : reply.headers()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
-      if (name.equals("set-cookie")) {
-        continue; // a socket sets no cookie; the browser's stays as it is
+      if (name.equals("set-cookie") || name.equals(RequestIds.HEADER_LOWER)) {
+        continue; // a socket sets no cookie; the browser's stays as it is; the id is the front's
       }
       headers.put(name, header.getValue());
       if (name.equals("content-type")) {
