@@ -312,6 +312,9 @@ public final class Routing {
     fields.put("user", announcement.user());
     fields.put("keys", announcement.keys());
     fields.put("detail", announcement.detail());
+    if (announcement.request() != null) {
+      fields.put("request", announcement.request()); // the request whose call caused it
+    }
     events.record("fold", fields);
     long expected = lastSequence.getOrDefault(worker, 0L) + 1;
     if (announcement.sequence() != expected) {
