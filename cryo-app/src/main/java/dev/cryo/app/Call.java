@@ -127,9 +127,11 @@ public interface Call {
    * from then on the page is unknown — {@link #page} throws
    * {@link StateException.Reason#UNKNOWN_PAGE} (a call that does not catch it is answered
    * {@code 404 unknown_page}), {@link #hasPage} is false, a push to it reaches nothing. The
-   * connection stays, with no pages when it was its last, and so does its user. A browser socket
-   * bound to the page is not told by this method: push it a message of the application's first
-   * when its script must know.
+   * connection stays, with no pages when it was its last, and so does its user. The page's browser
+   * sockets are told as the runtime learns of the close: one that had only this page is closed
+   * with {@code 4404 page_closed} once its calls in flight are answered (this call among them when
+   * it came over that socket), and the browser client does not reconnect it (docs/app.md,
+   * docs/client.md).
    *
    * @return whether the page was open on this connection; false (a page of another connection,
    *     an unknown or closed one): nothing changed
