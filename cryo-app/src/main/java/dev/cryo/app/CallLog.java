@@ -50,10 +50,25 @@ final class CallLog implements System.Logger {
 
   @Override
   public void log(Level level, ResourceBundle bundle, String format, Object... parameters) {
-    if (logger.isLoggable(level)) {
-      // a format with parameters is formatted by java.text.MessageFormat: the prefix is quoted
-      String prefix = prefix().replace("'", "''").replace("{", "'{'");
-      logger.log(level, bundle, prefix + format, parameters);
+    if (!logger.isLoggable(level)) {
+      return;
     }
+    if (parameters == null || parameters.length == 0) {
+      logger.log(level, bundle, prefix() + format, parameters); // no formatting: as written
+      return;
+    }
+    // Formatted here (java.text.MessageFormat, as System.Logger says), so that the prefix is
+    // never read as a format: a user's name may hold a quote or a brace.
+    String pattern = format;
+    if (bundle != null && format != null && bundle.containsKey(format)) {
+      pattern = bundle.getString(format);
+    }
+    String message;
+    try {
+      message = java.text.MessageFormat.format(String.valueOf(pattern), parameters);
+    } catch (IllegalArgumentException e) {
+      message = pattern; // not a format after all: as written
+    }
+    logger.log(level, (ResourceBundle) null, prefix() + message, (Throwable) null);
   }
 }

@@ -71,6 +71,18 @@ class RequestIdTest {
   }
 
   @Test
+  void aNameWithQuotesAndBracesIsPrintedAsItIs() {
+    CallLog log = new CallLog(System.getLogger(Echo.class.getName()), () -> "o'brien{0}",
+        "AbCdEfGh12345678");
+    log.log(System.Logger.Level.INFO, "plain");
+    log.log(System.Logger.Level.INFO, "the {0} way", "formatted");
+    assertThat(lines).extracting(record -> new java.util.logging.SimpleFormatter()
+            .formatMessage(record))
+        .containsExactly("user=o'brien{0} request=AbCdEfGh12345678: plain",
+            "user=o'brien{0} request=AbCdEfGh12345678: the formatted way");
+  }
+
+  @Test
   void aCallWithoutAnIdIsGivenAFreshOneEachTime() {
     try (CryoTestKit kit = CryoTestKit.of(Echo::new)) {
       CryoTestKit.Connection browser = kit.connect();
