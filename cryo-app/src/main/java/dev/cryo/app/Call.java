@@ -44,6 +44,30 @@ public interface Call {
   String worker();
 
   /**
+   * The header that carries a request's id from the front to the worker and back to the client:
+   * {@value}. The front mints the id for every request and every socket call, never takes one
+   * from the client, and answers with it (docs/guide.md, "Logs").
+   */
+  String REQUEST_ID_HEADER = "Cryo-Request-Id";
+
+  /**
+   * The id of this request: the one the front minted (its {@value #REQUEST_ID_HEADER} header, which
+   * the reply carries back to the client), or one minted for the call when it came without (a
+   * test kit's request, a worker alone). Short, URL-safe, unique per request; the front's lines
+   * about the request, the event log's lines it caused, and {@link #log()}'s lines name it.
+   */
+  String requestId();
+
+  /**
+   * The application's logger for this call: a {@link System.Logger} named after the application's
+   * class whose every line begins {@code user=<user> request=<requestId>: } — where cryo's own
+   * logging goes (in {@code cryo serve}, the worker's log). The user is read at each line (a
+   * {@link #login} changes it); the logger, once taken, may be kept and used after the call has
+   * ended (by work the handler started), naming the call's last user.
+   */
+  System.Logger log();
+
+  /**
    * The user's state of class {@code type}: it follows him across his connections, and a guest's
    * into his first identity. Stored under the class's {@link StateKey} or simple name (then with
    * the class that wrote it recorded beside it: see {@link StateKey}).
@@ -103,9 +127,11 @@ public interface Call {
    * from then on the page is unknown — {@link #page} throws
    * {@link StateException.Reason#UNKNOWN_PAGE} (a call that does not catch it is answered
    * {@code 404 unknown_page}), {@link #hasPage} is false, a push to it reaches nothing. The
-   * connection stays, with no pages when it was its last, and so does its user. A browser socket
-   * bound to the page is not told by this method: push it a message of the application's first
-   * when its script must know.
+   * connection stays, with no pages when it was its last, and so does its user. The page's browser
+   * sockets are told as the runtime learns of the close: one that had only this page is closed
+   * with {@code 4404 page_closed} once its calls in flight are answered (this call among them when
+   * it came over that socket), and the browser client does not reconnect it (docs/app.md,
+   * docs/client.md).
    *
    * @return whether the page was open on this connection; false (a page of another connection,
    *     an unknown or closed one): nothing changed

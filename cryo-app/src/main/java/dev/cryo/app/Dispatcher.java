@@ -335,8 +335,8 @@ public final class Dispatcher {
         response = headOf(response);
       }
       if (outcome.failure() != null) {
-        LOG.log(Level.WARNING, "the application " + application.getClass().getName()
-            + " failed on " + request.method() + " " + request.path() + outcome.stage()
+        LOG.log(Level.WARNING, call.logPrefix() + "the application "
+            + application.getClass().getName() + " failed on " + request.method() + " " + request.path() + outcome.stage()
             + "; answered " + response.status(), outcome.failure());
       }
       return new Served(response, outcome.failure(), route.durable());
@@ -563,6 +563,13 @@ public final class Dispatcher {
     return refusal == null ? null : "cannot be state (it " + refusal + ")";
   }
 
+  /** A request id for a call that came without one: as the front's, 16 URL-safe characters. */
+  static String mintRequestId() {
+    byte[] bytes = new byte[12];
+    java.util.concurrent.ThreadLocalRandom.current().nextBytes(bytes);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
   // ---- the call and the stay ------------------------------------------------------------------
 
   /**
@@ -576,6 +583,9 @@ public final class Dispatcher {
     private final Request request;
     private final Map<String, String> parameters;
     private final Turn turn;
+    private final String requestId;
+    private final CallLog log;
+    private volatile String lastUser;
 
     DispatchedCall(Dispatcher dispatcher, CallHost host, Request request,
         Routes.Route route, Map<String, String> parameters) {
@@ -586,6 +596,36 @@ public final class Dispatcher {
       this.turn = new Turn("the call of route " + route.method() + " " + route.pattern()
           + " (request " + request.method() + " " + request.path() + ")");
       this.state = turn.guard(host);
+      String sent = request.header(Call.REQUEST_ID_HEADER);
+      this.requestId = sent != null && !sent.isBlank() ? sent : mintRequestId();
+      this.lastUser = host.user();
+      this.log = new CallLog(System.getLogger(dispatcher.application.getClass().getName()),
+          this::currentUser, requestId);
+    }
+
+    /** The user now while the call lives, else the last one read. */
+    private String currentUser() {
+      try {
+        lastUser = turn.within(host::user);
+      } catch (IllegalStateException ended) {
+        // the call has ended: its last user
+      }
+      return lastUser;
+    }
+
+    /** The prefix {@link #log()} puts before its lines. */
+    String logPrefix() {
+      return log.prefix();
+    }
+
+    @Override
+    public String requestId() {
+      return turn.within(() -> requestId);
+    }
+
+    @Override
+    public System.Logger log() {
+      return turn.within(() -> log); // the logger itself works on after the call
     }
 
     /** Ends the call: see {@link Turn#end()}. */

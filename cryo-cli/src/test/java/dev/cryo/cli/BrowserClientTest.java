@@ -66,6 +66,31 @@ class BrowserClientTest {
           """);
       assertThat(refused).isEqualTo(List.of(true, 404L, "open"));
 
+      // a page the server closes: its client is told (4404 page_closed) and does not reconnect
+      Object closedPage = async(browser, """
+          Cryo.http("POST", "/api/pages", {}).then((opened) => {
+            window.closedStates = [];
+            window.closedCodes = [];
+            window.doomed = Cryo.connect({ page: opened.page, maxDelay: 1000 });
+            doomed.onState((change) => {
+              closedStates.push(change.state);
+              closedCodes.push(change.code);
+              if (change.state === "open") {
+                client.post("/api/close", { page: doomed.page }).then(
+                    (reply) => done(reply), (error) => done("failed: " + error.message));
+              }
+            });
+          }, (error) => done("failed: " + error.message));
+          """);
+      assertThat(closedPage).isEqualTo(Map.of("closed", true));
+      browser.await("the closed page's client says so",
+          d -> "page_closed".equals(browser.script("return doomed.state;")));
+      assertThat(browser.script("return closedStates;"))
+          .isEqualTo(List.of("connecting", "open", "page_closed")); // never reconnecting
+      assertThat(browser.script("return closedCodes[2];")).isEqualTo(4404L);
+      assertThat(browser.script("return [doomed.opens, client.state];"))
+          .isEqualTo(List.of(1L, "open")); // the other page's client goes on
+
       // the server goes away: it closes the socket; the client says so and refuses calls
       first.process().destroy(); // SIGTERM: a drain, the users carried into the reboot data
       assertThat(first.exitCode()).as(first.err()).isZero();

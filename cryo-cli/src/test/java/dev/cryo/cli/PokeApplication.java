@@ -17,6 +17,8 @@ import java.util.Map;
  *   <li>{@code POST /api/pages} → {@code {"page", "user", "worker"}}: opens a page;
  *   <li>{@code POST /api/poke} {@code {"page", "text"}} → {@code {"pages", "written"}}: pushes
  *       {@code {"kind": "poke", "from": USER, "text"}} to that page (the {@link Pushed} answer);
+ *   <li>{@code POST /api/close} {@code {"page"}} → {@code {"closed"}}: closes that page of the
+ *       caller's connection ({@code call.closePage});
  *   <li>{@code POST /api/move} → {@code {"from", "to"}}, or 409: moves the caller (he is frozen
  *       on his worker until his next request).
  * </ul>
@@ -45,6 +47,8 @@ public final class PokeApplication implements CryoApplication {
           "text", poke.text()));
       return map("pages", pushed.pages(), "written", pushed.written());
     });
+    routes.post("/api/close", Poke.class, (call, poke) -> map("closed",
+        call.closePage(poke.page())));
     routes.move("/api/move", (call, move) -> moved(move));
   }
 

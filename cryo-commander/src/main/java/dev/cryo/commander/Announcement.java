@@ -16,9 +16,17 @@ import java.util.Objects;
  *     {@link AnnouncementKind#NEW_PAGE} the page's connection when the worker says it; null otherwise
  * @param generation the generation the worker holds the user at
  *     ({@link dev.cryo.wire.protocol.Grant}); 0 when it tells none
+ * @param request the id of the request whose call caused it (the front's {@code Cryo-Request-Id}),
+ *     printed in the event log's {@code fold} line; null when none did
  */
 public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
-    String detail, long generation) {
+    String detail, long generation, String request) {
+
+  /** An announcement no request caused. */
+  public Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
+      String detail, long generation) {
+    this(sequence, kind, user, keys, detail, generation, null);
+  }
 
   /** Checks the parts and copies the keys. */
   public Announcement {

@@ -170,6 +170,7 @@ public final class Commander implements AutoCloseable {
     this.supervisor = new Supervisor(config, routing, freezer, sockets, runHome, WORKER_LOGS);
     routing.repairOrders(this::dropCopy);
     this.pushRelay = new PushRelay(routing);
+    routing.tellClosedPages(pushRelay::pageClosed); // the front closes the page's sockets
     supervisor.pushRelay(pushRelay);
     this.placement = new Placement(config.maxUsersPerWorker(), config.maxWorkers(),
         config.workerHeapBytes(), config.memoryAvailable());

@@ -27,6 +27,11 @@ final class PushRelay {
     this.sink = Objects.requireNonNull(value, "sink");
   }
 
+  /** Tells the sink that {@code page} of {@code connection} was closed for good. */
+  void pageClosed(String connection, String page) {
+    sink.pageClosed(connection, page);
+  }
+
   /** Whether any page may have a socket bound now ({@link PushSink#anyBound}). */
   boolean anyBound() {
     return sink.anyBound();

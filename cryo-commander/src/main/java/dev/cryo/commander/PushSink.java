@@ -23,6 +23,17 @@ public interface PushSink {
   boolean deliver(String connection, String page, byte[] data);
 
   /**
+   * Tells the sockets bound to {@code page} that it was closed for good (the application's
+   * {@code closePage}, a drop order): nothing of it is left, so they must not open it again. Called
+   * once the page is gone from the maps, on the thread folding the worker's announcement, under
+   * the maps' lock: it must not block and must not call the commander. The default does nothing.
+   *
+   * @param connection the page's connection, as the maps said
+   * @param page the page
+   */
+  default void pageClosed(String connection, String page) {}
+
+  /**
    * Whether any page may have a socket bound now. False only when none has: a worker is then told
    * that the pushes of the call it is sent reach no socket, and answers those it can count itself
    * without relaying them. A socket bound while a call runs may miss that call's pushes, as a push

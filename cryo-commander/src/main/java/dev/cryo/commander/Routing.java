@@ -56,6 +56,7 @@ public final class Routing {
 
   private final EventSink events;
   private MapChanges changes = MapChanges.NONE;
+  private java.util.function.BiConsumer<String, String> closedPages = (connection, page) -> { };
   private final Map<String, String> connectionUser = new HashMap<>();
   private final Map<String, Set<String>> userConnections = new HashMap<>();
   private final Map<String, Location> users = new HashMap<>();
@@ -113,6 +114,16 @@ public final class Routing {
   /** The repairs made so far, by kind (sorted). */
   public synchronized Map<String, Long> repairs() {
     return Map.copyOf(repairs);
+  }
+
+  /**
+   * Tells {@code listener} (connection, page) of every page closed for good from now on — a
+   * {@code drop_page}: the application's {@code closePage}, a drop order — under the maps' lock,
+   * once the page is gone from them. Not a freeze's drop of a page's rows, not the pages of a
+   * connection or a user that went. The listener must not block and must not call back here.
+   */
+  synchronized void tellClosedPages(java.util.function.BiConsumer<String, String> listener) {
+    this.closedPages = Objects.requireNonNull(listener, "listener");
   }
 
   /** Tells {@code listener} of every change of the maps from now on, under the maps' lock. */
@@ -312,6 +323,9 @@ public final class Routing {
     fields.put("user", announcement.user());
     fields.put("keys", announcement.keys());
     fields.put("detail", announcement.detail());
+    if (announcement.request() != null) {
+      fields.put("request", announcement.request()); // the request whose call caused it
+    }
     events.record("fold", fields);
     long expected = lastSequence.getOrDefault(worker, 0L) + 1;
     if (announcement.sequence() != expected) {
@@ -344,7 +358,14 @@ public final class Routing {
         // A drop by a worker the maps do not give him to is a copy's (being repaired): its rows
         // are not his, and the maps keep his pages and connections.
         if (!users.containsKey(user) || holdsHere(worker, user, announcement)) {
-          announcement.keys().forEach(this::unlinkPage);
+          for (String page : announcement.keys()) {
+            String connection = pageConnection.get(page);
+            unlinkPage(page);
+            if (announcement.kind() == dev.cryo.wire.protocol.AnnouncementKind.DROP_PAGE
+                && connection != null) {
+              closedPages.accept(connection, page); // closed by the application or an order
+            }
+          }
         }
       }
       case DROP_CONNECTION, DROP_CONNECTIONS -> {

@@ -177,7 +177,7 @@ final class WorkerLink implements WireHandler {
       return;
     }
     routing.fold(handle.name(), new Announcement(message.seq(), kind.get(), message.user(),
-        message.keys(), message.detail(), message.generation()));
+        message.keys(), message.detail(), message.generation(), message.request()));
   }
 
   /** Completes with the wire's close reason once it ended. */

@@ -106,7 +106,9 @@
  *       sequence number), {@code kind} ({@code new_user}, {@code new_connection}, {@code new_page},
  *       {@code drop_page}, {@code drop_pages}, {@code drop_connection}, {@code drop_connections},
  *       {@code drop_user}, {@code login}, {@code user_frozen}, {@code user_adopted}),
- *       {@code user}, {@code keys} (list), {@code detail} (string or null). Births are
+ *       {@code user}, {@code keys} (list), {@code detail} (string or null), and {@code request}
+ *       (the id of the request whose call caused it, the {@code Cryo-Request-Id} its client was
+ *       answered with) when a request did. Births are
  *       {@code new_*} folds, freezes {@code user_frozen}, adoptions {@code user_adopted}.
  *   <li>{@code anomaly} — what a fold or a reply could not apply: {@code worker}, {@code seq}
  *       (or null), {@code message}.

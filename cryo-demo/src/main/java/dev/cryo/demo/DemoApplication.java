@@ -160,9 +160,13 @@ public final class DemoApplication implements CryoApplication {
     open.stream().filter(page -> !order.contains(page)).sorted()
         .forEach(page -> order.add(0, page)); // opened before the demo kept its order
     while (order.size() >= Call.MAX_PAGES_PER_CONNECTION) {
-      call.closePage(order.remove(0));
+      String oldest = order.remove(0);
+      call.closePage(oldest);
+      call.log().log(System.Logger.Level.INFO, "closed page " + oldest + " (the connection's"
+          + " oldest) to open another: a connection keeps " + Call.MAX_PAGES_PER_CONNECTION);
     }
     String page = call.openPage();
+    call.log().log(System.Logger.Level.INFO, "opened page " + page);
     order.add(page);
     call.connection(Tabs.class).set(new Tabs(order));
     return page;

@@ -137,7 +137,8 @@ final class ApplicationHandler extends Handler.Abstract {
       response.setStatus(asset.status());
       for (Map.Entry<String, String> header : asset.headers()) {
         String name = header.getKey().toLowerCase(Locale.ROOT);
-        if (!HOP_BY_HOP.contains(name) && !name.equals("set-cookie")) {
+        if (!HOP_BY_HOP.contains(name) && !name.equals("set-cookie")
+            && !name.equals(RequestIds.HEADER_LOWER)) {
           response.getHeaders().add(header.getKey(), header.getValue());
         }
       }
@@ -157,7 +158,9 @@ final class ApplicationHandler extends Handler.Abstract {
     // The secret a login or a logout in this request rotates the cookie to; only its hash leaves.
     String successor = ConnectionCookie.mint();
     String query = request.getHttpURI().getQuery();
+    String requestId = RequestIds.of(request);
     List<Map.Entry<String, String>> headers = headersOf(request);
+    headers.add(new SimpleImmutableEntry<>(RequestIds.HEADER_LOWER, requestId));
     Reply served = upstream.serve(new Request(connectionId, request.getMethod(), path,
         query == null ? "" : query, headers, body, !minted, credential,
         ConnectionCookie.connectionIdOf(successor)));
@@ -175,12 +178,13 @@ final class ApplicationHandler extends Handler.Abstract {
     response.setStatus(reply.status());
     for (Map.Entry<String, String> header : reply.headers()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
-      if (HOP_BY_HOP.contains(name) || name.equals(ROTATED)) {
-        continue; // the framing, and the runtime's word to the front
+      if (HOP_BY_HOP.contains(name) || name.equals(ROTATED)
+          || name.equals(RequestIds.HEADER_LOWER)) {
+        continue; // the framing, the runtime's word to the front, the front's own id (set)
       }
       if (name.equals("set-cookie")
           && header.getValue().trim().startsWith(ConnectionCookie.NAME + "=")) {
-        strippedCookie(); // the application never sets cryo's cookie
+        strippedCookie(requestId); // the application never sets cryo's cookie
         continue;
       }
       response.getHeaders().add(header.getKey(), header.getValue());
@@ -207,10 +211,10 @@ final class ApplicationHandler extends Handler.Abstract {
       new java.util.concurrent.atomic.AtomicBoolean();
 
   /** Says once per process that an application's {@code Set-Cookie} of cryo's cookie was removed. */
-  private static void strippedCookie() {
+  private static void strippedCookie(String requestId) {
     if (STRIPPED_LOGGED.compareAndSet(false, true)) {
-      LOG.log(System.Logger.Level.WARNING, "the application answered with a Set-Cookie of "
-          + ConnectionCookie.NAME + ", the runtime's own cookie; it was removed from the reply"
+      LOG.log(System.Logger.Level.WARNING, "request " + requestId + ": the application answered"
+          + " with a Set-Cookie of " + ConnectionCookie.NAME + ", the runtime's own cookie; it was removed from the reply"
           + " (and will be each time, said only once): the browser kept its cookie. To end a"
           + " connection call call.logout(), to drop a user call.forget()");
     }
@@ -220,13 +224,18 @@ final class ApplicationHandler extends Handler.Abstract {
     Refusals.answered(listener, status, System.nanoTime() - arrived);
   }
 
-  /** The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie. */
+  /**
+   * The request's headers as they reach a worker: no hop-by-hop header, no cryo cookie, no
+   * {@value RequestIds#HEADER} of the client's (the front adds its own: {@link RequestIds}).
+   * A new list, the caller's to add to.
+   */
   static List<Map.Entry<String, String>> headersOf(
       org.eclipse.jetty.server.Request request) {
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (HttpField field : request.getHeaders()) {
       String name = field.getLowerCaseName();
-      if (HOP_BY_HOP.contains(name) || name.startsWith("sec-websocket-")) {
+      if (HOP_BY_HOP.contains(name) || name.startsWith("sec-websocket-")
+          || name.equals(RequestIds.HEADER_LOWER)) {
         continue;
       }
       String value = field.getValue();

@@ -87,7 +87,7 @@ public final class Front implements AutoCloseable {
         budget, sockets), new ClientScript());
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
-    server.setHandler(upgrade);
+    server.setHandler(new RequestIds(upgrade)); // outermost: every answer names its request
     server.setErrorHandler(new JsonErrors()); // Jetty's own refusals: JSON, as the front's
     this.bind = builder.bind;
   }

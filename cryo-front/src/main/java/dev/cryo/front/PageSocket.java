@@ -132,9 +132,60 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
 
   /** Ends a call's count in flight; the last one of a retired socket closes it. */
   private void callEnded() {
-    if (inFlight.decrementAndGet() == 0 && retired.get()) {
-      closeRetired();
+    if (inFlight.decrementAndGet() == 0) {
+      if (retired.get()) {
+        closeRetired();
+      } else if (lastPageClosed.get() && pages.isEmpty()) {
+        closePageClosed();
+      }
     }
+  }
+
+  /** The close code of a socket whose last page the server closed: {@value}. */
+  static final int PAGE_CLOSED = 4404;
+
+  /** The close reason of a socket whose last page the server closed. */
+  static final String PAGE_CLOSED_REASON = "page_closed";
+
+  /** Set once the server closed the last page this socket had. */
+  private final AtomicBoolean lastPageClosed = new AtomicBoolean();
+
+  /**
+   * Page {@code page} was closed for good by the server (the application's {@code closePage}, a
+   * drop order): it leaves this socket, which tells its client. When it was the socket's last page
+   * the socket is closed with {@value #PAGE_CLOSED} {@code page_closed} — once the calls in flight
+   * are answered (the call that closed the page may be one of them) — and a client must not open
+   * that page again; otherwise the socket writes {@code {"type":"page_closed","page":P}} and stays
+   * open for its other pages. Any thread; must not block (the commander calls it folding).
+   */
+  void pageClosed(String page) {
+    if (!pages.remove(page)) {
+      return;
+    }
+    registry.unbind(page, this);
+    if (page.equals(lastPage)) {
+      lastPage = null; // a call naming no page names no closed page
+    }
+    if (!pages.isEmpty()) {
+      ObjectNode message = JSON.createObjectNode();
+      message.put("type", "page_closed");
+      message.put("page", page);
+      send(message);
+      return;
+    }
+    lastPageClosed.set(true);
+    if (inFlight.get() == 0) {
+      closePageClosed();
+    }
+  }
+
+  /** Closes a socket whose last page the server closed (4404), once its calls are answered. */
+  private void closePageClosed() {
+    Session current = session;
+    if (current != null) {
+      current.close(PAGE_CLOSED, PAGE_CLOSED_REASON, Callback.NOOP);
+    }
+    end();
   }
 
   /** The refusal of a call or an open on a retired socket ({@link #retire}). */
@@ -301,6 +352,8 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     JsonNode body = message.get("body");
     List<Map.Entry<String, String>> headers = new ArrayList<>(handshakeHeaders);
     headers.add(new SimpleImmutableEntry<>(PAGE_HEADER, page));
+    String requestId = RequestIds.mint(); // each call a request of its own
+    headers.add(new SimpleImmutableEntry<>(RequestIds.HEADER_LOWER, requestId));
     byte[] bytes = new byte[0];
     if (body != null && !body.isNull()) {
       headers.add(new SimpleImmutableEntry<>("content-type", "application/json"));
@@ -320,12 +373,13 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     Thread.ofVirtual().name("cryo-socket-call").start(() -> {
       try {
         Reply reply = upstream.serve(request);
-        send(replyOf(id, RuntimeReplies.forClient(reply)));
+        send(replyOf(id, RuntimeReplies.forClient(reply, requestId), requestId));
         if (Reply.ROTATED_ENDED.equals(reply.header(Reply.ROTATED_HEADER))) {
           registry.retire(connection, null); // a logout by a socket call: its cookie is dead
         }
       } catch (RuntimeException e) {
-        LOG.log(Level.ERROR, "a socket call of connection " + connection + " failed", e);
+        LOG.log(Level.ERROR, "request " + requestId + ": a socket call of connection "
+            + connection + " failed", e);
         send(error(id, 500, "internal", "the call failed in the front; it may not have run"));
       } finally {
         budget.release(taken);
@@ -435,14 +489,16 @@ public final class PageSocket implements Session.Listener.AutoDemanding {
     return node;
   }
 
-  private static ObjectNode replyOf(JsonNode id, Reply reply) {
+  /** The reply to call {@code id}, which the front numbered {@code requestId} (a header). */
+  private static ObjectNode replyOf(JsonNode id, Reply reply, String requestId) {
     ObjectNode node = reply(id, reply.status());
     ObjectNode headers = node.putObject("headers");
+    headers.put(RequestIds.HEADER_LOWER, requestId);
     String type = "";
     for (Map.Entry<String, String> header : reply.headers()) {
       String name = header.getKey().toLowerCase(Locale.ROOT);
-      if (name.equals("set-cookie")) {
-        continue; // a socket sets no cookie; the browser's stays as it is
+      if (name.equals("set-cookie") || name.equals(RequestIds.HEADER_LOWER)) {
+        continue; // a socket sets no cookie; the browser's stays as it is; the id is the front's
       }
       headers.put(name, header.getValue());
       if (name.equals("content-type")) {

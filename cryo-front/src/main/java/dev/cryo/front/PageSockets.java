@@ -165,6 +165,24 @@ final class PageSockets implements PushSink, SocketStats {
     stale.forEach(PageSocket::retire);
   }
 
+  /**
+   * Tells every socket of {@code connection} bound to {@code page} that the server closed the page
+   * ({@link PageSocket#pageClosed}): a socket left without pages is closed with
+   * {@value PageSocket#PAGE_CLOSED} {@code page_closed}. Thread-safe; never blocks.
+   */
+  @Override
+  public void pageClosed(String connection, String page) {
+    Set<PageSocket> sockets = byPage.get(page);
+    if (sockets == null) {
+      return;
+    }
+    for (PageSocket socket : Set.copyOf(sockets)) {
+      if (socket.connection().equals(connection)) {
+        socket.pageClosed(page);
+      }
+    }
+  }
+
   /** Whether any page is bound to a socket now (a socket bound to no page gets no push). */
   @Override
   public boolean anyBound() {

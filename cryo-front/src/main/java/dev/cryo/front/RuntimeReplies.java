@@ -26,7 +26,12 @@ final class RuntimeReplies {
    * ({@link Reply#ROTATED_HEADER}, read before and removed here).
    */
   static Reply forClient(Reply reply) {
-    return forClient(reply, false);
+    return forClient(reply, false, null);
+  }
+
+  /** As {@link #forClient(Reply)}, for the request the front numbered {@code requestId}. */
+  static Reply forClient(Reply reply, String requestId) {
+    return forClient(reply, false, requestId);
   }
 
   /**
@@ -37,7 +42,8 @@ final class RuntimeReplies {
    * which gets the sentence as plain text.
    */
   static Reply forClient(Reply reply, List<Map.Entry<String, String>> requestHeaders) {
-    return forClient(reply, speaksJson(requestHeaders));
+    return forClient(reply, speaksJson(requestHeaders),
+        RequestIds.in(requestHeaders));
   }
 
   /** Whether a request's client reads JSON: anything but one asking for a page. */
@@ -54,12 +60,12 @@ final class RuntimeReplies {
     return true;
   }
 
-  private static Reply forClient(Reply reply, boolean json) {
+  private static Reply forClient(Reply reply, boolean json, String requestId) {
     if (!reply.runtimeReply()) {
       return reply.header(Reply.ROTATED_HEADER) == null ? reply : withoutRotation(reply);
     }
-    LOG.log(System.Logger.Level.DEBUG, () -> "a reply of the run's own, " + reply.status() + ": "
-        + reply.bodyText().strip());
+    LOG.log(System.Logger.Level.DEBUG, () -> (requestId == null ? "" : "request " + requestId
+        + ": ") + "a reply of the run's own, " + reply.status() + ": " + reply.bodyText().strip());
     List<Map.Entry<String, String>> headers = new ArrayList<>();
     for (Map.Entry<String, String> header : reply.headers()) {
       if (!header.getKey().equalsIgnoreCase(Reply.RUNTIME_HEADER)

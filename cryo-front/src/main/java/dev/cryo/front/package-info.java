@@ -33,7 +33,13 @@
  *       without a known cookie, or with a retired one, is closed 1008; a rotation closes the
  *       sockets opened with the value it retired), pass an Origin gate, and are bounded (message
  *       size, calls in flight, the outbound queue). A freeze or a move of a user never touches
- *       them; a push is written to them by the front, so it wakes nobody.
+ *       them; a push is written to them by the front, so it wakes nobody. A page the server
+ *       closed for good ({@code Upstream.pushSink}'s {@code pageClosed}, as the commander folds a
+ *       {@code drop_page}) leaves its sockets: one left without pages is closed 4404
+ *       {@code page_closed} once its calls in flight are answered.
+ *   <li>Every request and every socket call gets an id the front mints ({@code RequestIds}),
+ *       never the client's: it goes to the worker as {@code Cryo-Request-Id}, comes back in the
+ *       reply's, and names the request in the front's lines about it.
  *   <li>The browser client, {@code /_cryo/cryo.js} (docs/client.md), is a resource of this
  *       package served by the front itself ({@code ClientScript}): like every {@code /_cryo/}
  *       path it reaches no worker and mints no cookie. Its protocol is the page socket's; a

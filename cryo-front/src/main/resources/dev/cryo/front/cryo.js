@@ -5,10 +5,14 @@
  * page's channel on it, calls the application's routes over it (a promise per call), hands the
  * application's pushes to whoever subscribed to their kind, pings while it is open, and when the
  * socket drops it reconnects with a growing, jittered delay and opens the page's channel again,
- * telling the page each step. No dependencies; defines one global, Cryo.
+ * telling the page each step — unless the server closed the page for good (close code 4404,
+ * "page_closed"): then it stops and says so. No dependencies; defines one global, Cryo.
  */
 (function (global) {
   "use strict";
+
+  /** The close code of a socket whose page the server closed for good (docs/socket.md). */
+  var PAGE_CLOSED = 4404;
 
   var DEFAULTS = {
     timeout: 15000,     // ms a call waits for its reply before it is rejected ("timeout")
@@ -21,7 +25,7 @@
   /**
    * What a call rejects with. status: the reply's HTTP status, 0 when no reply came; reason: a
    * machine-readable word (the body's "error" when the reply has one; else socket_down,
-   * socket_closed, timeout, network or closed); body: the reply's body (JSON value or text),
+   * socket_closed, page_closed, timeout, network or closed); body: the reply's body (JSON value or text),
    * headers: its headers (names in lower case).
    */
   function CryoError(message, fields) {
@@ -90,7 +94,8 @@
    * The client of one page: see Cryo.connect. States: "connecting" (the first socket is being
    * opened), "open" (the page's channel is open: calls go), "reconnecting" (the socket dropped; the
    * next attempt is due in `delay` ms), "refused" (the server refused the page's channel; no more
-   * attempts), "closed" (closed by the page).
+   * attempts), "page_closed" (the server closed the page for good; no more attempts), "closed"
+   * (closed by the page).
    */
   function Client(options) {
     this._options = options;
@@ -264,6 +269,11 @@
       try { message = JSON.parse(event.data); } catch (e) { return; }
       if (message.type === "push") {
         if (message.page === self._page) self._push(message);
+      } else if (message.type === "page_closed") {
+        if (message.page === self._page) {
+          self._pageClosed(null, null);
+          socket.close(1000, "the page was closed by the server");
+        }
       } else if (message.id === openId) {
         clearTimeout(unanswered);
         self._opened(socket, message);
@@ -277,7 +287,11 @@
     };
     socket.onclose = function (event) {
       clearTimeout(unanswered);
-      self._dropped(socket, event.code, event.reason);
+      if (event.code === PAGE_CLOSED && self._socket === socket) {
+        self._pageClosed(event.code, event.reason);
+      } else {
+        self._dropped(socket, event.code, event.reason);
+      }
     };
   };
 
@@ -301,6 +315,22 @@
       }
     }, this._options.pingEvery);
     this._setState({ state: "open" });
+  };
+
+  /**
+   * The server closed the page for good (the application's closePage): the client stops — no
+   * reconnect, since the page is gone — fails the calls still waiting (page_closed) and reports
+   * the state "page_closed" with the close's code and reason.
+   */
+  Client.prototype._pageClosed = function (code, reason) {
+    if (this._state === "closed" || this._state === "page_closed") return;
+    this._socket = null;
+    clearInterval(this._ping);
+    clearTimeout(this._retry);
+    if (global.removeEventListener) global.removeEventListener("online", this._online);
+    this._failAll("page_closed", "the server closed the page before the reply; the call may have"
+        + " run");
+    this._setState({ state: "page_closed", code: code, reason: reason || "page_closed" });
   };
 
   Client.prototype._dropped = function (socket, code, reason) {

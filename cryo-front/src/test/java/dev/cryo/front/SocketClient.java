@@ -69,6 +69,7 @@ public final class SocketClient implements WebSocket.Listener {
 
   @Override
   public CompletableFuture<?> onClose(WebSocket webSocket, int statusCode, String reason) {
+    closeReason = reason;
     closed.complete(statusCode);
     return null;
   }
@@ -115,6 +116,18 @@ public final class SocketClient implements WebSocket.Listener {
         return message;
       }
     }
+  }
+
+  private volatile String closeReason;
+
+  /** Whether the front has closed the socket (or it failed) by now. */
+  public boolean isClosed() {
+    return closed.isDone();
+  }
+
+  /** The close reason the front sent, once {@link #closeCode()} returned; null before. */
+  public String closeReason() {
+    return closeReason;
   }
 
   /** The close code the front sent (-1 for an error), waiting (bounded). */

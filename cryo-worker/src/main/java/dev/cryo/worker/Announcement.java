@@ -19,9 +19,17 @@ import java.util.Objects;
  *     connection; for {@link AnnouncementKind#NEW_PAGE} the connection the page belongs to; null otherwise
  * @param generation the generation the worker holds the user at as it announces
  *     ({@link dev.cryo.wire.protocol.Grant}); 0 for a worker alone and for a user it does not hold
+ * @param request the id of the request whose call caused the change, published on the thread
+ *     serving it ({@link Announcer#causedBy}); null for a change no request caused
  */
 public record Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
-    String detail, long generation) {
+    String detail, long generation, String request) {
+
+  /** An announcement no request caused. */
+  public Announcement(long sequence, AnnouncementKind kind, String user, List<String> keys,
+      String detail, long generation) {
+    this(sequence, kind, user, keys, detail, generation, null);
+  }
 
   /** Checks the parts and copies the keys. */
   public Announcement {

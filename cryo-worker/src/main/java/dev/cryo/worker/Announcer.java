@@ -49,7 +49,32 @@ final class Announcer {
   /** Numbers and queues one announcement; call {@link #deliver()} once the caller's locks are released. */
   synchronized void publish(AnnouncementKind kind, String user, List<String> keys, String detail) {
     queue.add(new Announcement(++published, kind, user, keys, detail,
-        generations.applyAsLong(user)));
+        generations.applyAsLong(user), CAUSE.get()));
+  }
+
+  /** The request the current thread serves, while it serves it ({@link #causedBy}). */
+  private static final ThreadLocal<String> CAUSE = new ThreadLocal<>();
+
+  /**
+   * Runs {@code action} with {@code requestId} named as the cause of every announcement the
+   * current thread publishes meanwhile (on any worker): a call's admission, its pages, its login,
+   * its drops. One made on another thread — by work a handler started — names none. Puts back what
+   * was named before.
+   *
+   * @param requestId the request's id ({@code Cryo-Request-Id}), or null for none
+   */
+  static <T> T causedBy(String requestId, java.util.function.Supplier<T> action) {
+    String before = CAUSE.get();
+    CAUSE.set(requestId);
+    try {
+      return action.get();
+    } finally {
+      if (before == null) {
+        CAUSE.remove();
+      } else {
+        CAUSE.set(before);
+      }
+    }
   }
 
   /** Publishes one announcement per key-less kind naming one key. */

@@ -1,5 +1,6 @@
 package dev.cryo.worker;
 
+import dev.cryo.app.Call;
 import dev.cryo.app.CallHost;
 import dev.cryo.app.CryoApplication;
 import dev.cryo.app.Dispatcher;
@@ -338,8 +339,10 @@ public final class AppHost {
     } catch (IllegalArgumentException e) {
       throw new WorkerException(RefusalReason.BAD_REQUEST, call.user(), e.getMessage(), e);
     }
-    return serve(worker, Arrival.of(call), request, move, Boolean.TRUE.equals(call.socketless()),
-        call.credential(), call.successor());
+    Request served = request;
+    return Announcer.causedBy(request.header(Call.REQUEST_ID_HEADER), () -> serve(worker,
+        Arrival.of(call), served, move, Boolean.TRUE.equals(call.socketless()), call.credential(),
+        call.successor()));
   }
 
   /**

@@ -130,7 +130,7 @@ final class WireEndpoint implements WireHandler, AnnouncementListener {
   private static byte[] message(Announcement announcement) {
     return ProtocolCodec.write(new AnnouncementMessage(announcement.sequence(),
         announcement.kind().code(), announcement.user(), announcement.keys(),
-        announcement.detail(), announcement.generation()));
+        announcement.detail(), announcement.generation(), announcement.request()));
   }
 
   @Override

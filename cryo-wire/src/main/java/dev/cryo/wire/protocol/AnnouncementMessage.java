@@ -15,9 +15,18 @@ import java.util.Objects;
  *     connection the page belongs to; null otherwise
  * @param generation the generation the worker holds the user at ({@link Grant}); 0 for a worker
  *     alone, and for a user it no longer holds
+ * @param request the id of the request whose call caused the change (the front's
+ *     {@code Cryo-Request-Id}, which the commander's event log prints beside the fold); null for
+ *     a change no request caused (a freeze, a drop of the worker's own) or a worker that tells none
  */
 public record AnnouncementMessage(long seq, String kind, String user, List<String> keys,
-    String detail, long generation) {
+    String detail, long generation, String request) {
+
+  /** An announcement no request caused. */
+  public AnnouncementMessage(long seq, String kind, String user, List<String> keys, String detail,
+      long generation) {
+    this(seq, kind, user, keys, detail, generation, null);
+  }
 
   /** Checks the required parts and copies the keys. */
   public AnnouncementMessage {

@@ -18,7 +18,10 @@ import java.util.Objects;
  * @param method the HTTP method
  * @param path the path, decoded by the front
  * @param query the raw query string, "" for none
- * @param headers the request's headers, each {@code [name, value]}
+ * @param headers the request's headers, each {@code [name, value]}; among them
+ *     {@code cryo-request-id}, the id the front minted for the request (never the client's), which
+ *     the application reads as {@code call.requestId()} and the announcements the call causes
+ *     carry ({@link AnnouncementMessage#request()})
  * @param body the request's body, empty for none
  * @param move for a move route, what the move did; null otherwise
  * @param socketless true when no page socket was open in the whole run as the commander sent the

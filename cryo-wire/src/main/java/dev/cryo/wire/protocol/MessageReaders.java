@@ -206,6 +206,7 @@ final class MessageReaders {
     String user = null;
     List<String> keys = null;
     String detail = null;
+    String request = null;
     long generation = 0;
     boolean generationSeen = false;
     for (String field = json.nextFieldName(); field != null; field = json.nextFieldName()) {
@@ -223,13 +224,14 @@ final class MessageReaders {
         case "user" -> user = FieldValues.string(json, type, field);
         case "keys" -> keys = FieldValues.strings(json, type, field);
         case "detail" -> detail = FieldValues.string(json, type, field);
+        case "request" -> request = FieldValues.string(json, type, field);
         default -> json.skipChildren();
       }
     }
     if (!seqSeen || !generationSeen) {
       throw FieldValues.missing(type, seqSeen ? "generation" : "seq");
     }
-    return new AnnouncementMessage(seq, kind, user, keys, detail, generation);
+    return new AnnouncementMessage(seq, kind, user, keys, detail, generation, request);
   }
 
   private static UserOrder userOrder(JsonParser json) throws IOException {

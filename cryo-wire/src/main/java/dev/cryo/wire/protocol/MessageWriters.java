@@ -42,6 +42,7 @@ final class MessageWriters {
   private static final SerializedString KIND = new SerializedString("kind");
   private static final SerializedString KEYS = new SerializedString("keys");
   private static final SerializedString DETAIL = new SerializedString("detail");
+  private static final SerializedString REQUEST = new SerializedString("request");
   private static final SerializedString OF_QUIT = new SerializedString("ofQuit");
   private static final SerializedString OUTCOME = new SerializedString("outcome");
   private static final SerializedString MESSAGE = new SerializedString("message");
@@ -151,6 +152,7 @@ final class MessageWriters {
     string(json, DETAIL, announcement.detail());
     json.writeFieldName(GENERATION);
     json.writeNumber(announcement.generation());
+    string(json, REQUEST, announcement.request());
     json.writeEndObject();
   }
 

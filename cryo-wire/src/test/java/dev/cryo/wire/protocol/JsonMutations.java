@@ -21,7 +21,7 @@ final class JsonMutations {
   private static final List<String> NAMES = List.of("user", "connection", "admit", "generation",
       "parcelGeneration", "method", "path", "query", "headers", "body", "move", "socketless", "from",
       "to", "refused", "status",
-      "watermark", "seq", "kind", "keys", "detail", "ofQuit", "outcome", "message", "target", "key",
+      "watermark", "seq", "kind", "keys", "detail", "request", "ofQuit", "outcome", "message", "target", "key",
       "data", "pages", "written", "later", "x", "", "\u00e9t\u00e9", "us\\u0065r");
   private static final List<String> SCALARS = List.of("null", "true", "false", "0", "1", "-1",
       "2", "200", "-0", "5.0", "5.7", "-5.7", "1e2", "1E-2", "1.5e300", "2147483648",

@@ -86,8 +86,8 @@ final class MessageArbitraries {
     Arbitrary<String> kinds = Arbitraries.oneOf(Arbitraries.of(AnnouncementKind.values())
         .map(AnnouncementKind::code), text());
     return Combinators.combine(Arbitraries.longs(), kinds, nullableText(),
-        text().list().ofMaxSize(6).injectNull(0.1), nullableText(), Arbitraries.longs())
-        .as(AnnouncementMessage::new);
+        text().list().ofMaxSize(6).injectNull(0.1), nullableText(), Arbitraries.longs(),
+        nullableText()).as(AnnouncementMessage::new);
   }
 
   static Arbitrary<UserOrder> userOrders() {
