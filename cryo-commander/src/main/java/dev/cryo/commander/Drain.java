@@ -211,8 +211,7 @@ final class Drain {
     end.put("frozen", now.frozen());
     end.put("what_to_do", DrainReport.WHAT_TO_DO);
     end.put("took_ms", report.took().toMillis());
-    routing.note("drain_refused", end);
-    LOG.log(Level.ERROR, report.summary());
+    routing.note("drain_refused", end); // the caller prints the summary
     return report;
   }
 
