@@ -17,6 +17,7 @@ final class TmpfsHome implements AutoCloseable {
 
   private final Path directory;
   private final Path filler;
+  private Thread keeper;
 
   private TmpfsHome(Path directory) {
     this.directory = directory;
@@ -53,13 +54,42 @@ final class TmpfsHome implements AutoCloseable {
     }
   }
 
-  /** Gives the space back. */
-  void empty() throws IOException {
+  /**
+   * Keeps the file system full until {@link #empty}: what the run frees (a cut-back log, a replaced
+   * file) is taken again within a few milliseconds, as a disk other writers keep full would.
+   */
+  void keepFull() throws IOException {
+    fill();
+    keeper = Thread.ofPlatform().daemon().name("tmpfs-keeper").start(() -> {
+      byte[] page = new byte[4096];
+      try (OutputStream out = Files.newOutputStream(filler, java.nio.file.StandardOpenOption
+          .APPEND)) {
+        while (!Thread.currentThread().isInterrupted()) {
+          try {
+            out.write(page);
+          } catch (IOException full) {
+            Thread.sleep(2); // full again: look once more in a moment
+          }
+        }
+      } catch (IOException | InterruptedException e) {
+        // emptied or interrupted: the keeper ends
+      }
+    });
+  }
+
+  /** Gives the space back (stopping a {@link #keepFull} first). */
+  void empty() throws IOException, InterruptedException {
+    if (keeper != null) {
+      keeper.interrupt();
+      keeper.join();
+      keeper = null;
+    }
     Files.deleteIfExists(filler);
   }
 
   @Override
   public void close() throws IOException, InterruptedException {
+    empty();
     new ProcessBuilder("umount", "-l", directory.toString()).inheritIO().start()
         .waitFor(30, TimeUnit.SECONDS);
   }
