@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The first pass of a drain: every awake user is ordered to freeze, one order per user, while his
@@ -24,7 +25,9 @@ import java.util.concurrent.TimeoutException;
  * worker; ordered one by one, a user the worker could not write stays alive where he was, and
  * the drain can decline to commit and hand the run back to serving ({@link Drain}).
  *
- * <p>A worker's users are ordered in batches of {@value #BATCH} at once. An order not answered
+ * <p>A worker's users are ordered in batches of {@value #BATCH} at once; once any worker refused
+ * one, no further batch is sent (the drain is refused: the fewer users frozen meanwhile, the fewer
+ * must wake from the freezer). An order not answered
  * within the pass's deadline (a call of his stuck past the drain's grace) is no verdict: that user
  * is left to the worker's quit, which cuts his call after the grace as before. A worker that dies
  * meanwhile is no verdict either: its death names its users.
@@ -55,10 +58,11 @@ final class DrainFreezes {
    */
   Map<String, String> run(List<String> names, Duration grace) throws InterruptedException {
     Map<String, String> refused = new TreeMap<>();
+    AtomicBoolean seen = new AtomicBoolean();
     List<Thread> threads = new ArrayList<>();
     for (String name : names) {
       threads.add(Thread.ofVirtual().name("cryo-drain-freeze-" + name).start(() -> {
-        Map<String, String> mine = freezeAll(name, grace);
+        Map<String, String> mine = freezeAll(name, grace, seen);
         synchronized (refused) {
           refused.putAll(mine);
         }
@@ -72,7 +76,7 @@ final class DrainFreezes {
     }
   }
 
-  private Map<String, String> freezeAll(String name, Duration grace) {
+  private Map<String, String> freezeAll(String name, Duration grace, AtomicBoolean seen) {
     Map<String, String> refused = new LinkedHashMap<>();
     WorkerHandle handle = supervisor.running(name).orElse(null);
     if (handle == null) {
@@ -80,14 +84,18 @@ final class DrainFreezes {
     }
     long deadline = System.nanoTime() + grace.toNanos();
     List<String> users = routing.usersOn(name);
-    for (int from = 0; from < users.size(); from += BATCH) {
+    for (int from = 0; from < users.size() && !seen.get(); from += BATCH) {
       Map<String, CompletableFuture<byte[]>> orders = new LinkedHashMap<>();
       for (String user : users.subList(from, Math.min(users.size(), from + BATCH))) {
         if (routing.locate(user) instanceof OnWorker on && on.worker().equals(name)) {
           UserOrder order = on.generation() == 0 ? UserOrder.of(user)
               : UserOrder.of(user, on.generation());
-          orders.put(user, handle.wire().orderCall(Methods.FREEZE_USER,
-              ProtocolCodec.write(order), orderTimeout));
+          try {
+            orders.put(user, handle.wire().orderCall(Methods.FREEZE_USER,
+                ProtocolCodec.write(order), orderTimeout));
+          } catch (RuntimeException e) {
+            break; // the wire refused the order (closed): the quit or the death decides
+          }
         }
       }
       for (Map.Entry<String, CompletableFuture<byte[]>> order : orders.entrySet()) {
@@ -99,6 +107,7 @@ final class DrainFreezes {
           if (FreezeResult.FAILED.equals(result.outcome())) {
             refused.put(order.getKey(), "worker " + name + " could not freeze him ("
                 + result.message() + ")");
+            seen.set(true); // the drain is refused: no more batches, fewer users to wake
           }
         } catch (TimeoutException e) {
           // no verdict: the quit cuts his call after the grace
