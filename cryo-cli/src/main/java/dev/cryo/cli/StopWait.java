@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code cryo stop --wait}: after a request was written, waits for what the run made of it. The run
- * ended ({@code run.json} marked ended, or another run there): exit 0. The request is gone while the
- * same run still runs: the run withdrew it because it refused the drain (a user could not be
+ * {@code cryo stop --wait}: after a request was written, waits for what the run made of it. The
+ * run ended ({@code run.json} marked ended, or another run there): exit 0. The request is gone
+ * while the same run still runs: the run withdrew it because it refused the drain (a user could not be
  * written; it serves on), and the line names who stays and why from the run's last
  * {@code drain_refused} event, or says that the event still waits for space: exit
  * {@link ExitCodes#CANNOT_WRITE}. The server's process gone without ending its run: exit

@@ -26,8 +26,9 @@ final class TmpfsHome implements AutoCloseable {
 
   /** Mounts a tmpfs of {@code megabytes} at {@code directory}, or skips the test saying why. */
   static TmpfsHome mount(Path directory, int megabytes) throws IOException, InterruptedException {
-    Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m,mode=0700",
-        "tmpfs", directory.toString()).redirectErrorStream(true).start();
+    Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o",
+        "size=" + megabytes + "m,mode=0700", "tmpfs", directory.toString())
+        .redirectErrorStream(true).start();
     String said = new String(mount.getInputStream().readAllBytes()).trim();
     boolean done = mount.waitFor(30, TimeUnit.SECONDS) && mount.exitValue() == 0;
     assumeTrue(done, "this test needs a small tmpfs (a full disk) and mount is not permitted"

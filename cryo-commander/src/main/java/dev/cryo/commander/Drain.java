@@ -33,7 +33,8 @@ import java.util.function.Consumer;
  * working freezer and wake on their next request. A new drain may be asked once space returned.
  *
  * <p>Events: {@code drain_begun}, then {@code drain_refused} (who stays and why), or the quits',
- * then {@code drain_committed} (carried, lost, the reboot data) or {@code drain_failed}. Runs once, on its caller's thread; not thread-safe.
+ * then {@code drain_committed} (carried, lost, the reboot data) or {@code drain_failed}. Runs
+ * once, on its caller's thread; not thread-safe.
  *
  * <p>Fault injection, for the tests that kill a commander at each step of a drain: with the
  * system property {@value #PAUSE_PROPERTY} set to {@code begun} (nothing frozen yet),
