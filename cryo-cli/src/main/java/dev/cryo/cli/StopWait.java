@@ -14,9 +14,10 @@ import java.util.Optional;
 /**
  * {@code cryo stop --wait}: after a request was written, waits for what the run made of it. The
  * run ended ({@code run.json} marked ended, or another run there): exit 0. The request is gone
- * while the same run still runs: the run withdrew it because it refused the drain (a user could not be
- * written; it serves on), and the line names who stays and why from the run's last
- * {@code drain_refused} event, or says that the event still waits for space: exit
+ * while the same run still runs: the run withdrew it because it refused the drain (a user could
+ * not be written; it serves on), and the line names who stays and why from the
+ * {@code drain_refused} event written since the wait began, or says that the event still waits
+ * for space: exit
  * {@link ExitCodes#CANNOT_WRITE}. The server's process gone without ending its run: exit
  * {@link ExitCodes#UNAVAILABLE}. Polls every 100 ms; only reads.
  */
@@ -31,6 +32,8 @@ final class StopWait {
   static int until(RunDirectory directory, PrintWriter out)
       throws IOException, InterruptedException {
     String invocation = directory.loadRunState().map(RunState::invocationId).orElse(null);
+    Path events = directory.path().resolve("events.jsonl");
+    long seen = Files.isRegularFile(events) ? Files.size(events) : 0; // earlier refusals
     while (true) {
       Optional<RunState> run = directory.loadRunState();
       if (run.isEmpty() || run.get().hasEnded() || !run.get().invocationId().equals(invocation)) {
@@ -38,7 +41,7 @@ final class StopWait {
         return ExitCodes.OK;
       }
       if (!directory.readStopRequest().present()) {
-        out.println("refused: " + refusal(directory.path()));
+        out.println("refused: " + refusal(events, seen));
         return ExitCodes.CANNOT_WRITE;
       }
       if (ProcessHandle.of(run.get().pid()).map(p -> !p.isAlive()).orElse(true)) {
@@ -51,12 +54,15 @@ final class StopWait {
   }
 
   /** The run's refusal as its last {@code drain_refused} event says it. */
-  private static String refusal(Path home) {
+  private static String refusal(Path events, long seen) {
     String none = "the run refused the drain and serves on: a user could not be written (the"
         + " disk refused); its drain_refused event is not on disk yet (it waits for space), cryo"
         + " serve's output names who stays; " + dev.cryo.commander.DrainReport.WHAT_TO_DO;
     try {
-      List<String> lines = Files.readAllLines(home.resolve("events.jsonl"));
+      byte[] bytes = Files.readAllBytes(events);
+      int from = bytes.length >= seen ? (int) seen : 0; // rotated meanwhile: all of it
+      List<String> lines = new String(bytes, from, bytes.length - from,
+          java.nio.charset.StandardCharsets.UTF_8).lines().toList();
       for (int i = lines.size() - 1; i >= 0; i--) {
         if (!lines.get(i).contains("\"drain_refused\"")) {
           continue;
