@@ -163,7 +163,8 @@ final class SpareParcels {
    * @throws IOException when the file could not be made or written (what was written of it is
    *     removed) or renamed: nothing at the name was changed
    */
-  void placeFresh(SecureDirectoryStream<Path> folder, Path name, byte[] bytes) throws IOException {
+  synchronized void placeFresh(SecureDirectoryStream<Path> folder, Path name, byte[] bytes)
+      throws IOException {
     Path spare = null;
     FileChannel channel = null;
     for (int attempt = 0; channel == null; attempt++) {
