@@ -164,12 +164,13 @@ public final class StopCommand implements Callable<Integer> {
   }
 
   private int publish(RunDirectory directory, PrintWriter out) throws IOException {
+    long seen = await ? StopWait.eventsSeen(directory) : 0;
     StopDelivery delivery = directory.requestStop(mode);
     out.println(delivery.outcome().code() + ": " + Cryo.oneLine(delivery.message()));
     if (await && delivery.outcome() == StopDelivery.Outcome.WRITTEN) {
       out.flush();
       try {
-        return StopWait.until(directory, out);
+        return StopWait.until(directory, seen, out);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return ExitCodes.SOFTWARE;

@@ -28,12 +28,27 @@ final class StopWait {
 
   private StopWait() {}
 
-  /** Waits as the class says; prints one line; returns the exit code. */
-  static int until(RunDirectory directory, PrintWriter out)
+  /**
+   * How long the run's event log is now: taken before the request is published, so that only a
+   * refusal written after it is named.
+   */
+  static long eventsSeen(RunDirectory directory) {
+    try {
+      return Files.size(directory.path().resolve("events.jsonl"));
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * Waits as the class says; prints one line; returns the exit code.
+   *
+   * @param seen the event log's length before the request was published ({@link #eventsSeen})
+   */
+  static int until(RunDirectory directory, long seen, PrintWriter out)
       throws IOException, InterruptedException {
     String invocation = directory.loadRunState().map(RunState::invocationId).orElse(null);
     Path events = directory.path().resolve("events.jsonl");
-    long seen = Files.isRegularFile(events) ? Files.size(events) : 0; // earlier refusals
     while (true) {
       Optional<RunState> run = directory.loadRunState();
       if (run.isEmpty() || run.get().hasEnded() || !run.get().invocationId().equals(invocation)) {
