@@ -32,6 +32,14 @@ public final class ExitCodes {
   /** An unexpected failure inside cryo (a bug): the message says what. EX_SOFTWARE. */
   public static final int SOFTWARE = 70;
 
+  /**
+   * A drain could not write what it had to (a full disk). {@code cryo stop --wait}: the run
+   * refused the drain and serves on, keeping the users it could not write awake. {@code cryo
+   * serve}: its drain could not commit the reboot data; the journal is kept for the next start.
+   * EX_CANTCREAT.
+   */
+  public static final int CANNOT_WRITE = 73;
+
   /** The file system refused a read, write or removal. EX_IOERR. */
   public static final int IO = 74;
 

@@ -55,6 +55,11 @@ import picocli.CommandLine.Spec;
             + " long it took. The next cryo serve on DIR adopts DIR/reboot: every user comes back"
             + " frozen, his cookie resolves, and he wakes on his next request.",
         "",
+        "A drain that cannot write every user (a full disk) is refused: no worker quits,"
+            + " nothing is committed or deleted, and the serve does not exit: it prints who stays"
+            + " and why, keeps serving everyone, and drains again at the next Ctrl-C, SIGTERM or"
+            + " cryo stop once space returned (cryo stop --wait exits 73 meanwhile).",
+        "",
         "A second Ctrl-C or SIGTERM during a drain, or 'cryo stop --mode now', stops at once:"
             + " nothing is frozen and the next start wipes the freezer (users lose their state)."
             + " A serve killed with SIGKILL leaves its journal, and its workers freeze their users:"
@@ -70,6 +75,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         " 0:stopped",
+        "73:a drain quit its workers but could not commit the reboot data (a full disk): the"
+            + " journal is kept and the next start adopts it",
         "64:the command line is wrong",
         "65:the run directory, or a file or directory in it, is another user's, writable by"
             + " others, or a link or special file; or it is readable by others and no run"
@@ -416,7 +423,7 @@ final class ServeCommand implements Callable<Integer> {
         + directory + ", " + workers + " workers; Ctrl-C drains)");
     out.flush();
     stopped.await();
-    return ExitCodes.OK;
+    return stops.exitCode();
   }
 
   private dev.cryo.front.ClientLimits clientLimits() {

@@ -16,7 +16,14 @@ import sun.misc.Signal;
  * of {@code cryo stop}, drains: the commander admits nothing new, freezes everyone and commits the
  * reboot data, then the port closes and the serve exits 0. A second signal during the drain, or a
  * {@code now} request, stops at once (nothing more is frozen). A signal before the commander runs
- * stops at once, as there is nothing to drain. A signal the JVM found ignored at start (a background
+ * stops at once, as there is nothing to drain.
+ *
+ * <p>A drain that cannot write every user (a full disk) is refused by the commander: nobody was
+ * quit, nothing committed or deleted, and the run serves on. The serve then prints who stays and
+ * why and what to do, keeps serving them, and takes the next signal or {@code cryo stop} as a new
+ * drain (not as a stop now): it does not exit, since its workers hold the only copy of those users.
+ * A drain that quit its workers but could not commit the reboot data exits
+ * {@link ExitCodes#CANNOT_WRITE}. A signal the JVM found ignored at start (a background
  * job's SIGINT, {@code nohup}) stays ignored.
  *
  * <p>Threads: signals arrive on the JVM's signal thread and requests on the commander's; both only
@@ -31,6 +38,7 @@ final class ServeStop {
   private final Duration grace;
   private final PrintWriter err;
   private final AtomicInteger asked = new AtomicInteger();
+  private volatile int exitCode = ExitCodes.OK;
 
   ServeStop(AtomicReference<Commander> running, AtomicReference<Front> serving, Runnable now,
       CountDownLatch stopped, Duration grace, PrintWriter err) {
@@ -85,8 +93,19 @@ final class ServeStop {
   }
 
   private void drain(Commander commander) {
+    boolean servesOn = false;
     try {
       DrainReport report = commander.drain(grace, this::say);
+      if (report.refused()) {
+        // Nobody was quit and the run serves on: the users who stay are alive only here.
+        say(report.summary());
+        asked.set(0); // the next Ctrl-C, SIGTERM or cryo stop drains again
+        servesOn = true;
+        return;
+      }
+      if (!report.committed()) {
+        exitCode = ExitCodes.CANNOT_WRITE;
+      }
       Front front = serving.getAndSet(null);
       if (front != null) {
         front.close();
@@ -98,9 +117,20 @@ final class ServeStop {
     } catch (IllegalStateException e) {
       // closed meanwhile by a stop now: it said so
     } finally {
-      now.run(); // closes what is left; idempotent
-      stopped.countDown();
+      if (!servesOn) {
+        now.run(); // closes what is left; idempotent
+        stopped.countDown();
+      }
     }
+  }
+
+  /**
+   * The exit code of the serve once it stopped: {@link ExitCodes#OK}, or
+   * {@link ExitCodes#CANNOT_WRITE} when its drain could not commit the reboot data (the journal is
+   * kept, and the next start adopts it).
+   */
+  int exitCode() {
+    return exitCode;
   }
 
   private void stopNow(String why) {

@@ -46,6 +46,11 @@ import picocli.CommandLine.Spec;
         "  drain: admit nothing more, freeze every user, let every worker finish its step, exit.",
         "  now:   stop at once, as a Ctrl-C of the server; nothing more is frozen.",
         "",
+        "With --wait, waits after publishing until the run ended (exit 0), or the run refused"
+            + " its drain (exit 73): a user could not be written (a full disk), so no worker quit,"
+            + " nothing was committed or deleted, and the run serves on; the line names who stays"
+            + " and why (from DIR/events.jsonl's drain_refused). Free space, then ask again.",
+        "",
         "With --status, only reads (creates nothing) and prints: no request, a request (mode,"
             + " invocation, requested-at, whether it applies to the current run), or a request"
             + " that does not parse (and why; every server reads it as a drain). With --json, one"
@@ -71,6 +76,8 @@ import picocli.CommandLine.Spec;
         "65:run.json does not load, a link or non-directory stands at DIR, or DIR belongs to"
             + " another user, whose server would not act on this request (refused)",
         "66:no run.json in DIR, or no DIR: no server ran there (refused; nothing written)",
+        "69:--wait: the server's process is gone without ending its run (it was killed)",
+        "73:--wait: the run refused the drain (a user could not be written) and serves on",
         "74:the file system refused an operation"
     },
     footerHeading = "%nExamples:%n",
@@ -100,6 +107,11 @@ public final class StopCommand implements Callable<Integer> {
       + " and stop-request lie (default: $CRYO_HOME, else $XDG_STATE_HOME/cryo, else"
       + " ~/.local/state/cryo).")
   Path home;
+
+  @Option(names = "--wait", description = "After publishing, wait until the run ended (exit 0),"
+      + " or its drain was refused because a user could not be written (exit 73: the run serves"
+      + " on; the line names who stays and why).")
+  boolean await;
 
   @Option(names = "--status", description = "Only read and print what a reader finds.")
   boolean status;
@@ -152,8 +164,18 @@ public final class StopCommand implements Callable<Integer> {
   }
 
   private int publish(RunDirectory directory, PrintWriter out) throws IOException {
+    long seen = await ? StopWait.eventsSeen(directory) : 0;
     StopDelivery delivery = directory.requestStop(mode);
     out.println(delivery.outcome().code() + ": " + Cryo.oneLine(delivery.message()));
+    if (await && delivery.outcome() == StopDelivery.Outcome.WRITTEN) {
+      out.flush();
+      try {
+        return StopWait.until(directory, seen, out);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return ExitCodes.SOFTWARE;
+      }
+    }
     return switch (delivery.outcome()) {
       case WRITTEN -> WRITTEN;
       case ALREADY_THERE, EARLIER_RUN, UNPARSEABLE -> ALREADY_THERE;

@@ -500,6 +500,15 @@ public final class Commander implements AutoCloseable {
    * its quit first, so his users are frozen and carried. Hands over: the reboot data, and the
    * report naming every user carried and every one not carried, with why.
    *
+   * <p>A drain that cannot write every user is refused and does not close the run: before any
+   * worker quits, each awake user is ordered to freeze while his worker runs; when a worker
+   * answers that it could not write one (a full disk), no worker is quit, nothing is committed or
+   * deleted, the users it could not write stay awake and served on their workers, the run admits
+   * again and serves on, and the stop request acted upon is withdrawn ({@code drain_refused};
+   * {@link DrainReport#refused()} and {@link DrainReport#staying()} say who stays and why). The
+   * users frozen meanwhile are in the working freezer and wake on their next request. A new drain
+   * may be asked once space returned.
+   *
    * @param progress receives a line about every second (users left, per worker), and the line
    *     above when it waits; called on this thread
    * @return what the drain did; its {@link DrainReport#summary()} is the last line to print
@@ -515,15 +524,45 @@ public final class Commander implements AutoCloseable {
       throw e;
     }
     DrainReport report = null;
+    boolean servesOn = false;
     try {
-      occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30))); // no step from now on
       report = new Drain(home, routing, supervisor, quitter, freezer, config.clock(),
-          () -> journal.flush(), lifecycle::stopped)
-          .run(grace, progress);
+          () -> journal.flush(), lifecycle::stopped, config.orderTimeout())
+          .run(grace, progress,
+              () -> {
+                try {
+                  occupancyCheck.close(RELOAD_GRACE.plus(Duration.ofSeconds(30))); // no more steps
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      servesOn = report.refused() && servesOnAfterRefusal();
     } finally {
-      end(null, false, report != null && report.committed());
+      if (!servesOn) {
+        end(null, false, report != null && report.committed());
+      }
     }
     return report;
+  }
+
+  /**
+   * Hands a refused drain's run back to serving: starts allowed again, the stop request it acted
+   * upon withdrawn (a new one may be asked, and the tick acts on it). False when a stop now came
+   * meanwhile: the run ends as that stop says.
+   */
+  private boolean servesOnAfterRefusal() {
+    if (!lifecycle.drainRefused()) {
+      return false;
+    }
+    supervisor.resumeStarts();
+    try {
+      stopWatcher.withdraw();
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the refused drain's stop request could not be withdrawn; a new"
+          + " cryo stop finds it there: " + e);
+    }
+    stopRequested = false;
+    return true;
   }
 
   /** Whether {@code connectionId} is a connection the maps know (the front mints a new one otherwise). */

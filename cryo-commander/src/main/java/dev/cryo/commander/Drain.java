@@ -25,8 +25,16 @@ import java.util.function.Consumer;
  * ({@link RebootData#commit}). Users frozen before the drain are in the same root and in the item:
  * carried too. Progress (users left, per worker) is given to a callback about every second.
  *
- * <p>Events: {@code drain_begun}, the quits', then {@code drain_committed} (carried, lost, the
- * reboot data) or {@code drain_failed}. Runs once, on its caller's thread; not thread-safe.
+ * <p>Before any worker quits, every awake user is ordered to freeze while his worker still runs
+ * ({@link DrainFreezes}). When a worker answers that it could not write one of them (a full disk,
+ * a refused write), the drain stops there: no worker is quit, nothing is committed or deleted,
+ * those users stay alive and served on their workers, and the run serves on
+ * ({@code drain_refused}, {@link DrainReport#refused()}); the users frozen meanwhile are in the
+ * working freezer and wake on their next request. A new drain may be asked once space returned.
+ *
+ * <p>Events: {@code drain_begun}, then {@code drain_refused} (who stays and why), or the quits',
+ * then {@code drain_committed} (carried, lost, the reboot data) or {@code drain_failed}. Runs
+ * once, on its caller's thread; not thread-safe.
  *
  * <p>Fault injection, for the tests that kill a commander at each step of a drain: with the
  * system property {@value #PAUSE_PROPERTY} set to {@code begun} (nothing frozen yet),
@@ -49,6 +57,7 @@ final class Drain {
   private final Clock clock;
   private final Runnable beforeCommit;
   private final java.util.function.BooleanSupplier stoppedNow;
+  private final Duration orderTimeout;
 
   /**
    * A drain of the run in {@code home}.
@@ -58,8 +67,10 @@ final class Drain {
    * @param stoppedNow whether the run was stopped at once meanwhile: nothing is committed then
    */
   Drain(Path home, Routing routing, Supervisor supervisor, Quitter quitter, Freezer freezer,
-      Clock clock, Runnable beforeCommit, java.util.function.BooleanSupplier stoppedNow) {
+      Clock clock, Runnable beforeCommit, java.util.function.BooleanSupplier stoppedNow,
+      Duration orderTimeout) {
     this.stoppedNow = stoppedNow;
+    this.orderTimeout = orderTimeout;
     this.home = home;
     this.routing = routing;
     this.supervisor = supervisor;
@@ -71,6 +82,17 @@ final class Drain {
 
   /** Runs the drain; see the class description. Never throws for what the disk or workers do. */
   DrainReport run(Duration grace, Consumer<String> progress) throws InterruptedException {
+    return run(grace, progress, () -> { });
+  }
+
+  /**
+   * Runs the drain; see the class description. Never throws for what the disk or workers do.
+   *
+   * @param beforeQuits runs once every awake user was ordered to freeze and the drain goes on to
+   *     quit its workers (not when it is refused)
+   */
+  DrainReport run(Duration grace, Consumer<String> progress, Runnable beforeQuits)
+      throws InterruptedException {
     long begun = System.nanoTime();
     supervisor.holdStarts();
     List<String> names = new ArrayList<>();
@@ -91,6 +113,12 @@ final class Drain {
         + before.frozen() + " frozen already; stragglers cut after " + grace
         .toMillis() / 1000.0 + " s)");
     pauseAfter("begun", progress);
+    Map<String, String> staying = new DrainFreezes(routing, supervisor, orderTimeout)
+        .run(names, grace);
+    if (!staying.isEmpty()) {
+      return refused(staying, before.placed(), begun);
+    }
+    beforeQuits.run();
     boolean oneByOne = "first-quit".equals(System.getProperty(PAUSE_PROPERTY));
     List<CompletableFuture<QuitOutcome>> quits = new ArrayList<>();
     for (String name : names) {
@@ -164,6 +192,27 @@ final class Drain {
     end.put("failure", failure);
     end.put("took_ms", report.took().toMillis());
     routing.note(report.committed() ? "drain_committed" : "drain_failed", end);
+    return report;
+  }
+
+  /**
+   * The end of a drain that could not write every user: nothing is quit, committed or deleted;
+   * the users it could not write stay alive on their workers, and the run serves on
+   * ({@link Commander#drain} hands it back). Event {@code drain_refused}.
+   */
+  private DrainReport refused(Map<String, String> staying, int placedBefore, long begun) {
+    Routing.Counts now = routing.counts();
+    DrainReport report = new DrainReport(List.of(), Map.of(), List.of(), null,
+        "the freezer refused " + DrainReport.users(staying.size()) + " (" + String.join(", ",
+            staying.keySet()) + ")", Duration.ofNanos(System.nanoTime() - begun), staying);
+    Map<String, Object> end = new LinkedHashMap<>();
+    end.put("staying", staying);
+    end.put("frozen_meanwhile", Math.max(0, placedBefore - now.placed()));
+    end.put("awake", now.placed());
+    end.put("frozen", now.frozen());
+    end.put("what_to_do", DrainReport.WHAT_TO_DO);
+    end.put("took_ms", report.took().toMillis());
+    routing.note("drain_refused", end); // the caller prints the summary
     return report;
   }
 

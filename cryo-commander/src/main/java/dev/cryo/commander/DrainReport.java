@@ -20,16 +20,40 @@ import java.util.TreeSet;
  * @param failure why the drain could not commit (the working freezer then holds what was written),
  *     or null
  * @param took how long the drain took
+ * @param staying the users a refused drain could not write, each with why, sorted: they stay
+ *     alive and served on their workers, the run serves on, and nothing was quit, committed or
+ *     deleted ({@link #refused()}); empty when the drain went on to quit its workers
  */
 public record DrainReport(List<String> carriedUsers, Map<String, String> notCarried,
-    List<QuitOutcome> quits, Path rebootData, String failure, Duration took) {
+    List<QuitOutcome> quits, Path rebootData, String failure, Duration took,
+    Map<String, String> staying) {
 
-  /** Copies the lists and the map, sorted. */
+  /** What an operator does after a refused drain; in its event and its summary. */
+  public static final String WHAT_TO_DO = "free space in the freezer's file system, then ask the"
+      + " drain again (cryo stop, or SIGTERM / Ctrl-C of cryo serve); cryo stop --mode now would"
+      + " lose the users who stay";
+
+  /** Copies the lists and the maps, sorted. */
   public DrainReport {
     carriedUsers = List.copyOf(new TreeSet<>(carriedUsers));
     notCarried = java.util.Collections.unmodifiableMap(new TreeMap<>(notCarried));
+    staying = java.util.Collections.unmodifiableMap(new TreeMap<>(staying));
     quits = List.copyOf(quits);
     Objects.requireNonNull(took, "took");
+  }
+
+  /** A report of a drain that went on to quit its workers: nobody {@linkplain #staying stays}. */
+  public DrainReport(List<String> carriedUsers, Map<String, String> notCarried,
+      List<QuitOutcome> quits, Path rebootData, String failure, Duration took) {
+    this(carriedUsers, notCarried, quits, rebootData, failure, took, Map.of());
+  }
+
+  /**
+   * Whether the drain was refused because some users could not be written: the run was not
+   * stopped and serves on, those users ({@link #staying}) alive on their workers.
+   */
+  public boolean refused() {
+    return !staying.isEmpty();
   }
 
   /** How many users were carried. */
@@ -52,6 +76,14 @@ public record DrainReport(List<String> carriedUsers, Map<String, String> notCarr
     String time = String.format(java.util.Locale.ROOT, "%.1f s", took.toMillis() / 1000.0);
     String left = notCarried.isEmpty() ? "" : ", " + notCarried.size() + " not carried "
         + notCarried;
+    if (refused()) {
+      return "cryo: the drain was refused: " + users(staying.size()) + " could not be written and"
+          + (staying.size() == 1 ? " stays" : " stay") + " awake and served on "
+          + (staying.size() == 1 ? "his worker " : "their workers ") + staying
+          + "; nothing was committed or deleted, and the run serves on (the users frozen"
+          + " meanwhile are in the working freezer and wake on their next request): " + WHAT_TO_DO
+          + "; it took " + time;
+    }
     if (!committed()) {
       return "cryo: the drain did not commit (" + failure + "); " + users(carried())
           + (carried() == 1 ? " is" : " are") + " frozen in the working freezer, which the next"

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
  *   STARTING ──► SERVING ◄──► RELOADING  (a reload; the replacement of a worker whose heap stays full)
  *      │            │    ◄──► SHRINKING  (the close of a spare worker; the quit of one worker)
  *      │            ├──► DRAINING ──► STOPPING ──► CLOSED
+ *      │            ◄──────┘ (a drain refused: a user could not be written)
  *      └────────────┴───────────────► STOPPING ──► CLOSED   (a stop now, a start given up)
  * </pre>
  *
@@ -26,6 +27,8 @@ import java.util.concurrent.TimeUnit;
  *       ({@link #drainWaiting}), and waits for its end (the worker being replaced is then quit and
  *       its users frozen: the drain carries them). It is refused once a drain began or the run
  *       stops.
+ *   <li>{@link #drainRefused} ends a drain that could not write every user and quit no worker:
+ *       {@code DRAINING → SERVING}, admitting again; a new drain may be asked.
  *   <li>{@link #beginStop} begins a stop (a stop now, the end of a drain, a start given up) from
  *       any phase but {@code STOPPING} and {@code CLOSED}, and says which phase it stopped;
  *       {@link #closed} ends it.
@@ -205,6 +208,22 @@ final class Lifecycle {
           + " not drained");
     }
     phase = Phase.DRAINING;
+  }
+
+  /**
+   * Ends a drain that was refused (a user could not be written; no worker was quit):
+   * {@code DRAINING → SERVING}, admitting again, and a new drain may begin.
+   *
+   * @return false when the run is not draining (a stop now came meanwhile: the stop owns the phase)
+   */
+  synchronized boolean drainRefused() {
+    if (phase != Phase.DRAINING) {
+      return false;
+    }
+    drainAsked = false;
+    phase = Phase.SERVING;
+    notifyAll();
+    return true;
   }
 
   /**

@@ -697,6 +697,14 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
     }
   }
 
+  /**
+   * Starts workers again as before {@link #holdStarts}: a drain that was refused (a user could not
+   * be written) hands the run back to serving.
+   */
+  synchronized void resumeStarts() {
+    startsHeld = false;
+  }
+
   synchronized boolean isClosing() {
     return closing;
   }

@@ -139,7 +139,11 @@
  *       {@code drain_committed} or {@code drain_failed} — {@code carried} (a count),
  *       {@code lost} (the users not carried, sorted), {@code carried_users} (every user carried,
  *       sorted), {@code not_carried} (each user not carried → why), {@code reboot} (the reboot
- *       data's path, or null), {@code failure}, {@code took_ms}.
+ *       data's path, or null), {@code failure}, {@code took_ms}. Or, before any worker quits,
+ *       {@code drain_refused} — a worker could not write a user ({@code Drain}):
+ *       nothing was quit, committed or deleted, and the run serves on: {@code staying} (each user
+ *       who stays awake → why), {@code frozen_meanwhile}, {@code awake}, {@code frozen} (counts),
+ *       {@code what_to_do}, {@code took_ms}. A new {@code drain_begun} may follow.
  *   <li>{@code adopted} — the start took over an earlier run's maps: {@code cause}
  *       ({@code drain} or {@code journal}), {@code frozen}, {@code connections}, {@code pages}
  *       (counts), {@code lost} (the users that were awake when it was killed and left no

@@ -43,4 +43,20 @@ class DrainReportTest {
     assertThat(report(2, Path.of("/run/reboot")).summary()).contains("drained: 2 users carried");
     assertThat(report(2, null).summary()).contains("; 2 users are frozen");
   }
+
+  @Test
+  void aRefusedDrainNamesWhoStaysWhyAndWhatToDoAndClaimsNobodyCarriedOrLost() {
+    DrainReport report = new DrainReport(List.of(), Map.of(), List.of(), null, "the freezer"
+        + " refused 1 user (anna)", Duration.ofMillis(100), Map.of("anna",
+        "worker main_0001 could not freeze him (No space left on device)"));
+    assertThat(report.refused()).isTrue();
+    assertThat(report.committed()).isFalse();
+    assertThat(report.carried()).isZero();
+    assertThat(report.lost()).isEmpty();
+    assertThat(report.summary()).startsWith("cryo: the drain was refused: 1 user could not be"
+        + " written and stays awake and served on his worker {anna=worker main_0001 could not"
+        + " freeze him (No space left on device)}; nothing was committed or deleted")
+        .contains(DrainReport.WHAT_TO_DO);
+    assertThat(report(1, null).refused()).isFalse();
+  }
 }

@@ -106,4 +106,24 @@ class LifecycleTest {
         assertThat(refusal).isEqualTo("The run is closed: a reload does not begin; nothing was"
             + " changed"));
   }
+
+  @Test
+  void aRefusedDrainHandsTheRunBackToServingAndANewDrainMayBegin() throws Exception {
+    Lifecycle lifecycle = serving();
+    lifecycle.beginDrain(line -> { });
+    assertThat(lifecycle.admits()).isFalse();
+    assertThat(lifecycle.beginChange(Change.RELOAD)).isPresent();
+
+    assertThat(lifecycle.drainRefused()).isTrue();
+
+    assertThat(lifecycle.phase()).isEqualTo(Lifecycle.Phase.SERVING);
+    assertThat(lifecycle.admits()).isTrue();
+    assertThat(lifecycle.beginChange(Change.RELOAD)).isEmpty();
+    lifecycle.endChange(Change.RELOAD);
+    lifecycle.beginDrain(line -> { });
+    assertThat(lifecycle.phase()).isEqualTo(Lifecycle.Phase.DRAINING);
+    assertThat(lifecycle.beginStop()).contains(Lifecycle.Phase.DRAINING);
+    assertThat(lifecycle.drainRefused()).as("a stop now owns the phase").isFalse();
+    assertThat(lifecycle.phase()).isEqualTo(Lifecycle.Phase.STOPPING);
+  }
 }

@@ -357,6 +357,31 @@ public final class RunDirectory {
   }
 
   /**
+   * The lock holder's withdrawal of the stop request it acted upon and could not carry out (a drain
+   * that was refused): the request at {@code stop-request} that applies to {@code invocationId}
+   * (its own, or one that does not parse, which every server reads as a drain) is removed, so that
+   * a new one may be published and the publisher's {@code cryo stop --wait} learns that the run
+   * serves on. A request bound to another invocation is left to the usual cleaning. Removing needs
+   * no free space. Only the holder of the run's lock calls this.
+   *
+   * @return whether a request was removed
+   * @throws ControlException {@code UNSAFE_PATH} for the directory; {@code NOT_A_REGULAR_FILE}
+   *     when a directory stands at {@code stop-request} (kept)
+   */
+  public boolean withdrawStopRequest(String invocationId) throws IOException {
+    Objects.requireNonNull(invocationId, "invocationId");
+    Optional<SafeRoot> home = open();
+    if (home.isEmpty()) {
+      return false;
+    }
+    try (SafeRoot root = home.get()) {
+      StopReading found = readStopRequest(root);
+      return found.present() && found.appliesTo(invocationId)
+          && root.remove(StopRequest.FILE_NAME);
+    }
+  }
+
+  /**
    * Starts watching for stop requests on behalf of the run {@code invocationId}, whose server holds
    * {@code home} (this directory, claimed): judges {@code stop-request} by the home's rule
    * ({@link RunHome}), cleans as at start ({@link #removeStaleStopRequests} with {@code atStart})

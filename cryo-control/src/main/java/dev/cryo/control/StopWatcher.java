@@ -75,6 +75,21 @@ public final class StopWatcher {
     return false;
   }
 
+  /**
+   * Withdraws the request this run acted upon and could not carry out (a refused drain), so that a
+   * new one may be asked: see {@link RunDirectory#withdrawStopRequest}. A file the home's rule
+   * refuses is left where it is.
+   *
+   * @return whether a request was removed
+   */
+  public boolean withdraw() throws IOException {
+    if (refused()) {
+      return false;
+    }
+    last = StopReading.absent();
+    return directory.withdrawStopRequest(invocationId);
+  }
+
   /** What the last {@link #tick} read. */
   public StopReading lastReading() {
     return last;

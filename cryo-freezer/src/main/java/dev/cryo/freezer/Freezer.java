@@ -926,15 +926,21 @@ public final class Freezer {
         Trip trip = key == null ? null : trips.get(key);
         if (trip != null && directory == trip.hold.directory()) {
           Path entry = Path.of(name);
-          // Through a spare; with none at hand, the parcel already there becomes one first:
-          // written over in place, a truncated file would be flushed at its close, and torn by a
-          // crash mid-write.
-          if (trip.parcels.place(directory, entry, bytes)
-              || (trip.parcels.size() == 0 && trip.parcels.keep(directory, entry)
-                  && trip.parcels.place(directory, entry, bytes))) {
-            trip.wrote = true; // written whole into a spare, renamed over the name
-            return null;
+          // Through a spare, else through a new file made for it: never over the parcel already
+          // there, which a refused write (a full disk) or a crash mid-write would leave emptied or
+          // torn; it is replaced only by a whole one.
+          if (!trip.parcels.place(directory, entry, bytes)) {
+            try {
+              trip.parcels.placeFresh(directory, entry, bytes);
+            } catch (IOException e) {
+              throw ioFailure(file, "writing " + file + " failed; nothing was written at its name"
+                  + " and the parcel there before, if any, is kept whole; the other parcels and"
+                  + " the semaphore were not touched: free space or fix the cause, then write it"
+                  + " again", e);
+            }
           }
+          trip.wrote = true; // written whole into a spare, renamed over the name
+          return null;
         }
         writeIn(directory, name, file, bytes, trip);
         return null;

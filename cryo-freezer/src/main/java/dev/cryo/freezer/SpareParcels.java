@@ -37,7 +37,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * two leaves a spare nobody vouches for, which the next recycling release removes, as does any
  * removal of the folder. {@link #place}, for a write: a spare is written whole, then renamed over
  * the parcel's name, so the parcel appears whole or not at all (a crash mid-write leaves a spare,
- * never a torn parcel). A spare is opened without following a link and read-write (a FIFO never
+ * never a torn parcel). With no spare at hand, {@link #placeFresh} writes through a new file under
+ * a spare's name the same way: a parcel already at the name is never emptied or written over
+ * before its replacement is whole, so a refused write (a full disk) leaves it as it was. A spare
+ * is opened without following a link and read-write (a FIFO never
  * blocks it); whatever is not a usable regular file (a link, a directory, a FIFO, a spare gone) is
  * never used: the caller then removes or writes the parcel by its name, as without spares. At most
  * {@value #CAPACITY} spares are kept per folder.
@@ -60,6 +63,11 @@ final class SpareParcels {
       StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, LinkOption.NOFOLLOW_LINKS);
   private static final Set<OpenOption> REUSE = Set.of(StandardOpenOption.READ,
       StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+  private static final Set<OpenOption> CREATE = Set.of(StandardOpenOption.READ,
+      StandardOpenOption.WRITE, StandardOpenOption.CREATE_NEW, LinkOption.NOFOLLOW_LINKS);
+  private static final java.nio.file.attribute.FileAttribute<?> FILE_MODE =
+      java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
   private static final AtomicLong NAMES = new AtomicLong();
 
   private final ArrayDeque<String> spares; // guarded by this: the emptied spares in the folder
@@ -143,6 +151,49 @@ final class SpareParcels {
     } catch (IOException | ClosedDirectoryStreamException e) {
       remove(folder, spare); // a directory is at the name, or the hold is over
       return false;
+    }
+  }
+
+  /**
+   * Writes {@code bytes} as the parcel {@code name} of {@code folder} through a new file under a
+   * spare's name, made for this write: written whole, then renamed over the name. For a write with
+   * no spare at hand; what is at the name stays as it was until the rename, so a refused write (a
+   * full disk) or a crash mid-write leaves the earlier parcel whole.
+   *
+   * @throws IOException when the file could not be made or written (what was written of it is
+   *     removed) or renamed: nothing at the name was changed
+   */
+  synchronized void placeFresh(SecureDirectoryStream<Path> folder, Path name, byte[] bytes)
+      throws IOException {
+    Path spare = null;
+    FileChannel channel = null;
+    for (int attempt = 0; channel == null; attempt++) {
+      spare = Path.of(PREFIX + NAMES.incrementAndGet() + "-" + Long.toUnsignedString(
+          java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36));
+      try {
+        channel = (FileChannel) folder.newByteChannel(spare, CREATE, FILE_MODE);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        if (attempt >= 3) {
+          throw e;
+        }
+      } catch (ClosedDirectoryStreamException e) {
+        throw new IOException("the folder's hold is over", e);
+      }
+    }
+    try (FileChannel made = channel) {
+      ByteBuffer buffer = ByteBuffer.wrap(bytes);
+      while (buffer.hasRemaining()) {
+        made.write(buffer, buffer.position());
+      }
+    } catch (IOException | ClosedDirectoryStreamException e) {
+      remove(folder, spare); // a full disk: what was written goes with it
+      throw e instanceof IOException io ? io : new IOException("the folder's hold is over", e);
+    }
+    try {
+      folder.move(spare, folder, name);
+    } catch (IOException | ClosedDirectoryStreamException e) {
+      remove(folder, spare); // a directory is at the name, or the hold is over
+      throw e instanceof IOException io ? io : new IOException("the folder's hold is over", e);
     }
   }
 

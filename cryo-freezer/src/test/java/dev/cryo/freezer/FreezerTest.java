@@ -75,16 +75,20 @@ class FreezerTest {
   }
 
   @Test
-  void writesGoDirectlyOverTheDestinationWithoutTemporaries() throws Exception {
+  void aRewriteReplacesTheParcelWholeAndLeavesNoTemporaries() throws Exception {
     Freezer freezer = freezer();
     freezer.tryTakeSemaphore("bob", "w");
     freezer.writeUserParcel("bob", Map.of("v", 1), "w", "freeze", "g");
-    Object inode = Files.readAttributes(freezer.folder("bob").resolve(Freezer.USER_PARCEL),
+    Path parcel = freezer.folder("bob").resolve(Freezer.USER_PARCEL);
+    Object inode = Files.readAttributes(parcel,
         java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+    String before = Files.readString(parcel, java.nio.charset.StandardCharsets.ISO_8859_1);
     freezer.writeUserParcel("bob", Map.of("v", 2), "w", "freeze", "g");
     assertThat(freezer.readUserParcel("bob")).contains(Map.of("v", 2));
-    assertThat(Files.readAttributes(freezer.folder("bob").resolve(Freezer.USER_PARCEL),
-        java.nio.file.attribute.BasicFileAttributes.class).fileKey()).isEqualTo(inode);
+    assertThat(Files.readAttributes(parcel, java.nio.file.attribute.BasicFileAttributes.class)
+        .fileKey()).as("a new file renamed over the name: the earlier parcel was never emptied")
+        .isNotEqualTo(inode);
+    assertThat(before).contains("freeze"); // the earlier file read whole up to the rename
     assertThat(names(freezer.folder("bob"))).containsExactly(".lock", "user.parcel");
   }
 
@@ -249,9 +253,14 @@ class FreezerTest {
     Files.createSymbolicLink(freezer.folder("hal").resolve(Freezer.USER_PARCEL), target);
     assertThatThrownBy(() -> freezer.readUserParcel("hal")).isInstanceOfSatisfying(FreezerException.class,
         e -> assertThat(e.reason()).isEqualTo(FreezerException.Reason.NOT_A_REGULAR_FILE));
-    assertThatThrownBy(() -> freezer.writeUserParcel("hal", STORE, "w", "freeze", "g"))
-        .isInstanceOf(FreezerException.class);
+    // Written whole into a new file and renamed over the name: the link itself is replaced, never
+    // followed nor written through.
+    freezer.writeUserParcel("hal", STORE, "w", "freeze", "g");
     assertThat(Files.readString(target)).isEqualTo("secret");
+    assertThat(freezer.folder("hal").resolve(Freezer.USER_PARCEL)).isRegularFile()
+        .isNotEqualTo(target);
+    assertThat(Files.isSymbolicLink(freezer.folder("hal").resolve(Freezer.USER_PARCEL))).isFalse();
+    assertThat(freezer.readUserParcel("hal")).contains(STORE);
     assertThat(freezer.dropUserFolder("hal")).isTrue();
     assertThat(Files.readString(target)).isEqualTo("secret");
   }

@@ -55,9 +55,8 @@ class FullDiskTest {
         .hasMessageContaining(big.toString())
         .hasMessageContaining("the other parcels and the semaphore were not touched");
 
-    assertThatThrownBy(() -> freezer.readConnectionParcel("alice", "c2"))
-        .isInstanceOfSatisfying(FreezerException.class,
-            e -> assertThat(e.reason()).isEqualTo(FreezerException.Reason.CORRUPT_PARCEL));
+    assertThat(freezer.readConnectionParcel("alice", "c2")).as("nothing torn at its name")
+        .isEmpty();
     assertThat(freezer.readUserParcel("alice")).contains(Map.of("cart", "small"));
     assertThat(freezer.readConnectionParcel("alice", "c1")).contains(Map.of("page", 1));
     assertThat(freezer.semaphoreHolder("alice").orElseThrow().holder()).isEqualTo("worker-1");
@@ -69,6 +68,47 @@ class FullDiskTest {
     freezer.dropConnectionParcel("alice", "c3");
     freezer.releaseSemaphore("alice", "worker-1");
     assertThat(freezer.folderKeys()).isEmpty();
+  }
+
+  /**
+   * A checkpoint's write over the user's parcel of his earlier checkpoint, refused by a full disk:
+   * the earlier parcel stays whole and readable (it used to be emptied first, and a worker killed
+   * then lost the user), and the write succeeds once space returns.
+   */
+  @Test
+  void aRefusedWriteOverAParcelKeepsTheParcelThereWhole() throws Exception {
+    Path directory = Files.createDirectory(temp.resolve("over"));
+    Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs",
+        directory.toString()), "cannot mount a small tmpfs here (needs root): the full-disk test"
+        + " is skipped");
+    mountPoint = directory;
+    Freezer freezer = new Freezer(directory.resolve("freezer"));
+    assertThat(freezer.tryTakeSemaphore("alice", "worker-1")).isTrue();
+    freezer.writeUserParcel("alice", Map.of("clicks", 1), "worker-1", "checkpoint", "g");
+    freezer.writeUserParcel("alice", Map.of("clicks", 2), "worker-1", "checkpoint", "g");
+    Path filler = directory.resolve("filler");
+    try (var out = Files.newOutputStream(filler)) {
+      byte[] block = new byte[4096];
+      while (true) {
+        out.write(block);
+        out.flush();
+      }
+    } catch (java.io.IOException full) {
+      // the disk is full now
+    }
+
+    assertThatThrownBy(() -> freezer.writeUserParcel("alice", Map.of("clicks", 3, "notes",
+        new byte[64 * 1024]), "worker-1", "checkpoint", "g"))
+        .isInstanceOfSatisfying(FreezerException.class,
+            e -> assertThat(e.reason()).isEqualTo(FreezerException.Reason.IO_FAILURE))
+        .hasMessageContaining("the parcel there before, if any, is kept whole");
+    assertThat(freezer.readUserParcel("alice")).contains(Map.of("clicks", 2));
+
+    Files.delete(filler);
+    freezer.writeUserParcel("alice", Map.of("clicks", 4), "worker-1", "checkpoint", "g");
+    assertThat(freezer.readUserParcel("alice")).contains(Map.of("clicks", 4));
+    freezer.dropUserParcel("alice");
+    freezer.releaseSemaphore("alice", "worker-1");
   }
 
   @Test

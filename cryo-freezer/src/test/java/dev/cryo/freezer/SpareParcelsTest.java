@@ -88,11 +88,11 @@ class SpareParcelsTest {
 
   /**
    * A wake leaves the parcels in place for the next freeze; that freeze, with no spare at hand,
-   * makes each parcel its own spare and writes it whole through it: the very same files, no spare
-   * left over, the new state read back.
+   * writes each whole into a new file renamed over it (never emptying the parcel there first,
+   * which a refused write would then lose): no spare left over, the new state read back.
    */
   @Test
-  void aFreezeOverParcelsAWakeLeftInPlaceWritesThemWholeThroughTheSameFiles() throws Exception {
+  void aFreezeOverParcelsAWakeLeftInPlaceReplacesThemWhole() throws Exception {
     Freezer freezer = new Freezer(temp.resolve("freezer"));
     freeze(freezer, "alice", 1);
     Path user = freezer.folder("alice").resolve(Freezer.USER_PARCEL);
@@ -111,8 +111,8 @@ class SpareParcelsTest {
 
     assertThat(new Freezer(freezer.root()).readUserParcel("alice")).contains(later);
     assertThat(new Freezer(freezer.root()).readConnectionParcel("alice", "c0")).contains(later);
-    assertThat(key(user)).isEqualTo(userFile);
-    assertThat(key(connection)).isEqualTo(connectionFile);
+    assertThat(key(user)).isNotEqualTo(userFile);
+    assertThat(key(connection)).isNotEqualTo(connectionFile);
     assertThat(spares(freezer.folder("alice"))).isEmpty();
   }
 
