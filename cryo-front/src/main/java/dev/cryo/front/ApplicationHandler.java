@@ -21,10 +21,10 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The handler of every path outside {@code /_cryo/}: refuses a new visitor past his address's
- * {@link NewVisitorBudget} with 429 before anything else ({@link NewVisitorGate}), reads the request whole (bounded by
- * {@code maxBody} each, 413 past it, and by the {@link BodyBudget} across all requests, 503 past
- * it), resolves its connection from the cookie, serves it through the {@link Upstream}, and writes
- * the reply.
+ * {@link NewVisitorBudget} with 429 before anything else ({@link NewVisitorGate}), reads the
+ * request whole (bounded by {@code maxBody} each, 413 past it, and by the {@link BodyBudget}
+ * across all requests, 503 past it), resolves its connection from the cookie, serves it through
+ * the {@link Upstream}, and writes the reply.
  *
  * <p>Blocking: Jetty runs it on a virtual thread, which waits for the commander (holds, the
  * worker's reply) without holding a platform thread.
