@@ -211,8 +211,8 @@ final class Freezing {
   /**
    * The expiry, and the drop of a guest who holds nothing ({@link #emptyGuest}): his rows dropped
    * and announced ({@code drop_connections}, {@code drop_user}, as a {@code forget()} is), nothing
-   * written, the application told of the pages
-   * closed unless his calls were {@code cut} (they may hold his turn). The page locks the registry's
+   * written, the application told of the pages closed unless his calls were {@code cut} (they may
+   * hold his turn). The page locks the registry's
    * detach seam takes are tried under his lock, never waited for: a busy one is tried again on the
    * schedule until {@code deadline}, then the departure fails, counted, and he stays as he was.
    */
