@@ -183,6 +183,10 @@ public final class RunMetrics implements RunListener, RequestListener {
     limit("max_sockets", stats -> stats.clients().maxSockets());
     limit("max_sockets_per_connection", stats -> stats.clients().maxSocketsPerConnection());
     limit("max_buffered_body_bytes", LimitStats::bodyBytesLimit);
+    refusals("cryo.front.new.visitors.refused", "Requests without a known cookie refused 429,"
+        + " their address over --new-visitors-per-address", LimitStats::newVisitorsRefused);
+    limit("new_visitors_per_address_per_second", stats -> stats.newVisitors().perSecond());
+    limit("new_visitors_per_address_burst", stats -> stats.newVisitors().burst());
   }
 
   private void refusals(String name, String description,

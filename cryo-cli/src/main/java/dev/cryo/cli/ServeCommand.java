@@ -163,6 +163,15 @@ final class ServeCommand implements Callable<Integer> {
           + " address: raise this to --max-connections). Default: ${DEFAULT-VALUE}.")
   int maxConnectionsPerAddress;
 
+  @Option(names = "--new-visitors-per-address", paramLabel = "RATE[/BURST]|off",
+      defaultValue = "20/100", converter = NewVisitorBudgetConverter.class,
+      description = "New visitors (requests without a known cookie: each makes a new guest) one"
+          + " client address may make, a second and at once; past it 429 too_many_new_visitors"
+          + " with Retry-After, nothing made. A known cookie is never counted. Behind a reverse"
+          + " proxy every client has its address: raise this or turn it off. Default:"
+          + " ${DEFAULT-VALUE}.")
+  dev.cryo.front.NewVisitorBudget newVisitorsPerAddress;
+
   @Option(names = "--request-timeout", paramLabel = "DURATION", defaultValue = "30s",
       converter = DurationConverter.class,
       description = "How long a request may take to arrive: its headers, then its body, each"
@@ -381,7 +390,7 @@ final class ServeCommand implements Callable<Integer> {
     running.set(commander);
     Front.Builder frontBuilder = Front.builder(Upstream.of(commander)).port(port).bind(bind)
         .maxBody(maxBody).maxBufferedBodies(maxBufferedBodies).secureCookie(secureCookie).allowedOrigins(allowedOrigins)
-        .clientLimits(clientLimits);
+        .clientLimits(clientLimits).newVisitors(newVisitorsPerAddress);
     Admin admin = null;
     if (adminPort != null || token != null) {
       admin = Admin.builder(commander::status).token(token).eventLog(commander.eventLog())

@@ -18,10 +18,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 23: a guest who never wrote anything, frozen by his worker's idle valve, leaves the freezer
- * after {@link Housekeeping#frozenEmptyGuestTtl()} (10 minutes) instead of a guest's 24 h; a guest
- * who wrote, frozen by the same valve, is kept for a guest's time. Real worker, real valve (the
- * worker's own clock, with second-long limits); the commander's clock is pushed past 10 minutes.
+ * Issue 23: a guest who never wrote anything and holds no page, passivated by his worker's idle
+ * valve, is dropped, not frozen: no folder is made, the commander's maps forget him from the
+ * worker's {@code drop_user} (a fold, as any drop), and his cookie, when it comes back, is answered
+ * as an unknown connection's (the front then makes a new guest). A guest who wrote, passivated by
+ * the same valve, is frozen and kept for a guest's time. Real worker, real valve (second-long
+ * limits). The expiry of a frozen guest marked {@link ParcelHeader#EMPTY_GUEST_CAUSE} (one whose
+ * pages hold nothing) after {@link Housekeeping#frozenEmptyGuestTtl()} is unchanged; the demo
+ * makes no such guest any more (a page it opens writes the connection's tabs).
  */
 @Timeout(180)
 class EmptyGuestExpiryTest {
@@ -32,14 +36,11 @@ class EmptyGuestExpiryTest {
   Path home;
 
   @Test
-  void aGuestFrozenHoldingNothingExpiresAfterTheShortTimeAndAWriterIsKept() throws Exception {
-    ExpiryAndSweepTest.ShiftedClock clock = new ExpiryAndSweepTest.ShiftedClock();
+  void aGuestWhoHoldsNothingIsDroppedByTheValveAndAWriterIsFrozen() throws Exception {
     CommanderConfig config = CommanderConfig.builder(home, "dev.cryo.demo.DemoApplication")
-        .workers(1).workerHeapBytes(128L * 1024 * 1024).clock(clock)
+        .workers(1).workerHeapBytes(128L * 1024 * 1024)
         .presentation(Duration.ofSeconds(60))
         .passivation(new Passivation(Duration.ofSeconds(2), Duration.ofSeconds(1)))
-        .housekeeping(Housekeeping.DEFAULTS.withIntervals(Duration.ofMillis(100),
-            Duration.ofHours(1)))
         .build();
     try (Commander commander = Commander.start(config)) {
       assertThat(send(commander, "c1", "GET", "/api/state", null).status()).isEqualTo(200);
@@ -48,23 +49,23 @@ class EmptyGuestExpiryTest {
       assertThat(send(commander, "c2", "POST", "/api/counter", Map.of("page", page)).status())
           .isEqualTo(200);
 
-      assertThat(eventually(Duration.ofSeconds(60), () -> commander.routing().counts().frozen()
-          == 2)).as("both frozen by the valve").isTrue();
+      assertThat(eventually(Duration.ofSeconds(60), () -> !commander.knowsConnection("c1")
+          && commander.routing().counts().frozen() == 1)).as("c1 forgotten, c2 frozen").isTrue();
       Freezer freezer = new Freezer(home.resolve("freezer"));
-      assertThat(freezer.userParcelHeader("guest_c1").orElseThrow().cause())
-          .isEqualTo(ParcelHeader.EMPTY_GUEST_CAUSE);
       assertThat(freezer.userParcelHeader("guest_c2").orElseThrow().cause()).isEqualTo("idle");
-      Path empty = freezer.folder("guest_c1");
-      Path writer = freezer.folder("guest_c2");
+      assertThat(Files.exists(freezer.folder("guest_c1"))).as("no folder for him").isFalse();
+      assertThat(events(commander, "fold")).anySatisfy(fold -> {
+        assertThat(fold.path("kind").asText()).isEqualTo("drop_user");
+        assertThat(fold.path("user").asText()).isEqualTo("guest_c1");
+      });
+      assertThat(events(commander, "fold")).noneSatisfy(fold -> {
+        assertThat(fold.path("kind").asText()).isEqualTo("user_frozen");
+        assertThat(fold.path("user").asText()).isEqualTo("guest_c1");
+      });
 
-      clock.shift = Duration.ofMinutes(11); // past 10 minutes, far within a guest's 24 h
-
-      assertThat(eventually(Duration.ofSeconds(30), () -> !commander.knowsConnection("c1")
-          && !Files.exists(empty))).isTrue();
-      assertThat(writer).isDirectory();
-      assertThat(commander.knowsConnection("c2")).isTrue();
-      List<JsonNode> expired = events(commander, "user_expired");
-      assertThat(expired).extracting(e -> e.path("user").asText()).containsExactly("guest_c1");
+      Reply back = commander.serve(new Request("c1", "GET", "/api/state", "", List.of(),
+          new byte[0], true));
+      assertThat(back.forgottenConnection()).as("his cookie is an unknown one").isTrue();
       Reply woken = send(commander, "c2", "POST", "/api/counter", Map.of("page", page));
       assertThat(JSON.readTree(woken.body()).path("counter").asInt()).isEqualTo(2);
     }

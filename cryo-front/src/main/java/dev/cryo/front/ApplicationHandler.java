@@ -20,10 +20,11 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The handler of every path outside {@code /_cryo/}: reads the request whole (bounded by
- * {@code maxBody} each, 413 past it, and by the {@link BodyBudget} across all requests, 503 past
- * it), resolves its connection from the cookie, serves it through the {@link Upstream}, and writes
- * the reply.
+ * The handler of every path outside {@code /_cryo/}: refuses a new visitor past his address's
+ * {@link NewVisitorBudget} with 429 before anything else ({@link NewVisitorGate}), reads the
+ * request whole (bounded by {@code maxBody} each, 413 past it, and by the {@link BodyBudget}
+ * across all requests, 503 past it), resolves its connection from the cookie, serves it through
+ * the {@link Upstream}, and writes the reply.
  *
  * <p>Blocking: Jetty runs it on a virtual thread, which waits for the commander (holds, the
  * worker's reply) without holding a platform thread.
@@ -41,17 +42,19 @@ final class ApplicationHandler extends Handler.Abstract {
   private final RequestListener listener;
   private final BodyBudget budget;
   private final PageSockets sockets;
+  private final NewVisitorGate visitors;
 
   private static final System.Logger LOG = System.getLogger(ApplicationHandler.class.getName());
 
   ApplicationHandler(Upstream upstream, ConnectionCookie cookie, long maxBody,
-      RequestListener listener, BodyBudget budget, PageSockets sockets) {
+      RequestListener listener, BodyBudget budget, PageSockets sockets, NewVisitorGate visitors) {
     this.upstream = Objects.requireNonNull(upstream, "upstream");
     this.cookie = Objects.requireNonNull(cookie, "cookie");
     this.maxBody = maxBody;
     this.listener = Objects.requireNonNull(listener, "listener");
     this.budget = Objects.requireNonNull(budget, "budget");
     this.sockets = Objects.requireNonNull(sockets, "sockets");
+    this.visitors = Objects.requireNonNull(visitors, "visitors");
   }
 
   @Override
@@ -62,6 +65,14 @@ final class ApplicationHandler extends Handler.Abstract {
       return false; // cryo's own paths: another handler's, else Jetty's 404
     }
     long arrived = System.nanoTime();
+    if (!visitors.budget().off() && !upstream.servesStatic(path) && !knownCookie(request)) {
+      long wait = visitors.charge(addressOf(request));
+      if (wait > 0) { // a new visitor past his address's budget: nothing read, minted or asked
+        tooManyVisitors(response, callback, wait);
+        answered(429, arrived);
+        return true;
+      }
+    }
     long declared = request.getLength();
     if (declared > maxBody) {
       tooLarge(response, callback);
@@ -260,6 +271,31 @@ final class ApplicationHandler extends Handler.Abstract {
 
   /** The {@code Retry-After} of a refusal for the body budget. */
   static final long RETRY_AFTER_SECONDS = 1;
+
+  /** Whether the request's cookie names a connection the run knows: no new visitor. */
+  private boolean knownCookie(org.eclipse.jetty.server.Request request) {
+    String value = ConnectionCookie.read(org.eclipse.jetty.server.Request.getCookies(request));
+    String connectionId = value == null ? null : ConnectionCookie.connectionOf(value);
+    return connectionId != null && upstream.knowsConnection(connectionId);
+  }
+
+  private static java.net.InetAddress addressOf(org.eclipse.jetty.server.Request request) {
+    if (request.getConnectionMetaData().getRemoteSocketAddress()
+        instanceof java.net.InetSocketAddress inet && inet.getAddress() != null) {
+      return inet.getAddress();
+    }
+    return java.net.InetAddress.getLoopbackAddress(); // a Unix socket or unknown: one for all
+  }
+
+  private void tooManyVisitors(Response response, Callback callback, long wait) {
+    Refusals.write(response, callback, 429, "too_many_new_visitors", "this address made new"
+        + " visitors faster than the server admits (" + visitors.budget() + " a second, new"
+        + " visitors and how many at once): a request without the cookie the server gave, or"
+        + " with one it does not know, makes a new visitor. Nothing was created and nothing"
+        + " reached the application: send the cookie of an earlier answer with each request, or"
+        + " try again in " + wait + " s (the operator's setting is --new-visitors-per-address)",
+        wait);
+  }
 
   private void tooLarge(Response response, Callback callback) {
     Refusals.write(response, callback, 413, "body_too_large", "the request's body is over "

@@ -40,6 +40,7 @@ public final class Front implements AutoCloseable {
   private final ConnectionGate connections;
   private final SlowRequests slowRequests;
   private final ClientLimits clientLimits;
+  private final NewVisitorGate visitors;
 
   /**
    * How long a page socket may stay silent before Jetty closes it; the demo's page pings far more
@@ -82,9 +83,10 @@ public final class Front implements AutoCloseable {
       container.setIdleTimeout(SOCKET_IDLE);
       container.addMapping(SocketGate.PATH, gate);
     });
+    this.visitors = new NewVisitorGate(builder.newVisitors);
     Handler.Sequence handlers = new Handler.Sequence(new ApplicationHandler(builder.upstream,
         new ConnectionCookie(builder.secureCookie), builder.maxBody, builder.requestListener,
-        budget, sockets), new ClientScript());
+        budget, sockets, visitors), new ClientScript());
     builder.cryoHandlers.forEach(handlers::addHandler); // after the application: /_cryo/ only
     upgrade.setHandler(new CrossSiteGate(origins, builder.requestListener, handlers));
     server.setHandler(new RequestIds(upgrade)); // outermost: every answer names its request
@@ -165,6 +167,16 @@ public final class Front implements AutoCloseable {
       public long socketsRefused() {
         return sockets.refused();
       }
+
+      @Override
+      public NewVisitorBudget newVisitors() {
+        return visitors.budget();
+      }
+
+      @Override
+      public long newVisitorsRefused() {
+        return visitors.refused();
+      }
     };
   }
 
@@ -200,6 +212,7 @@ public final class Front implements AutoCloseable {
     private SocketLimits socketLimits = SocketLimits.DEFAULTS;
     private List<String> allowedOrigins = List.of();
     private ClientLimits clientLimits = ClientLimits.DEFAULTS;
+    private NewVisitorBudget newVisitors = NewVisitorBudget.OFF;
 
     private Builder(Upstream upstream) {
       this.upstream = Objects.requireNonNull(upstream, "upstream");
@@ -265,6 +278,18 @@ public final class Front implements AutoCloseable {
      */
     public Builder clientLimits(ClientLimits value) {
       this.clientLimits = Objects.requireNonNull(value, "clientLimits");
+      return this;
+    }
+
+    /**
+     * How many new visitors — requests without a known connection cookie, each a new guest — one
+     * client address may make (default {@link NewVisitorBudget#OFF}: a front embedded in a program
+     * or a benchmark, whose clients may all share one address, sets its own; {@code cryo serve}
+     * sets {@link NewVisitorBudget#DEFAULT}); past it, 429 with {@code Retry-After}, nothing made.
+     * {@code @return} this builder.
+     */
+    public Builder newVisitors(NewVisitorBudget value) {
+      this.newVisitors = Objects.requireNonNull(value, "newVisitors");
       return this;
     }
 

@@ -30,4 +30,10 @@ public interface LimitStats {
 
   /** The page sockets closed as soon as opened, over a socket limit. */
   long socketsRefused();
+
+  /** The budget of new visitors per client address ({@code --new-visitors-per-address}). */
+  NewVisitorBudget newVisitors();
+
+  /** The new visitors (requests without a known cookie) refused 429 over that budget. */
+  long newVisitorsRefused();
 }

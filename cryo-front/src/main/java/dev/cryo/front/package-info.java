@@ -19,7 +19,9 @@
  *       worker's to say (the connection's credential travels with it); the front mints the
  *       successor secret of every request and sends only its hash.
  *   <li>Everything is bounded before it reaches a worker: a body over the limit is refused with
- *       413; header limits are Jetty's.
+ *       413; header limits are Jetty's. A request that would make a new guest (no known cookie) is
+ *       charged to its client address's {@code NewVisitorBudget} and, past it, refused 429 before
+ *       anything is read, minted or asked of the run; a known cookie is never charged.
  *   <li>Paths under {@code /_cryo/} are cryo's own and never reach the application.
  *   <li>A browser's request from another site changes nothing: anything but GET, HEAD and
  *       OPTIONS whose {@code Origin} or {@code Sec-Fetch-Site} says another site, and whose origin

@@ -69,6 +69,43 @@ final class Freezing {
     this.drops = drops;
   }
 
+  /**
+   * The causes of the departures that drop a guest who holds nothing instead of freezing him: the
+   * idle valve's and the heap valve's, the worker's own passivations. A freeze the commander orders
+   * (a move, a drain's, a plan's transfer) and a quit's keep freezing everybody: the commander
+   * expects him frozen, and a drain carries whom it can.
+   */
+  static final java.util.Set<String> DROPS_EMPTY_GUESTS = java.util.Set.of(
+      Departures.IDLE_CAUSE, HeapValve.CAUSE);
+
+  /**
+   * Whether {@code tenant} is a guest whom a freeze would write for nothing, so that a passivation
+   * drops him instead: a guest ({@link RegisterRegistry#GUEST_PREFIX}) who never had a checkpoint
+   * written, whose user store and every connection's store are empty, and whose connections hold no
+   * page (a page is his tab's: its socket, pushes and next calls name it, so a guest with one is
+   * frozen, and a page that holds nothing is marked by {@link #freeze} as before). He loses
+   * nothing: his next request, with the cookie he had, finds his connection unknown and is a new
+   * guest's. Called under his tenant lock with no call of his in flight; a store whose row another
+   * thread holds counts as not empty ({@link Parcels#storeEmpty}).
+   */
+  private boolean emptyGuest(Tenant tenant) {
+    if (!tenant.user.startsWith(RegisterRegistry.GUEST_PREFIX) || tenant.checkpointWritten()) {
+      return false;
+    }
+    UserRow row = registry.userItems().get(tenant.user).orElse(null);
+    if (row == null || !Parcels.storeEmpty(row)) {
+      return false;
+    }
+    for (String connectionId : row.connections()) {
+      ConnectionRow connection = registry.connectionItems().get(connectionId).orElse(null);
+      if (connection != null && (!connection.pages().isEmpty()
+          || !Parcels.storeEmpty(connection))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** How many departures the disk refused since the worker started. */
   long failures() {
     return freezeFailures.get();
@@ -116,6 +153,7 @@ final class Freezing {
       CompletableFuture<Object> result) {
     boolean rowless;
     boolean cut;
+    boolean empty = false;
     tenant.lock.lock();
     try {
       cut = tenant.takeCut();
@@ -125,6 +163,10 @@ final class Freezing {
         tenant.departed();
       }
       expire |= tenant.expiryOrdered(); // an expiry order wins over a claimed freeze
+      if (!rowless && !expire && !cut && DROPS_EMPTY_GUESTS.contains(cause)
+          && !departures.quitting()) {
+        empty = emptyGuest(tenant);
+      }
     } finally {
       tenant.lock.unlock();
     }
@@ -133,7 +175,7 @@ final class Freezing {
       departures.afterDeparture();
       return;
     }
-    if (expire) {
+    if (expire || empty) {
       runExpiry(tenant, result, clock.instant().plus(worker.rowWait()), cut);
       return;
     }
@@ -167,8 +209,10 @@ final class Freezing {
   }
 
   /**
-   * The expiry: his rows dropped and announced, nothing written, the application told of the pages
-   * closed unless his calls were {@code cut} (they may hold his turn). The page locks the registry's
+   * The expiry, and the drop of a guest who holds nothing ({@link #emptyGuest}): his rows dropped
+   * and announced ({@code drop_connections}, {@code drop_user}, as a {@code forget()} is), nothing
+   * written, the application told of the pages closed unless his calls were {@code cut} (they may
+   * hold his turn). The page locks the registry's
    * detach seam takes are tried under his lock, never waited for: a busy one is tried again on the
    * schedule until {@code deadline}, then the departure fails, counted, and he stays as he was.
    */

@@ -68,7 +68,10 @@
  *       cause: the idle valve ({@code Departures}: {@code idle}; a guest who held nothing is
  *       marked {@link dev.cryo.freezer.ParcelHeader#EMPTY_GUEST_CAUSE} from the parcels written),
  *       the heap valve ({@code HeapValve}, heard through {@code MemoryPressure}: {@code heap}), a
- *       transfer plan and a quit. Neither valve takes anybody once a quit began.
+ *       transfer plan and a quit. Neither valve takes anybody once a quit began. A valve's
+ *       departure of a guest who holds nothing and no page, and never had a checkpoint, drops him
+ *       as an expiry does instead of freezing him ({@code Freezing.emptyGuest}): nothing is
+ *       written, and the commander forgets him from the drops announced.
  *   <li>Failures are logged through {@link java.lang.System.Logger}; the package ships no logging
  *       backend and depends on nothing beyond cryo's own modules.
  * </ul>

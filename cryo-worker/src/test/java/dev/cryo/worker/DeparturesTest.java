@@ -400,6 +400,46 @@ class DeparturesTest {
         .as("a guest who wrote is frozen as anybody").isEqualTo("idle");
   }
 
+  /**
+   * Issue 23: a guest with no page who never wrote anything is dropped by a passivation (the idle
+   * valve, the heap valve), not frozen: no folder, and the commander is told as of any drop. A
+   * guest who wrote, a guest with a page, and an empty guest whose freeze the commander ordered
+   * are frozen as before.
+   */
+  @Test
+  void aPassivatedGuestWithoutPageWhoHoldsNothingIsDroppedAndLeavesNoFolder() throws Exception {
+    Harness.call(worker, get("guest_c1", "c1", null, "user")); // reads only, no page
+    Harness.call(worker, increment("guest_c2", "c2", null, "user")); // wrote, no page
+    Harness.call(worker, get("guest_c3", "c3", null, "user"));
+    Harness.call(worker, get("guest_c4", "c4", null, "user"));
+    harness.schedule.advance(Duration.ofSeconds(40));
+
+    assertThat(worker.freezeIdle(Duration.ofMinutes(10), Duration.ofSeconds(30)))
+        .containsExactlyInAnyOrder("guest_c1", "guest_c3", "guest_c4");
+    harness.await("the empty guests gone", () -> !hosted(worker, "guest_c1")
+        && !hosted(worker, "guest_c3") && !hosted(worker, "guest_c4"));
+    assertThat(harness.freezer.folderKeys()).as("no folder made for them").isEmpty();
+    assertThat(harness.told("w1")).contains("drop_connections:c1", "drop_user:guest_c1")
+        .doesNotContain("user_frozen:guest_c1");
+
+    Harness.call(worker, get("guest_c5", "c5", null, "user"));
+    assertThat(worker.depart("guest_c5", false, HeapValve.CAUSE, false).join())
+        .as("the heap valve drops him too").isEqualTo(FreezeOutcome.DROPPED);
+    Harness.call(worker, get("guest_c6", "c6", null, "user"));
+    assertThat(worker.freezeUser("guest_c6").join()).as("an ordered freeze still freezes")
+        .isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(harness.freezer.folderKeys()).containsExactly("guest_c6");
+
+    harness.schedule.advance(Duration.ofMinutes(10));
+    assertThat(worker.freezeIdle(Duration.ofMinutes(10), Duration.ofSeconds(30)))
+        .containsExactly("guest_c2");
+    harness.await("the writer frozen", () -> !hosted(worker, "guest_c2"));
+    assertThat(harness.freezer.userParcelHeader("guest_c2").orElseThrow().cause())
+        .as("a guest who wrote is frozen as before").isEqualTo("idle");
+    assertThat(harness.told("w1")).contains("user_frozen:guest_c2")
+        .doesNotContain("drop_user:guest_c2");
+  }
+
   @Test
   void theEmptyGuestMarkIsDecidedFromTheParcelsWritten() throws Exception {
     Harness.call(worker, increment("guest_c1", "c1", "p1", "user"));

@@ -31,11 +31,13 @@ import org.HdrHistogram.Histogram;
  * 100 ms, and the freezer's disk stays bounded and shrinks back once the empty guests expire.
  *
  * <pre>
- * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.FloodBench [SECONDS] [FLOODERS] [CRYO_JAR]
+ * java -cp cryo-bench/target/benchmarks.jar dev.cryo.bench.serve.FloodBench [SECONDS] [FLOODERS] [CRYO_JAR] [AFTER_SECONDS] [SERVE_OPTION]...
  * </pre>
  *
  * Defaults: 300 s of flood from 16 concurrent clients, {@code cryo-cli/target/cryo.jar}; then 150
  * s more of the user alone, with {@code --frozen-empty-guest-ttl 1m}, to see the freezer shrink.
+ * Further arguments are added to {@code cryo serve}'s (such as {@code --new-visitors-per-address
+ * off}, to see the flood without the front's budget of new visitors).
  * Prints a sample every 10 s and a summary.
  */
 public final class FloodBench {
@@ -49,15 +51,18 @@ public final class FloodBench {
     Duration flood = Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0]) : 300);
     int flooders = args.length > 1 ? Integer.parseInt(args[1]) : 16;
     Path jar = Path.of(args.length > 2 ? args[2] : "cryo-cli/target/cryo.jar");
-    Duration after = Duration.ofSeconds(150);
+    Duration after = Duration.ofSeconds(args.length > 3 ? Long.parseLong(args[3]) : 150);
+    List<String> options = args.length > 4 ? List.of(args).subList(4, args.length) : List.of();
     Path home = Files.createTempDirectory("cryo-flood-bench");
     int port = freePort();
     int admin = freePort();
-    Process serve = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-XX:+ExitOnOutOfMemoryError", "-jar", jar.toString(), "serve", "--home",
-        home.resolve("home").toString(), "--port", Integer.toString(port), "--admin-port",
-        Integer.toString(admin), "--workers", "1", "--max-workers", "1", "--worker-heap", "256m",
-        "--frozen-empty-guest-ttl", "1m")
+    List<String> command = new ArrayList<>(List.of(Path.of(
+        System.getProperty("java.home"), "bin", "java").toString(), "-XX:+ExitOnOutOfMemoryError",
+        "-jar", jar.toString(), "serve", "--home", home.resolve("home").toString(), "--port",
+        Integer.toString(port), "--admin-port", Integer.toString(admin), "--workers", "1",
+        "--max-workers", "1", "--worker-heap", "256m", "--frozen-empty-guest-ttl", "1m"));
+    command.addAll(options);
+    Process serve = new ProcessBuilder(command)
         .redirectErrorStream(true).redirectOutput(home.resolve("serve.log").toFile()).start();
     URI base = URI.create("http://127.0.0.1:" + port + "/");
     URI status = URI.create("http://127.0.0.1:" + admin + "/_cryo/status.json");

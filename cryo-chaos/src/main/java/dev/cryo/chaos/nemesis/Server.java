@@ -129,7 +129,9 @@ public final class Server implements AutoCloseable {
         "--admin-port", Integer.toString(adminPort), "--placement-header",
         // Every virtual user is a browser of its own, but all come from 127.0.0.1: the limit per
         // client address would close their connections as one client's.
-        "--max-connections-per-address", Integer.toString(LOOPBACK_CONNECTIONS)));
+        "--max-connections-per-address", Integer.toString(LOOPBACK_CONNECTIONS),
+        // and each one's first request, a new visitor, would be counted against one address too
+        "--new-visitors-per-address", "off"));
     command.addAll(serveOptions);
     process = new ProcessBuilder(command)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
