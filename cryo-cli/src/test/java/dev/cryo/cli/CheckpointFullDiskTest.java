@@ -82,7 +82,10 @@ class CheckpointFullDiskTest {
           random.nextBytes(noise);
           Answer note = tab.post("/api/notes", Map.of("page", page, "text",
               java.util.Base64.getEncoder().encodeToString(noise)));
-          assertThat(note.status()).as("served on a full disk: %s", note.text()).isEqualTo(200);
+          // A note is durable: on a full disk it is kept and served, and said not durable yet.
+          assertThat(note.status()).as("a durable note on a full disk: %s", note.text())
+              .isEqualTo(503);
+          assertThat(note.field("error")).isEqualTo("not_durable");
         }
         // Five periods with the disk full: a checkpoint would have been written in the first.
         Thread.sleep(PERIOD.multipliedBy(5).toMillis()); // an absence is waited for, not polled
@@ -101,8 +104,8 @@ class CheckpointFullDiskTest {
         assertThat(read.status()).as(read.text()).isEqualTo(200);
         assertThat(read.number("counter")).as("the click made while the disk was full")
             .isEqualTo(2);
-        assertThat(read.json().path("notes").size()).as("the notes written while it was full")
-            .isEqualTo(NOTES);
+        assertThat(read.json().path("notes").size()).as("the notes written while it was full,"
+            + " answered not durable then, kept and written once space returned").isEqualTo(NOTES);
       }
     }
   }
