@@ -5,6 +5,7 @@ import dev.cryo.commander.Location.OnWorker;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -67,6 +68,11 @@ public final class Routing {
   private final Map<String, Set<String>> connectionPages = new HashMap<>();
   private final Map<String, Long> lastSequence = new HashMap<>();
   private final Map<String, String> lastNewConnection = new HashMap<>();
+  /**
+   * The connections a login tail handed to a user living on another worker than the login's, not
+   * adopted there yet: they wait in his folder, and his worker does not know them.
+   */
+  private final Set<String> awaitingAdoption = new HashSet<>();
   private final Map<String, Hold> holds = new HashMap<>();
   private long lost;
   private long anomalies;
@@ -893,8 +899,12 @@ public final class Routing {
     if (!users.containsKey(user) && !placeOn(worker, user, announcement)) {
       return;
     }
+    boolean tail = !(users.get(user) instanceof OnWorker on && on.worker().equals(worker));
     for (String connection : announcement.keys()) {
       linkConnection(connection, user);
+      if (tail) { // handed over by the freezer: his worker adopts it at its next call
+        awaitingAdoption.add(connection);
+      }
     }
     // A guest whose last connection was relabelled is re-keyed by the worker: no drop_user follows.
     if (previous != null && !previous.equals(user) && users.get(previous) instanceof OnWorker on
@@ -910,11 +920,49 @@ public final class Routing {
       return;
     }
     if (holdsHere(worker, user, announcement)) {
-      removeUser(user);
+      List<String> waiting = new ArrayList<>();
+      for (String connection : userConnections.getOrDefault(user, Set.of())) {
+        if (awaitingAdoption.contains(connection)) {
+          waiting.add(connection);
+        }
+      }
+      if (waiting.isEmpty()) {
+        removeUser(user);
+      } else {
+        keepForHandOvers(worker, user, waiting);
+      }
       return;
     }
     anomaly(worker, announcement, "'" + user + "' is " + describe(location) + "; the drop was not"
         + " applied");
+  }
+
+  /**
+   * A user his worker dropped (his last connection there logged away, or ended) while login tails
+   * on other workers had handed him {@code handed}: connections that wait, unadopted, in his
+   * folder ({@link #awaitingAdoption}), which his worker never knew. Dropping him would forget
+   * them, and their browsers would start over as guests. He is kept frozen instead, unbound, at
+   * generation 0 (no user parcel is his state any more: his worker dropped it), with those
+   * connections alone; the next request of one wakes him, empty, with them ({@code Waking}).
+   * Records a {@code user_kept} event.
+   */
+  private void keepForHandOvers(String worker, String user, List<String> handed) {
+    for (String connection : new ArrayList<>(userConnections.get(user))) {
+      if (!handed.contains(connection)) {
+        unlinkConnection(connection); // his worker's, which it did not announce dropped
+      }
+    }
+    relocate(user, new Frozen(null, 0, 0));
+    releaseHold(user, new Hold.Ending.Forgotten()); // his stay ended as a drop's would
+    List<String> waiting = List.copyOf(new TreeSet<>(handed));
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("user", user);
+    fields.put("worker", worker);
+    fields.put("connections", waiting);
+    fields.put("message", "worker " + worker + " dropped '" + user + "', but " + waiting.size()
+        + " connections a login handed to him wait in his folder: he is kept frozen, without his"
+        + " dropped state, and their next request wakes him with them");
+    events.record("user_kept", fields);
   }
 
   /**
@@ -968,6 +1016,7 @@ public final class Routing {
   }
 
   private void linkConnection(String connection, String user) {
+    awaitingAdoption.remove(connection); // adopted, or linked anew: a login's own marks it after
     String before = connectionUser.put(connection, user);
     if (before != null && !before.equals(user)) {
       userConnections.get(before).remove(connection);
@@ -977,6 +1026,7 @@ public final class Routing {
   }
 
   private void unlinkConnection(String connection) {
+    awaitingAdoption.remove(connection);
     String user = connectionUser.remove(connection);
     if (user != null) {
       Set<String> own = userConnections.get(user);

@@ -83,12 +83,19 @@ class RoutingPropertiesTest {
       switch (step) {
         case Tell tell -> {
           long sequence = sequences.merge(tell.worker(), 1L, Long::sum);
+          boolean wasFrozen = routing.locate(tell.user()) instanceof Frozen;
           routing.fold(tell.worker(), new Announcement(sequence, tell.kind(), tell.user(),
               tell.keys(), tell.detail()));
           switch (tell.kind()) {
             case USER_FROZEN -> frozenSinceLastLife.add(tell.user());
             case NEW_USER, NEW_CONNECTION, NEW_PAGE, USER_ADOPTED ->
                 frozenSinceLastLife.remove(tell.user());
+            case DROP_USER -> { // kept frozen only for connections a login tail handed to him
+              if (!wasFrozen && routing.locate(tell.user()) instanceof Frozen) {
+                assertThat(routing.connectionsOf(tell.user())).isNotEmpty();
+                frozenSinceLastLife.add(tell.user());
+              }
+            }
             default -> { }
           }
         }

@@ -306,6 +306,33 @@ class RoutingTest {
     assertThat(sink.of("anomaly")).isEmpty();
   }
 
+  /**
+   * A soak's defect: c1 was handed to anna by a login tail on w1, and before w2 adopted it, anna's
+   * only connection there logged into bob: w2 dropped her, and the maps forgot c1 with her, so its
+   * browser became a new guest. She is kept frozen for it instead, unbound, at generation 0.
+   */
+  @Test
+  void aDroppedUserKeepsTheConnectionsALoginHandedToHimFrozen() {
+    tell("w2", NEW_USER, "anna", "anna");
+    tell("w2", NEW_CONNECTION, "anna", "c9");
+    guestBorn("w1", "c1", "p1");
+    tell("w1", LOGIN, "anna", List.of("c1"), "guest_c1");
+    tell("w1", DROP_PAGES, "guest_c1", List.of("p1"), null);
+    tell("w1", DROP_CONNECTION, "guest_c1", "c1");
+    tell("w1", DROP_USER, "guest_c1", "guest_c1");
+
+    tell("w2", LOGIN, "bob", List.of("c9"), "anna");
+    tell("w2", NEW_USER, "bob", "bob");
+    tell("w2", DROP_USER, "anna", "anna");
+
+    assertThat(routing.userOf("c9")).contains("bob");
+    assertThat(routing.userOf("c1")).contains("anna");
+    assertThat(routing.locate("anna")).isEqualTo(new Frozen(null));
+    assertThat(sink.of("user_kept")).singleElement()
+        .satisfies(event -> assertThat(event.fields().get("connections")).isEqualTo(List.of("c1")));
+    assertThat(sink.of("anomaly")).isEmpty();
+  }
+
   @Test
   void aDroppedUserTakesHisConnectionsAndPages() {
     guestBorn("w1", "c1", "p1");

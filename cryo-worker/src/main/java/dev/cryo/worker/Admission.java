@@ -305,6 +305,13 @@ final class Admission {
     }
     if (call.pageId() == null) {
       if (!registry.connectionItems().contains(call.connectionId())) {
+        if (!user.startsWith(RegisterRegistry.GUEST_PREFIX) && call.grant().generation() != 0) {
+          // An identity's connection is born a guest's and comes by a login: none here, and no
+          // parcel of it in his folder, means its parcel went missing. Made anew, said.
+          System.getLogger(Worker.class.getName()).log(System.Logger.Level.WARNING,
+              "connection '" + call.connectionId() + "' of '" + user + "' reached worker " + name
+              + " with no row and no parcel of it in his folder; it is made anew, empty");
+        }
         newConnection(user, call.connectionId());
       }
       return;

@@ -93,11 +93,21 @@ final class Waking {
    * The disk trip of a wake, semaphore held: read, rebuild, announce, then {@linkplain #consume
    * consume} what was read. Should the commander lose the record of this wake in a crash, his worker
    * freezes him anew when it loses its wire ({@code WorkerMain}), and the next start waits for that
-   * freeze; a worker that died with him loses him, named, never brings back an older state.
+   * freeze; a worker that died with him loses him, named, never brings back an older state. A wake
+   * at parcel generation 0 that finds no user parcel but connections login tails handed to him
+   * (the commander kept him frozen for them when his worker dropped him) makes him anew, empty,
+   * with them.
    */
   private void wake(Tenant tenant, long parcelGeneration) throws IOException {
     String user = tenant.user;
     Map<?, ?> userParcel = (Map<?, ?>) freezer.readUserParcel(user).orElse(null);
+    Map<String, Map<?, ?>> handedOnly = userParcel == null && parcelGeneration == 0
+        ? handedOverTo(user) : Map.of();
+    if (!handedOnly.isEmpty()) {
+      // Kept frozen for connections logins handed to him after his worker dropped his state: he
+      // wakes empty, with them (the commander's generation 0 says no user parcel is his state).
+      userParcel = Map.of(Parcels.STATE_VERSION, worker.stateVersion());
+    }
     if (userParcel == null) {
       throw new WorkerException(RefusalReason.NO_PARCEL, user, "the call brought the"
           + " verdict that '" + user + "' is frozen, but the freezer at " + freezer.root()
@@ -114,7 +124,7 @@ final class Waking {
           + written + ": residue of an older stay, never him; nothing was read into memory,"
           + " created or announced, and the parcel was left as it was");
     }
-    Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>();
+    Map<String, Map<?, ?>> connectionParcels = new LinkedHashMap<>(handedOnly);
     Optional<Map<String, Map<?, ?>>> inner = ParcelTree.innerConnectionParcels(userParcel);
     for (String connectionId : Parcels.connectionIds(userParcel)) {
       Optional<?> parcel = inner.isPresent() // a checkpoint's: inside it, never the files
@@ -159,6 +169,17 @@ final class Waking {
     }
     announcer.deliver();
     consume(user, inner.isPresent() ? Set.of() : connectionParcels.keySet());
+  }
+
+  /** The connection parcels login tails handed over to {@code user}, by id; semaphore held. */
+  private Map<String, Map<?, ?>> handedOverTo(String user) throws IOException {
+    Map<String, Map<?, ?>> handed = new LinkedHashMap<>();
+    freezer.connectionParcelsOf(user).forEach((id, parcel) -> {
+      if (parcel instanceof Map<?, ?> map && Parcels.handedOver(map)) {
+        handed.put(id, map);
+      }
+    });
+    return handed;
   }
 
   /**

@@ -362,6 +362,29 @@ class LoginTest {
         .containsExactlyInAnyOrder("c0", "c1");
   }
 
+  /**
+   * A soak's defect: a login tail handed c1 to anna, awake on w2, and before any call of c1 adopted
+   * it there, anna's only connection on w2 logged into bob, so w2 dropped her. The commander, which
+   * had given c1 to anna, forgot it with her, and c1's browser became a new guest. The commander
+   * now keeps her frozen at generation 0 for the connection waiting in her folder, and the wake
+   * that verdict brings makes her anew, empty, with it.
+   */
+  @Test
+  void aWakeOfAnIdentityDroppedWithAConnectionHandedToHimBringsThatConnection() throws Exception {
+    Harness.call(other, increment("anna", "c0", "p0", "user")); // anna lives on w2 with c0
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    guest();
+    assertThat(worker.login("c1", "anna").join()).isEqualTo(LoginOutcome.HANDED_OVER);
+    assertThat(other.login("c0", "bob").join()).isEqualTo(LoginOutcome.RELABELLED);
+    harness.await("told", () -> harness.told("w2").contains("drop_user:anna"));
+    assertThat(other.registry().userItems().contains("anna")).isFalse();
+
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page").withUserFrozen())))
+        .isEqualTo(1L);
+    assertThat(other.photo().users().get("anna").connectionIds()).containsExactly("c1");
+    assertThat(Files.exists(harness.freezer.connectionParcel("anna", "c1"))).isFalse();
+  }
+
   @Test
   void anIdentityThisWorkerHoldsIsRelabelledInPlace() {
     Harness.call(worker, increment("anna", "c0", "p0", "user"));
