@@ -216,6 +216,11 @@ final class Checkpoints {
     return forced;
   }
 
+  /** How many durable calls wait for a forced checkpoint, all users together. */
+  int waitingCalls() {
+    return waiting.values().stream().mapToInt(List::size).sum();
+  }
+
   /** Whether durable calls of {@code tenant} wait; under his lock. */
   private boolean waits(Tenant tenant) {
     List<Waiter> waiters = waiting.get(tenant);
@@ -248,6 +253,50 @@ final class Checkpoints {
     List<Waiter> waiters = waiting.remove(tenant);
     if (waiters != null && !waiters.isEmpty()) {
       settleLeft(tenant, waiters, where);
+    }
+  }
+
+  /**
+   * A login relabelled the last connection of {@code from} into {@code to} here, and {@code from}
+   * leaves: what his durable calls waiting wrote (that connection, its pages) lives in {@code to}
+   * now, so they wait for a forced checkpoint of {@code to} instead. A checkpoint of {@code to}
+   * snapshot before the relabel is refused as stale (his connections changed), never taken for
+   * one holding them. Under both tenants' locks.
+   */
+  void follow(Tenant from, Tenant to) {
+    List<Waiter> waiters = waiting.remove(from);
+    if (waiters == null || waiters.isEmpty()) {
+      return;
+    }
+    List<Waiter> moved = waiting.computeIfAbsent(to, t -> new ArrayList<>(2));
+    waiters.forEach(waiter -> moved.add(new Waiter(to.servedCalls(), waiter.forced())));
+    checkpointForWaiters(to);
+  }
+
+  /**
+   * A login tail wrote the last connection of {@code from} into the folder of {@code user}, and
+   * {@code from} leaves: his durable calls waiting are taken from him, to be settled by the force
+   * of that folder ({@link #settleByForce}). Under his lock.
+   */
+  List<CompletableFuture<Void>> takeWaiters(Tenant from) {
+    List<Waiter> waiters = waiting.remove(from);
+    return waiters == null ? List.of()
+        : waiters.stream().map(Waiter::forced).toList();
+  }
+
+  /**
+   * Forces the folder of {@code user}, whose semaphore the caller holds, and settles
+   * {@code waiters} by it: forced, they are durable; a failed force fails them. No lock held.
+   */
+  void settleByForce(String user, List<CompletableFuture<Void>> waiters) {
+    if (waiters.isEmpty()) {
+      return;
+    }
+    try {
+      commit.force(user);
+      waiters.forEach(forced -> forced.complete(null));
+    } catch (IOException | RuntimeException e) {
+      waiters.forEach(forced -> forced.completeExceptionally(e));
     }
   }
 

@@ -412,10 +412,14 @@ final class Departures {
     Objects.requireNonNull(cause, "cause");
     Duration gate = quitGate == null ? this.gate : quitGate;
     Duration grace = quitGrace == null ? this.grace : quitGrace;
+    Instant opens = clock.instant().plus(gate);
     synchronized (planLock) {
       if (quit != null) {
         return quit.report;
       }
+      // Before the quit is seen: a gate an earlier plan opened must not let a concurrent check
+      // end the quit before its users were enqueued.
+      gateOpensAt = opens;
       quit = new Quit(into, cause);
     }
     quitBegun.complete(null);
@@ -429,10 +433,6 @@ final class Departures {
       } finally {
         tenant.lock.unlock();
       }
-    }
-    Instant opens = clock.instant().plus(gate);
-    synchronized (planLock) {
-      gateOpensAt = opens;
     }
     schedule.schedule(gate, () -> {
       kickDepartures();

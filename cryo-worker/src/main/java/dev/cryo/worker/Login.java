@@ -228,6 +228,9 @@ final class Login {
     if (!transfer && !registry.userItems().contains(previous)) {
       announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
     }
+    if (!registry.userItems().contains(previous)) { // his durable calls' writes went to him
+      worker.durableCallsFollow(from, to);
+    }
     if (!registry.userItems().contains(previous) && from.pending() == 0) {
       worker.leave(from, "logged in as '" + user + "'");
     }
@@ -349,6 +352,7 @@ final class Login {
     List<String> pageIds = new ArrayList<>();
     pages.forEach(page -> pageIds.add(page.pageId()));
     ReentrantLock busy;
+    List<CompletableFuture<Void>> durableCalls = List.of();
     from.lock.lock();
     try {
       List<ReentrantLock> pageLocks = worker.pageLocks(pages); // the detach seam's, tried
@@ -369,6 +373,7 @@ final class Login {
         announcer.publish(AnnouncementKind.DROP_CONNECTION, previous, connectionId);
         if (ownerGoes) {
           announcer.publish(AnnouncementKind.DROP_USER, previous, previous);
+          durableCalls = worker.takeDurableCalls(from); // what they wrote is in the parcel
           worker.leave(from, "logged in elsewhere as '" + user + "'");
         }
         from.handedOver(!ownerGoes);
@@ -380,6 +385,7 @@ final class Login {
       into.dropConnectionParcel(user, connectionId);
       throw new LockOrder.RowBusy("a page row of connection '" + connectionId + "'");
     }
+    worker.settleDurableCalls(user, durableCalls); // the parcel forced, his semaphore held
     announcer.deliver();
   }
 

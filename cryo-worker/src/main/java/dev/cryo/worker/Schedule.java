@@ -28,7 +28,10 @@ public interface Schedule {
    */
   Cancellable schedule(Duration delay, Runnable task);
 
-  /** Stops running scheduled work; called by the worker that owns this schedule when it finishes. */
+  /**
+   * Stops running scheduled work; called by the worker that owns this schedule when it finishes. A
+   * task scheduled after it is dropped: the worker finished, and nothing is left for it to do.
+   */
   default void shutdown() {}
 
   /** A handle on a scheduled task. */
@@ -61,8 +64,15 @@ public interface Schedule {
 
       @Override
       public Cancellable schedule(Duration delay, Runnable task) {
-        ScheduledFuture<?> future =
-            executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> future;
+        try {
+          future = executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+          if (executor.isShutdown()) {
+            return () -> { }; // the worker finished: nothing is left for the task to do
+          }
+          throw e;
+        }
         return () -> future.cancel(false);
       }
 

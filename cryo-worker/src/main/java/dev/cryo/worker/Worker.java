@@ -427,6 +427,26 @@ public final class Worker implements AutoCloseable {
     return checkpoints.durable(tenant);
   }
 
+  /** The durable calls of {@code from} wait for {@code to}'s checkpoints; see {@link Checkpoints#follow}. */
+  void durableCallsFollow(Tenant from, Tenant to) {
+    checkpoints.follow(from, to);
+  }
+
+  /** Takes the durable calls of {@code from} waiting; see {@link Checkpoints#takeWaiters}. */
+  List<CompletableFuture<Void>> takeDurableCalls(Tenant from) {
+    return checkpoints.takeWaiters(from);
+  }
+
+  /** Settles {@code waiters} by the force of {@code user}'s folder; see {@link Checkpoints#settleByForce}. */
+  void settleDurableCalls(String user, List<CompletableFuture<Void>> waiters) {
+    checkpoints.settleByForce(user, waiters);
+  }
+
+  /** How many durable calls wait for a forced checkpoint. */
+  int durableCallsWaiting() {
+    return checkpoints.waitingCalls();
+  }
+
   /** How many groups of durable checkpoints were forced, and with how many members in all. */
   long[] durableGroups() {
     GroupCommit commit = checkpoints.commit();

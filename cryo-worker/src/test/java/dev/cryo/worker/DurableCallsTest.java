@@ -91,6 +91,51 @@ class DurableCallsTest {
         .isEqualTo(1L);
   }
 
+  /**
+   * A soak's defect: a guest's durable note waited for his checkpoint when his connection logged
+   * in here; the guest left, and the note was answered 503 {@code not_durable} although what it
+   * wrote lived on in the identity. It now waits for the identity's checkpoint, forced.
+   */
+  @Test
+  void aDurableCallWaitingWhenALoginHereTakesItsConnectionIsSettledByTheIdentity()
+      throws Exception {
+    Harness.call(worker, get(null, "c1", "p1", "page")); // guest_c1
+    assertThat(harness.freezer.tryTakeSemaphore("guest_c1", "somebody else")).isTrue();
+    java.util.concurrent.CompletableFuture<Object> note = java.util.concurrent.CompletableFuture
+        .supplyAsync(() -> Harness.call(worker, TestCall.userEvent(null, "c1", "p1",
+            "durable-increment").withArguments(Map.of("scope", "page", "key", "n"))));
+    harness.await("the note waits for its checkpoint", () -> worker.durableCallsWaiting() == 1);
+
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login")
+        .withArguments(Map.of("user", "anna")));
+    assertThat(note.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
+    harness.freezer.releaseSemaphore("guest_c1", "somebody else");
+
+    // As after w1's death: w2 wakes anna from her checkpoint, the note's write with her.
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page").withUserFrozen())))
+        .isEqualTo(1L);
+  }
+
+  /** The same, when the identity lives on another worker: the connection's parcel is forced. */
+  @Test
+  void aDurableCallWaitingWhenALoginTailTakesItsConnectionIsSettledByItsParcel()
+      throws Exception {
+    Harness.call(other, increment("anna", "c0", "p0", "user")); // anna lives on w2
+    harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
+    Harness.call(worker, get(null, "c1", "p1", "page")); // guest_c1 on w1
+    assertThat(harness.freezer.tryTakeSemaphore("guest_c1", "somebody else")).isTrue();
+    java.util.concurrent.CompletableFuture<Object> note = java.util.concurrent.CompletableFuture
+        .supplyAsync(() -> Harness.call(worker, TestCall.userEvent(null, "c1", "p1",
+            "durable-increment").withArguments(Map.of("scope", "page", "key", "n"))));
+    harness.await("the note waits for its checkpoint", () -> worker.durableCallsWaiting() == 1);
+
+    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login")
+        .withArguments(Map.of("user", "anna")));
+    assertThat(note.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
+    harness.freezer.releaseSemaphore("guest_c1", "somebody else");
+    assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
+  }
+
   @Test
   void aGuestsFirstDurableCallIsWrittenAndForced() throws Exception {
     Harness.call(worker, get(null, "c9", "p9", "user")); // a guest
