@@ -110,6 +110,43 @@ class CheckpointFullDiskTest {
     }
   }
 
+  /**
+   * A soak's defect: a login here is durable, and on a full disk it was answered 503
+   * {@code not_durable} without the new cookie it had given the connection: the browser kept the
+   * retired one, refused for the grace, then made a new guest, and his pages went. The login ran,
+   * so its reply gives the new cookie whatever its status.
+   */
+  @Test
+  void aLoginNotDurableOnAFullDiskStillGivesItsNewCookie() throws Exception {
+    Path home = scratch.resolve("login-home");
+    Files.createDirectories(home);
+    try (TmpfsHome disk = TmpfsHome.mount(home, 32)) {
+      CommanderConfig config = CommanderConfig.builder(home, ServeCommand.DEMO).workers(1)
+          .workerHeapBytes(128L << 20).heartbeat(Duration.ofSeconds(1)).checkpoint(PERIOD)
+          .build();
+      try (Commander commander = Commander.start(config);
+          Front front = Front.builder(Upstream.of(commander)).port(0).build();
+          ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+          HttpClient http = HttpClient.newBuilder().executor(threads).build()) {
+        front.start();
+        URI base = URI.create("http://127.0.0.1:" + front.port() + "/");
+        DemoClient tab = new DemoClient(http, base);
+        String page = tab.openPage();
+        String before = tab.cookie();
+
+        disk.keepFull();
+        Answer login = tab.post("/api/login", Map.of("user", "anna", "page", page));
+        assertThat(login.status()).as(login.text()).isEqualTo(503);
+        assertThat(login.field("error")).isEqualTo("not_durable");
+        assertThat(tab.cookie()).as("the login's new cookie, given with its 503")
+            .isNotEqualTo(before);
+        Answer state = tab.get("/api/state?page=" + page);
+        assertThat(state.status()).as(state.text()).isEqualTo(200);
+        assertThat(state.field("user")).isEqualTo("anna");
+      }
+    }
+  }
+
   private static void awaitCheckpoint(Freezer freezer, String user, Instant since)
       throws InterruptedException {
     Poll.until("a checkpoint of " + user + " begun after " + since, Duration.ofSeconds(10),

@@ -395,7 +395,7 @@ public final class AppHost {
     if (host.durable) {
       Response notDurable = awaitDurable(worker, host);
       if (notDurable != null) {
-        return notDurable;
+        response = notDurable; // it ran: a login's new cookie is the client's all the same
       }
     }
     return host.rotation == null ? response

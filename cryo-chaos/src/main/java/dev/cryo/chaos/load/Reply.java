@@ -32,9 +32,13 @@ public record Reply(int status, String error, String user, Long counter, Long pa
   /**
    * Whether the docs say the operation was definitely not done: a 4xx, or a 503 (held past the
    * wait, saturated, not running). A 502 (the worker died after the call reached it) and a 500 are
-   * unknown.
+   * unknown, as is a 503 {@code not_durable}: the call ran and what it wrote is kept, but it is not
+   * known to be on disk (a login answered so took effect, its new cookie with it).
    */
   public boolean refused() {
-    return status / 100 == 4 || status == 503;
+    return status / 100 == 4 || status == 503 && !NOT_DURABLE.equals(error);
   }
+
+  /** The error of a durable call that ran but whose checkpoint was not forced to disk. */
+  static final String NOT_DURABLE = "not_durable";
 }
