@@ -148,6 +148,50 @@ class WorkerDeathTest {
     }
   }
 
+  /**
+   * #22's wake window: a user woken on a worker that is killed before it wrote any parcel of his
+   * new stay was lost, his wake having consumed the parcel it read. The wake now sets it aside,
+   * and the commander puts it back: he comes back named {@code restored}, as his move left him,
+   * without the click he made after his wake.
+   */
+  @Test
+  void aUserWokenOnAWorkerKilledBeforeItWroteHimComesBackFromWhatHisWakeRead() throws Exception {
+    CommanderConfig config = CommanderConfig.builder(scratch.resolve("home"),
+            ServeCommand.DEMO).workers(2).maxWorkers(2).workerHeapBytes(128L << 20)
+        .heartbeat(Duration.ofSeconds(1)).build();
+    Files.createDirectories(config.home());
+    try (Commander commander = Commander.start(config);
+        Front front = Front.builder(Upstream.of(commander)).port(0).build();
+        ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+        HttpClient http = HttpClient.newBuilder().executor(threads).build()) {
+      front.start();
+      URI base = URI.create("http://127.0.0.1:" + front.port() + "/");
+      DemoClient tab = new DemoClient(http, base);
+      String page = tab.openPage();
+      assertThat(tab.post("/api/login", Map.of("user", "moved")).status()).isEqualTo(200);
+      tab.post("/api/counter", Map.of("page", page));
+      String from = tab.post("/api/counter", Map.of("page", page)).field("worker");
+      MoveOutcome moved = commander.move("moved"); // frozen at 2; his next request wakes him
+      assertThat(moved.refusal()).as(moved.message()).isNull();
+      Answer woken = tab.post("/api/counter", Map.of("page", page));
+      assertThat(woken.number("counter")).isEqualTo(3);
+      String there = woken.field("worker");
+      assertThat(there).isNotEqualTo(from);
+
+      ChildCryo.kill("KILL", pidOf(commander.status(), there));
+      Poll.until("the commander saw " + there + " die", () -> commander.status().workers()
+          .stream().noneMatch(worker -> worker.name().equals(there)));
+      JsonNode died = lastEvent(commander.eventLog(), "worker_died");
+      assertThat(died.path("restored").toString()).contains("\"moved\"");
+
+      Answer after = tab.post("/api/counter", Map.of("page", page));
+      assertThat(after.status()).as(after.text()).isEqualTo(200);
+      assertThat(after.field("user")).isEqualTo("moved");
+      assertThat(after.number("counter")).as("back as his move left him, the click after his"
+          + " wake lost").isEqualTo(3);
+    }
+  }
+
   private static String receptionOf(Status status) {
     return status.workers().stream().filter(Status.WorkerStatus::reception)
         .map(Status.WorkerStatus::name).findFirst().orElse(null);

@@ -115,6 +115,7 @@ final class Journal implements MapChanges, AutoCloseable {
   /** Per user touched by the buffer, whether his newest record there is FROZEN. */
   private Map<String, Boolean> frozenInBuffer = new HashMap<>(); // guarded by bufferLock
   private boolean barrierFailing; // guarded by fileLock
+  private boolean writeFailing; // guarded by fileLock
   private final Object fileLock = new Object();
   private FileChannel channel; // guarded by fileLock
   private long recordsOnDisk; // guarded by fileLock
@@ -422,8 +423,9 @@ final class Journal implements MapChanges, AutoCloseable {
         if (!passBarrier(taken)) {
           return;
         }
-        write(channel, taken.bytes());
-        channel.force(false);
+        if (!append(taken)) {
+          return;
+        }
         recordsOnDisk += taken.count();
         if (recordsOnDisk > Math.max(COMPACT_MIN, COMPACT_FACTOR * liveRecords)) {
           compact();
@@ -433,6 +435,42 @@ final class Journal implements MapChanges, AutoCloseable {
             + " now would lose the users frozen since its last write");
       }
     }
+  }
+
+  /**
+   * Appends {@code taken} and forces it; under the file lock. A write the file system refuses
+   * midway (a full disk) leaves no part of the batch in the file: it is cut back to where it
+   * ended before, so that no torn record ever lies before a later whole one (a replay refuses such
+   * a journal as corrupt, and every user with it), and the batch goes back in front of the buffer,
+   * written with the next one. A failure is logged once per run of failures.
+   *
+   * @return whether the batch is on disk
+   * @throws IOException when the journal could not even be cut back: a torn tail stays, which a
+   *     replay drops as the last record's, as long as nothing is written after it
+   */
+  private boolean append(Taken taken) throws IOException {
+    long end = channel.size();
+    try {
+      write(channel, taken.bytes());
+      channel.force(false);
+    } catch (IOException e) {
+      channel.truncate(end); // never a torn record before a later whole one
+      channel.position(end);
+      putBack(taken);
+      if (!writeFailing) {
+        writeFailing = true;
+        LOG.log(Level.ERROR, "the journal " + file + " could not be written (" + e + "); it was"
+            + " cut back to its last whole record, and keeps the batch of " + taken.count()
+            + " records in memory, written again every " + BATCH + ": a crash meanwhile loses"
+            + " what they record");
+      }
+      return false;
+    }
+    if (writeFailing) {
+      writeFailing = false;
+      LOG.log(Level.INFO, "the journal " + file + " takes writes again; it caught up");
+    }
+    return true;
   }
 
   /** Writes the maps afresh into a new file that replaces the journal; under the maps' lock. */
@@ -465,13 +503,20 @@ final class Journal implements MapChanges, AutoCloseable {
       for (byte[] frame : frames) {
         all.write(frame, 0, frame.length);
       }
-      FileChannel out = home.create(NEW_FILE_NAME);
+      FileChannel out;
+      try {
+        out = home.create(NEW_FILE_NAME);
+      } catch (IOException | RuntimeException e) {
+        putBack(dropped[0]); // the journal stays as it was: what the copy held is written later
+        throw e;
+      }
       try {
         write(out, all.toByteArray());
         out.force(true);
         home.rename(NEW_FILE_NAME, FILE_NAME);
       } catch (IOException | RuntimeException e) {
         out.close();
+        putBack(dropped[0]); // the journal stays as it was: what the copy held is written later
         throw e;
       }
       if (channel != null) {

@@ -73,6 +73,12 @@ public final class Routing {
    * adopted there yet: they wait in his folder, and his worker does not know them.
    */
   private final Set<String> awaitingAdoption = new HashSet<>();
+  /**
+   * By user living on a worker after a wake, the generation of the parcel he was woken from: his
+   * worker keeps it in the freezer until his stay writes his own, so his worker's death before
+   * that freezes him back at it ({@link #workerDied}).
+   */
+  private final Map<String, Long> wokenFrom = new HashMap<>();
   private final Map<String, Hold> holds = new HashMap<>();
   private long lost;
   private long anomalies;
@@ -216,6 +222,14 @@ public final class Routing {
       }
     }
     return stays;
+  }
+
+  /**
+   * The generation of the parcel {@code user} was woken from, while his stay has not written his
+   * own over it as far as the maps know: a dead worker's parcel of it is his too. 0 when none.
+   */
+  public synchronized long wokenFrom(String user) {
+    return wokenFrom.getOrDefault(user, 0L);
   }
 
   /** The users living on {@code worker}, sorted. */
@@ -418,7 +432,8 @@ public final class Routing {
   /**
    * As {@link #workerDied(String, String, boolean)}, with {@code checkpoints}: the parcels the
    * dead worker left of its users ({@link UserParcels}, read once its process was gone). A user
-   * living there at the generation of his parcel is not lost but frozen at it, with the
+   * living there at the generation of his parcel, or woken there from it ({@link #wokenFrom}), is
+   * not lost but frozen at it, with the
    * connections and pages it holds (those the maps gave him since are dropped; one the maps give
    * another user meanwhile stays that user's); the event names him under {@code restored}.
    *
@@ -433,7 +448,8 @@ public final class Routing {
     for (String user : residents) {
       UserParcels own = checkpoints.get(user);
       if (own != null && own.generation() > 0 && users.get(user) instanceof OnWorker on
-          && on.generation() == own.generation()) {
+          && (on.generation() == own.generation()
+              || own.generation() == wokenFrom.getOrDefault(user, -1L))) {
         restore(user, own);
         restored.add(user);
       } else {
@@ -834,6 +850,9 @@ public final class Routing {
       }
       case null, default -> {
         relocate(user, new OnWorker(worker, generation));
+        if (location instanceof Frozen frozen && frozen.generation() > 0) {
+          wokenFrom.put(user, frozen.generation()); // a wake: his parcel is kept until replaced
+        }
         return true;
       }
     }
@@ -1060,6 +1079,10 @@ public final class Routing {
    */
   private void relocate(String user, Location next) {
     Location before = next == null ? users.remove(user) : users.put(user, next);
+    if (!(next instanceof OnWorker on && before instanceof OnWorker was
+        && on.worker().equals(was.worker()))) {
+      wokenFrom.remove(user); // another stay, or none: what a wake read is not his any more
+    }
     if (before instanceof OnWorker on) {
       Set<String> residents = workerUsers.get(on.worker());
       if (residents != null) {

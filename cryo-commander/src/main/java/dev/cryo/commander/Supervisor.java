@@ -652,9 +652,11 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
   }
 
   /**
-   * The parcels a dead worker left of the stays it held (its checkpoints, or a
-   * freeze it did not live to announce): for each user the maps give it, his user parcel when it
-   * is of that stay's generation. A parcel that does not read is none.
+   * The parcels a dead worker left of the stays it held (its checkpoints, a freeze it did not live
+   * to announce, or the parcel a stay was woken from and had not written over yet): for each user
+   * the maps give it, his user parcel when it is of that stay's generation, else the parcel his
+   * wake set aside when it is of the generation he was woken from ({@link Routing#wokenFrom}),
+   * put back as his user parcel. A parcel that does not read is none.
    */
   private Map<String, UserParcels> parcelsLeft(String worker) {
     Map<String, UserParcels> left = new HashMap<>();
@@ -666,6 +668,16 @@ final class Supervisor implements WorkerLink.Events, AutoCloseable {
         Optional<Object> parcel = freezer.readUserParcel(user);
         if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
             && Grant.generationOf(map) == generation) {
+          left.put(user, UserParcels.read(freezer, user, map));
+          return;
+        }
+        long wokenFrom = routing.wokenFrom(user);
+        Optional<Object> woken = wokenFrom > 0 ? freezer.readWokenParcel(user) : Optional.empty();
+        if (woken.isPresent() && woken.get() instanceof Map<?, ?> map
+            && Grant.generationOf(map) == wokenFrom) {
+          // His stay wrote nothing of his own before its worker died: frozen back at what his
+          // wake read, put back where his next wake reads it (nobody else writes his folder).
+          freezer.restoreWokenParcel(user);
           left.put(user, UserParcels.read(freezer, user, map));
         }
       } catch (IOException | RuntimeException e) {

@@ -265,6 +265,33 @@ class RoutingTest {
     assertThat(routing.repairs()).containsExactly(Map.entry("second_copy", 1L));
   }
 
+  /**
+   * #22's wake window: a user woken on w2 whose worker died before it checkpointed him was lost;
+   * his worker now keeps the parcel he was woken from until it writes his own, and the maps freeze
+   * him back at it.
+   */
+  @Test
+  void aUserWhoseWorkerDiedBeforeItCheckpointedHimIsFrozenBackAtTheParcelHeWasWokenFrom() {
+    long born = routing.nextGeneration();
+    routing.fold("w1", new Announcement(1, NEW_USER, "anna", List.of("anna"), null, born));
+    routing.fold("w1", new Announcement(2, NEW_CONNECTION, "anna", List.of("c1"), null, born));
+    routing.fold("w1", new Announcement(3, USER_FROZEN, "anna", List.of("anna"), null, born));
+    Location.Frozen bound = routing.bindFrozen("anna", "w2").orElseThrow();
+    routing.fold("w2", new Announcement(1, NEW_USER, "anna", List.of("anna"), null,
+        bound.wakeGeneration()));
+    routing.fold("w2", new Announcement(2, NEW_CONNECTION, "anna", List.of("c1"), null,
+        bound.wakeGeneration()));
+    assertThat(routing.wokenFrom("anna")).isEqualTo(born);
+
+    List<String> lost = routing.workerDied("w2", "killed", false,
+        Map.of("anna", new UserParcels(born, Map.of("c1", List.of()))));
+
+    assertThat(lost).isEmpty();
+    assertThat(routing.locate("anna")).isEqualTo(new Frozen(null, born, 0));
+    assertThat(routing.userOf("c1")).contains("anna");
+    assertThat(routing.wokenFrom("anna")).isZero();
+  }
+
   @Test
   void aSequenceGapIsAnAnomaly() {
     routing.fold("w1", Announcement.of(1, NEW_USER, "anna", "anna"));

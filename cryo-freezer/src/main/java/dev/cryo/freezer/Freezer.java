@@ -51,7 +51,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A user's folder is named by {@link FolderKeys#key} of the identity, forward only. It holds
  * {@value #USER_PARCEL} (the user's own store), one {@code connection-KEY.parcel} per connection
- * (the connection with its pages, {@code KEY} being the connection id's key), and the semaphore
+ * (the connection with its pages, {@code KEY} being the connection id's key), while he is awake
+ * the user parcel his wake read, set aside as {@value #WOKEN_PARCEL}, and the semaphore
  * {@value FolderSemaphore#FILE_NAME} of {@link FolderSemaphore}. The commander's own parcel,
  * {@value #COMMANDER_PARCEL}, is a file at the root, which the sweep never sees because it only
  * looks at folders. Folders are created 0700 and parcels 0600.
@@ -114,6 +115,14 @@ public final class Freezer {
 
   /** The user's own store inside the user's folder. */
   public static final String USER_PARCEL = "user.parcel";
+
+  /**
+   * The user parcel a wake read, set aside in his folder ({@link #setAsideUserParcel}): kept until
+   * the stay it began writes his own, never read by a wake, which reads {@value #USER_PARCEL}
+   * alone. Whoever knows that stay was lost with its worker puts it back ({@link
+   * #restoreWokenParcel}).
+   */
+  public static final String WOKEN_PARCEL = "woken.parcel";
 
   /** The start of a connection parcel's name; the connection id's key and {@value #PARCEL_SUFFIX} follow. */
   public static final String CONNECTION_PARCEL_PREFIX = "connection-";
@@ -483,6 +492,41 @@ public final class Freezer {
    */
   public void dropUserParcel(String user) throws FreezerException {
     drop(FolderKeys.key(user), USER_PARCEL);
+  }
+
+  /**
+   * Sets the user parcel of {@code user} aside as his {@value #WOKEN_PARCEL} (one rename in his
+   * folder, replacing an earlier one): a wake, having read it, keeps it for his worker's death
+   * before his stay writes his own, where no later wake takes it for him. The caller holds the
+   * semaphore. Nothing to set aside is the same outcome.
+   *
+   * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when the file system refuses
+   */
+  public void setAsideUserParcel(String user) throws FreezerException {
+    rename(FolderKeys.key(user), USER_PARCEL, WOKEN_PARCEL);
+  }
+
+  /**
+   * Puts the {@value #WOKEN_PARCEL} of {@code user} back as his user parcel (one rename, replacing
+   * whatever is there): the stay his wake began was lost with its worker before it wrote his own,
+   * and he is frozen at it again. The caller holds the semaphore, or knows that nobody writes his
+   * folder (his worker is dead and the maps give him to nobody else). Nothing to put back is the
+   * same outcome.
+   *
+   * @throws FreezerException {@link FreezerException.Reason#IO_FAILURE} when the file system refuses
+   */
+  public void restoreWokenParcel(String user) throws FreezerException {
+    rename(FolderKeys.key(user), WOKEN_PARCEL, USER_PARCEL);
+  }
+
+  /** Reads the {@value #WOKEN_PARCEL} of {@code user}; the same contract as {@link #readUserParcel}. */
+  public Optional<Object> readWokenParcel(String user) throws FreezerException {
+    return readPayload(FolderKeys.key(user), WOKEN_PARCEL);
+  }
+
+  /** Makes sure the {@value #WOKEN_PARCEL} of {@code user} is gone; as {@link #dropUserParcel}. */
+  public void dropWokenParcel(String user) throws FreezerException {
+    drop(FolderKeys.key(user), WOKEN_PARCEL);
   }
 
   /** Makes sure one connection parcel is gone; the same contract as {@link #dropUserParcel}. */
@@ -1087,6 +1131,24 @@ public final class Freezer {
         int grown = (int) Math.min((long) limit + 1, buffer.capacity() * 2L);
         buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), grown)).position(buffer.position());
       }
+    }
+  }
+
+  private void rename(String key, String from, String to) throws FreezerException {
+    Path file = fileOf(key, from);
+    try {
+      inFolder(key, directory -> {
+        try {
+          directory.move(Path.of(from), directory, Path.of(to));
+        } catch (NoSuchFileException e) {
+          // nothing there: the same outcome
+        }
+        return null;
+      }, () -> null);
+    } catch (FreezerException e) {
+      throw e;
+    } catch (IOException e) {
+      throw ioFailure(file, "could not rename " + file + " to " + to + "; it is as it was", e);
     }
   }
 

@@ -8,7 +8,8 @@
  *       a one-way key computed forward from the identity. No identity can name anything outside
  *       the root, two identities never share a folder, and no identity is ever read back from a
  *       name. Folders are 0700, files 0600.
- *   <li>Inside a folder: the user parcel, one parcel per connection, and the semaphore
+ *   <li>Inside a folder: the user parcel, one parcel per connection (while he is awake, the
+ *       user parcel his wake read, set aside as {@code woken.parcel}), and the semaphore
  *       {@code .lock} of cryo-lock's {@link dev.cryo.lock.FolderSemaphore}. The semaphore is the
  *       only coherence mechanism: whoever holds it writes over the destination, and a
  *       reader takes it before looking. The commander's own parcel is a file at the root, which

@@ -362,7 +362,7 @@ final class Checkpoints {
       return;
     }
     long calls = tenant.servedCalls();
-    if (!tenant.checkpointWritten() && Parcels.holdNothing(snapshot.userParcel(),
+    if (!tenant.parcelsInFreezer() && Parcels.holdNothing(snapshot.userParcel(),
         snapshot.connectionParcels().values())) {
       tenant.checkpointEnded(calls, false); // a guest who holds nothing loses nothing
       settle(tenant, new Taken(calls, false, true), null); // nor does a durable call of his
@@ -424,12 +424,14 @@ final class Checkpoints {
    */
   private Taken write(Tenant tenant, Freezing.Snapshot snapshot, long calls, Freezer into,
       boolean force) throws IOException {
+    Tenant.WokenFrom read;
     tenant.lock.lock();
     try {
       if (!tenant.present() || tenant.phase() != Tenant.Phase.ACTIVE
           || !sameConnections(tenant, snapshot) || departures.quitting()) {
         return Taken.STALE; // due again
       }
+      read = tenant.wokenFrom();
     } finally {
       tenant.lock.unlock();
     }
@@ -440,8 +442,15 @@ final class Checkpoints {
     if (force) {
       commit.force(tenant.user); // the semaphore held: nothing replaces it meanwhile
     }
+    if (read != null) { // the checkpoint holds him: what his wake read is not his state now
+      into.dropWokenParcel(tenant.user);
+      dropOwnConnectionFiles(into, tenant.user, read.connectionFiles());
+    }
     tenant.lock.lock();
     try {
+      if (read != null) {
+        tenant.wokenFromReplaced();
+      }
       if (tenant.present()) {
         return new Taken(calls, true, force);
       }
@@ -465,21 +474,25 @@ final class Checkpoints {
   }
 
   /**
-   * The stay of {@code tenant}, which wrote a checkpoint, ended without the freezer: his
-   * checkpoint is no state of his any more (his state went with a login, or was dropped), so it is
-   * dropped, unless a parcel of another stay replaced it meanwhile. Called under his tenant lock;
-   * the drop runs on the disk executor.
+   * The stay of {@code tenant}, which left parcels of his in the freezer (a checkpoint, or what his
+   * wake read), ended without the freezer: they are no state of his any more (his state went with
+   * a login, or was dropped), so they are dropped, unless a parcel of another stay replaced them
+   * meanwhile. Called under his tenant lock; the drop runs on the disk executor.
    */
   void left(Tenant tenant) {
     long generation = tenant.generation();
+    Tenant.WokenFrom read = tenant.wokenFrom();
     trips.run(() -> freezer, tenant.user, "checkpoint drop", into -> {
       dropIfOfStay(into, tenant.user, generation);
+      if (read != null && dropWokenIfOfGeneration(into, tenant.user, read.generation())) {
+        dropOwnConnectionFiles(into, tenant.user, read.connectionFiles());
+      }
       return null;
     }).whenComplete((ignored, failure) -> {
       if (failure != null) {
-        LOG.log(Level.WARNING, "the checkpoint of '" + tenant.user + "', who left worker " + name
-            + " without the freezer, was not dropped; it is residue, which the generation fence"
-            + " keeps from being woken", Worker.unwrap(failure));
+        LOG.log(Level.WARNING, "the parcels of '" + tenant.user + "', who left worker " + name
+            + " without the freezer, were not dropped; they are residue, which the generation"
+            + " fence keeps from being woken", Worker.unwrap(failure));
       }
     });
   }
@@ -494,6 +507,33 @@ final class Checkpoints {
     if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
         && Parcels.generationOf(map) == generation) {
       into.dropUserParcel(user);
+    }
+  }
+
+  /** Drops the woken parcel of {@code user} if it is of {@code generation}; whether it was. */
+  private static boolean dropWokenIfOfGeneration(Freezer into, String user, long generation)
+      throws IOException {
+    Optional<Object> parcel = into.readWokenParcel(user);
+    if (parcel.isPresent() && parcel.get() instanceof Map<?, ?> map
+        && Parcels.generationOf(map) == generation) {
+      into.dropWokenParcel(user);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Drops the connection parcels {@code connectionIds} of {@code user}'s folder that a stay of his
+   * wrote (a freeze's), never one a login tail handed over to him meanwhile; semaphore held.
+   */
+  static void dropOwnConnectionFiles(Freezer into, String user, Iterable<String> connectionIds)
+      throws IOException {
+    for (String connectionId : connectionIds) {
+      Optional<Object> parcel = into.readConnectionParcel(user, connectionId);
+      if (parcel.isPresent() && !(parcel.get() instanceof Map<?, ?> map
+          && Parcels.handedOver(map))) {
+        into.dropConnectionParcel(user, connectionId);
+      }
     }
   }
 }

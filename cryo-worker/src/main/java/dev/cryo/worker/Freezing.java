@@ -14,9 +14,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -89,7 +91,7 @@ final class Freezing {
    * thread holds counts as not empty ({@link Parcels#storeEmpty}).
    */
   private boolean emptyGuest(Tenant tenant) {
-    if (!tenant.user.startsWith(RegisterRegistry.GUEST_PREFIX) || tenant.checkpointWritten()) {
+    if (!tenant.user.startsWith(RegisterRegistry.GUEST_PREFIX) || tenant.parcelsInFreezer()) {
       return false;
     }
     UserRow row = registry.userItems().get(tenant.user).orElse(null);
@@ -315,6 +317,13 @@ final class Freezing {
     UserRow row = registry.userItems().get(user).orElseThrow(() -> new WorkerException(RefusalReason.USER_LEFT_MOVING, user, "'" + user + "' left worker " + name
             + " before his freeze; nothing was written"));
     Snapshot snapshot = snapshot(tenant, row);
+    Tenant.WokenFrom read;
+    tenant.lock.lock();
+    try {
+      read = tenant.wokenFrom();
+    } finally {
+      tenant.lock.unlock();
+    }
     Map<String, Object> userParcel = snapshot.userParcel();
     Map<String, Map<String, Object>> connectionParcels = snapshot.connectionParcels();
     List<PageRow> allPages = snapshot.pages();
@@ -337,6 +346,17 @@ final class Freezing {
           + " whole: he stays alive and active on worker " + name + ", nothing was announced and"
           + " the semaphore was given back: free space or fix the freezer, then freeze again",
           undone);
+    }
+    if (read != null) { // what his wake read: set aside, and connections he no longer holds
+      Set<String> gone = new HashSet<>(read.connectionFiles());
+      gone.removeAll(connectionParcels.keySet());
+      try {
+        into.dropWokenParcel(user);
+        Checkpoints.dropOwnConnectionFiles(into, user, gone);
+      } catch (IOException | RuntimeException e) {
+        LOG.log(Level.WARNING, "the parcels '" + user + "' was woken from were not dropped at his"
+            + " freeze on worker " + name + "; they are residue, which no wake reads", e);
+      }
     }
     PageRow busyPage = null;
     boolean expired = false;

@@ -81,6 +81,19 @@ final class Tenant {
   private boolean checkpointing;
   private boolean checkpointWritten;
   private boolean checkpointWanted;
+  private WokenFrom wokenFrom; // the parcels his wake read, kept until this stay writes his own
+
+  /**
+   * The parcels a wake read and left in the freezer: his user parcel, written at
+   * {@code generation}, and the connection parcels read from their files. Kept until this stay
+   * writes his own (a checkpoint, a freeze), so that his worker's death before that loses nothing
+   * his wake read: the commander freezes him back at them.
+   */
+  record WokenFrom(long generation, Set<String> connectionFiles) {
+    WokenFrom {
+      connectionFiles = Set.copyOf(connectionFiles);
+    }
+  }
 
   /** A new stay of {@code user}, active, at the {@code generation} a birth or wake grant gave. */
   Tenant(String user, long generation) {
@@ -328,6 +341,27 @@ final class Tenant {
     return checkpointWritten;
   }
 
+  /**
+   * Whether a parcel of his is in the freezer that a departure not by the freezer must leave: a
+   * checkpoint of this stay, or what his wake read ({@link #wokenFrom()}).
+   */
+  boolean parcelsInFreezer() {
+    requireHeld();
+    return checkpointWritten || wokenFrom != null;
+  }
+
+  /** The parcels his wake read and left, until this stay writes his own; null otherwise. */
+  WokenFrom wokenFrom() {
+    requireHeld();
+    return wokenFrom;
+  }
+
+  /** This stay wrote his own parcels over what his wake read ({@link #wokenFrom()}). */
+  void wokenFromReplaced() {
+    requireHeld();
+    wokenFrom = null;
+  }
+
   // ---- waking ------------------------------------------------------------------------------------
 
   /** ACTIVE to UNFREEZING: calls wait for the wake; the caller made his placeholder row. */
@@ -337,10 +371,14 @@ final class Tenant {
     transition = new CompletableFuture<>();
   }
 
-  /** UNFREEZING to ACTIVE: his rows are rebuilt and announced. */
-  void woken() {
+  /**
+   * UNFREEZING to ACTIVE: his rows are rebuilt and announced; {@code from}, the parcels the wake
+   * read and left in the freezer (null: none left).
+   */
+  void woken(WokenFrom from) {
     requireHeld();
     phase = Phase.ACTIVE;
+    wokenFrom = from;
   }
 
   /**

@@ -90,10 +90,12 @@ final class Waking {
   }
 
   /**
-   * The disk trip of a wake, semaphore held: read, rebuild, announce, then {@linkplain #consume
-   * consume} what was read. Should the commander lose the record of this wake in a crash, his worker
-   * freezes him anew when it loses its wire ({@code WorkerMain}), and the next start waits for that
-   * freeze; a worker that died with him loses him, named, never brings back an older state. A wake
+   * The disk trip of a wake, semaphore held: read, rebuild, announce. What was read stays in the
+   * freezer, the user parcel set aside ({@link Freezer#WOKEN_PARCEL}), until this stay writes his
+   * parcels (a checkpoint, a freeze) or ends without the freezer ({@link Checkpoints#left}):
+   * should his worker die before, the commander puts it back and freezes him at it. Should the commander lose the record of this wake in a crash, his worker
+   * freezes him anew when it loses its wire ({@code WorkerMain}), and the next start waits for
+   * that freeze. A wake
    * at parcel generation 0 that finds no user parcel but connections login tails handed to him
    * (the commander kept him frozen for them when his worker dropped him) makes him anew, empty,
    * with them.
@@ -163,12 +165,31 @@ final class Waking {
             birth.length > 2 ? (String) birth[2] : null);
       }
       announcer.publish(AnnouncementKind.USER_ADOPTED, user, user);
-      tenant.woken();
+      tenant.woken(handedOnly.isEmpty() ? new Tenant.WokenFrom(written,
+          inner.isPresent() ? Set.of() : connectionParcels.keySet()) : null);
     } finally {
       tenant.lock.unlock();
     }
     announcer.deliver();
-    consume(user, inner.isPresent() ? Set.of() : connectionParcels.keySet());
+    if (handedOnly.isEmpty()) {
+      setAside(user);
+    }
+    consume(user, handedOnly.keySet());
+  }
+
+  /**
+   * Sets aside the user parcel a wake read ({@link Freezer#setAsideUserParcel}), semaphore held:
+   * kept for his worker's death before his stay writes his own, where no later wake takes it for
+   * him (a wake whose record the commander lost with this worker finds no parcel, never his older
+   * state). A failure is logged and leaves it in place.
+   */
+  private void setAside(String user) {
+    try {
+      freezer.setAsideUserParcel(user);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.WARNING, "the parcel '" + user + "' was woken from on worker " + name
+          + " could not be set aside; it stays his user parcel until his stay writes his own", e);
+    }
   }
 
   /** The connection parcels login tails handed over to {@code user}, by id; semaphore held. */
@@ -183,23 +204,19 @@ final class Waking {
   }
 
   /**
-   * Consumes the parcels a wake read, semaphore held: the user's first, then his connections'
-   * (each kept as an emptied spare for his next freeze). Once he is awake they are no state of
-   * his: a stay that ends without a freeze (a login into another identity, a drop) must leave
-   * nothing a later start could wake him from, older than what was acknowledged since. A failure
-   * is logged and leaves residue, which the generation fence keeps from ever being woken by the
-   * maps; it never undoes the wake.
+   * Consumes the connection parcels login tails handed over that a wake adopted, semaphore held:
+   * adopted, they are his stay's, and must never be adopted again. What a wake read of his own
+   * stays where it is until his stay writes his parcels over it ({@link Tenant.WokenFrom}). A
+   * failure is logged and leaves residue, which no call adopts again while he holds them.
    */
   private void consume(String user, Set<String> connectionIds) {
     try {
-      freezer.dropUserParcel(user);
       for (String connectionId : connectionIds) {
         freezer.dropConnectionParcel(user, connectionId);
       }
     } catch (IOException | RuntimeException e) {
-      LOG.log(Level.WARNING, "the parcels '" + user + "' was woken from on worker " + name
-          + " could not all be consumed; he is awake all the same, and what is left is residue"
-          + " of his earlier stay", e);
+      LOG.log(Level.WARNING, "the connection parcels handed over to '" + user + "' that worker "
+          + name + " adopted at his wake could not all be dropped; he holds them all the same", e);
     }
   }
 

@@ -403,8 +403,8 @@ public final class Worker implements AutoCloseable {
   void leave(Tenant tenant, String because, WorkerException.Where where) {
     tenant.left(because, where);
     tenants.remove(tenant.user, tenant);
-    if (where != WorkerException.Where.FROZEN && tenant.checkpointWritten()) {
-      checkpoints.left(tenant); // his state went elsewhere, or was dropped: not a checkpoint's
+    if (where != WorkerException.Where.FROZEN && tenant.parcelsInFreezer()) {
+      checkpoints.left(tenant); // his state went elsewhere, or was dropped: not his parcels
     }
     checkpoints.departed(tenant, where); // his durable calls waiting, settled
   }

@@ -45,9 +45,11 @@
  *       the stay for it; they read its state and never write it.
  *   <li>The user's own parcel is woken only by a wake grant, and only when it was written at the
  *       grant's parcel generation or later; otherwise it is residue and is never touched. A wake
- *       consumes the parcels it read (kept as spares for the next freeze), so that a stay which
- *       ends without a freeze leaves nothing older to wake; a login tail's hand-over parcels are
- *       adopted by the worker on its own, and consumed too.
+ *       sets the user parcel it read aside ({@code woken.parcel}, which no wake reads) and keeps
+ *       his connections' parcels, until the stay writes his own (a checkpoint, a freeze) or ends
+ *       without the freezer (then they are dropped, and nothing older is left to wake): a worker
+ *       killed before that leaves them for the commander to put back. A login tail's hand-over
+ *       parcels are adopted by the worker on its own, and consumed.
  *   <li>A worker that loses its commander (the end of its wire) quits into the freezer on its own,
  *       its parcels stamped with each stay's generation, within a bound
  *       ({@code WorkerMain.COMMANDER_LOSS_GRACE}), holding its share of the run's writers file

@@ -79,7 +79,9 @@ class CheckpointsTest {
     assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
     assertThat(other.photo().users().get("anna").connectionIds()).containsExactlyInAnyOrder("c1",
         "c2");
-    assertThat(harness.freezer.readUserParcel("anna")).as("consumed by the wake").isEmpty();
+    assertThat(harness.freezer.readUserParcel("anna")).as("set aside by the wake").isEmpty();
+    assertThat(harness.freezer.readWokenParcel("anna")).as("kept until the stay writes his own")
+        .isPresent();
   }
 
   @Test

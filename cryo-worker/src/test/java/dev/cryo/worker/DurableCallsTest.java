@@ -136,6 +136,46 @@ class DurableCallsTest {
     assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
   }
 
+  /**
+   * #22's wake window: a wake consumed the parcels it read, so a worker killed before its first
+   * checkpoint of the user lost him. What a wake read now stays, the user parcel set aside where
+   * no later wake reads it (a wake whose record was lost with its worker still finds nothing, as
+   * FenceTest shows), until the commander, told of the worker's death, puts it back: a third
+   * worker then wakes him from it.
+   */
+  @Test
+  void whatAWakeReadIsSetAsideForTheCommanderToPutBack() throws Exception {
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    assertThat(worker.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(number(Harness.call(other, increment("anna", "c1", "p1", "user")
+        .withUserFrozen()))).isEqualTo(3L);
+    assertThat(harness.freezer.readUserParcel("anna")).as("set aside by the wake").isEmpty();
+    assertThat(harness.freezer.readWokenParcel("anna")).isPresent();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isPresent();
+
+    // As after w2's death before any checkpoint of her: put back, a third worker wakes her.
+    harness.freezer.restoreWokenParcel("anna");
+    Worker third = harness.worker("w3");
+    assertThat(number(Harness.call(third, get("anna", "c1", "p1", "user").withUserFrozen())))
+        .isEqualTo(2L);
+  }
+
+  /** The first checkpoint of the stay replaces what the wake read, its connection files too. */
+  @Test
+  void theFirstCheckpointOfTheStayDropsWhatTheWakeRead() throws Exception {
+    Harness.call(worker, increment("anna", "c1", "p1", "user"));
+    assertThat(worker.freezeUser("anna").join()).isEqualTo(FreezeOutcome.FROZEN);
+    assertThat(number(Harness.call(other, increment("anna", "c1", "p1", "user")
+        .withUserFrozen()))).isEqualTo(2L);
+
+    assertThat(number(Harness.call(other, durableIncrement("anna", "c1", "p1")))).isEqualTo(3L);
+    assertThat(header("anna")).hasValueSatisfying(h -> assertThat(h.cause())
+        .isEqualTo(ParcelHeader.CHECKPOINT_CAUSE));
+    assertThat(harness.freezer.readWokenParcel("anna")).isEmpty();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isEmpty();
+  }
+
   @Test
   void aGuestsFirstDurableCallIsWrittenAndForced() throws Exception {
     Harness.call(worker, get(null, "c9", "p9", "user")); // a guest

@@ -98,7 +98,7 @@ class FenceTest {
   }
 
   @Test
-  void aWakeReadsOnlyAParcelAsNewAsTheGrantNamesAndLeavesResidueAloneThenConsumesIt() throws Exception {
+  void aWakeReadsOnlyAParcelAsNewAsTheGrantNamesAndLeavesResidueAloneThenSetsItAside() throws Exception {
     Harness.call(w1, increment("anna", "c1", "p1", "user").withGrant(Grant.birth(5)));
     w1.freezeUser("anna", 5L).join();
     Path parcel = harness.freezer.folder("anna").resolve("user.parcel");
@@ -113,10 +113,11 @@ class FenceTest {
     assertThat(w2.registry().userItems().contains("anna")).isFalse();
     assertThat(harness.freezer.semaphoreHolder("anna")).isEmpty();
 
-    // The wake the maps name finds him, and consumes what it read.
+    // The wake the maps name finds him, and sets aside what it read.
     assertThat(Harness.call(w2, increment("anna", "c1", "p1", "user").withGrant(Grant.wake(8, 5))))
         .isEqualTo(2L);
     assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
+    assertThat(harness.freezer.readWokenParcel("anna")).isPresent();
   }
 
   /**
@@ -124,8 +125,8 @@ class FenceTest {
    * journal writes in batches; it was killed before the batch), and its replay then says he is
    * frozen at the generation of his last freeze. His worker, alive, freezes him anew when it loses
    * its commander, and the next start waits for that (CommanderDeathTest). When the worker died
-   * with it, the wake had consumed his parcels: the older state is not brought back as if it were
-   * him (acknowledged writes lost without a word, and a stay merged into another identity since
+   * with it, the wake had set his user parcel aside (only the commander that knew of the wake puts
+   * it back): the older state is not brought back as if it were him (acknowledged writes lost without a word, and a stay merged into another identity since
    * resurrected); the wake is refused {@code no_parcel}, nothing is created, and the commander
    * forgets him, named lost.
    */

@@ -153,10 +153,11 @@ class RowStoryTest {
     assertThat(child.parentPageId()).isEqualTo("p1");
     assertThat(child.rootPageId()).isEqualTo("p1");
     assertThat(worker.photo().users().get("anna").state()).isEqualTo(UserState.ACTIVE);
-    // The wake consumed what it read: awake, he has no parcel a later start could wake him from.
+    // The wake keeps what it read, set aside, until his stay writes his own (docs/reliability.md).
     assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
-    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isEmpty();
-    assertThat(harness.freezer.readConnectionParcel("anna", "c2")).isEmpty();
+    assertThat(harness.freezer.readWokenParcel("anna")).isPresent();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c1")).isPresent();
+    assertThat(harness.freezer.readConnectionParcel("anna", "c2")).isPresent();
   }
 
   @Test

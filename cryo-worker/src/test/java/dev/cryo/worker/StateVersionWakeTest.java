@@ -137,7 +137,8 @@ class StateVersionWakeTest {
         null)));
     assertThat(json(reply).get("total").asLong()).isEqualTo(2);
     assertThat(harness.freezer.unreadableNoteHeader("anna")).isEmpty();
-    // Awake, he has no parcel left: the wake consumed what it read.
+    // The wake sets aside what it read until his stay writes his own: no later wake reads it.
     assertThat(harness.freezer.readUserParcel("anna")).isEmpty();
+    assertThat(harness.freezer.readWokenParcel("anna")).isPresent();
   }
 }
