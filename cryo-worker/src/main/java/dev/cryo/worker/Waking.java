@@ -93,12 +93,12 @@ final class Waking {
    * The disk trip of a wake, semaphore held: read, rebuild, announce. What was read stays in the
    * freezer, the user parcel set aside ({@link Freezer#WOKEN_PARCEL}), until this stay writes his
    * parcels (a checkpoint, a freeze) or ends without the freezer ({@link Checkpoints#left}):
-   * should his worker die before, the commander puts it back and freezes him at it. Should the commander lose the record of this wake in a crash, his worker
-   * freezes him anew when it loses its wire ({@code WorkerMain}), and the next start waits for
-   * that freeze. A wake
-   * at parcel generation 0 that finds no user parcel but connections login tails handed to him
-   * (the commander kept him frozen for them when his worker dropped him) makes him anew, empty,
-   * with them.
+   * should his worker die before, the commander puts it back and freezes him at it. Should the
+   * commander lose the record of this wake in a crash, his worker freezes him anew when it loses
+   * its wire ({@code WorkerMain}), and the next start waits for that freeze. A wake at parcel
+   * generation 0 that finds no user parcel but connections login tails handed to him (the
+   * commander kept him frozen for them when his worker dropped him) makes him anew, empty, with
+   * them.
    */
   private void wake(Tenant tenant, long parcelGeneration) throws IOException {
     String user = tenant.user;
