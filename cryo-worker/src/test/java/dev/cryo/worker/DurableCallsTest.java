@@ -92,14 +92,12 @@ class DurableCallsTest {
   }
 
   /**
-   * A soak's defect: a guest's durable note waited for his checkpoint when his connection logged
-   * in here; the guest left, and the note was answered 503 {@code not_durable} although what it
-   * wrote lived on in the identity. It now waits for the identity's checkpoint, forced.
+   * A guest on w1's c1 adds a durable note to p1 while his semaphore is held elsewhere (its
+   * checkpoint cannot be written, so the note waits), then logs into anna; the note's reply must
+   * come, 200.
    */
-  @Test
-  void aDurableCallWaitingWhenALoginHereTakesItsConnectionIsSettledByTheIdentity()
-      throws Exception {
-    Harness.call(worker, get(null, "c1", "p1", "page")); // guest_c1
+  private void guestNoteWaitingWhileHeLogsIntoAnna() throws Exception {
+    Harness.call(worker, get(null, "c1", "p1", "page")); // guest_c1 on w1
     assertThat(harness.freezer.tryTakeSemaphore("guest_c1", "somebody else")).isTrue();
     java.util.concurrent.CompletableFuture<Object> note = java.util.concurrent.CompletableFuture
         .supplyAsync(() -> Harness.call(worker, TestCall.userEvent(null, "c1", "p1",
@@ -110,6 +108,17 @@ class DurableCallsTest {
         .withArguments(Map.of("user", "anna")));
     assertThat(note.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
     harness.freezer.releaseSemaphore("guest_c1", "somebody else");
+  }
+
+  /**
+   * A soak's defect: a guest's durable note waited for his checkpoint when his connection logged
+   * in here; the guest left, and the note was answered 503 {@code not_durable} although what it
+   * wrote lived on in the identity. It now waits for the identity's checkpoint, forced.
+   */
+  @Test
+  void aDurableCallWaitingWhenALoginHereTakesItsConnectionIsSettledByTheIdentity()
+      throws Exception {
+    guestNoteWaitingWhileHeLogsIntoAnna();
 
     // As after w1's death: w2 wakes anna from her checkpoint, the note's write with her.
     assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page").withUserFrozen())))
@@ -122,17 +131,7 @@ class DurableCallsTest {
       throws Exception {
     Harness.call(other, increment("anna", "c0", "p0", "user")); // anna lives on w2
     harness.whereabouts.put("anna", IdentityLocator.Location.on("w2"));
-    Harness.call(worker, get(null, "c1", "p1", "page")); // guest_c1 on w1
-    assertThat(harness.freezer.tryTakeSemaphore("guest_c1", "somebody else")).isTrue();
-    java.util.concurrent.CompletableFuture<Object> note = java.util.concurrent.CompletableFuture
-        .supplyAsync(() -> Harness.call(worker, TestCall.userEvent(null, "c1", "p1",
-            "durable-increment").withArguments(Map.of("scope", "page", "key", "n"))));
-    harness.await("the note waits for its checkpoint", () -> worker.durableCallsWaiting() == 1);
-
-    Harness.call(worker, TestCall.userEvent(null, "c1", "p1", "login")
-        .withArguments(Map.of("user", "anna")));
-    assertThat(note.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1L);
-    harness.freezer.releaseSemaphore("guest_c1", "somebody else");
+    guestNoteWaitingWhileHeLogsIntoAnna();
     assertThat(number(Harness.call(other, get("anna", "c1", "p1", "page")))).isEqualTo(1L);
   }
 
