@@ -106,9 +106,13 @@ public final class HttpBench {
         throw new IOException("no cookie: " + page.statusCode() + " " + page.body());
       }
       String jar = "cryo_connection=" + cookie.group(1);
-      http.send(HttpRequest.newBuilder(base.resolve("/api/login")).header("cookie", jar)
-          .header("content-type", "application/json")
+      HttpResponse<String> login = http.send(HttpRequest.newBuilder(base.resolve("/api/login"))
+          .header("cookie", jar).header("content-type", "application/json")
           .POST(BodyPublishers.ofString("{\"user\":\"mover\"}")).build(), BodyHandlers.ofString());
+      Matcher rotated = COOKIE.matcher(login.headers().firstValue("set-cookie").orElse(""));
+      if (rotated.find()) { // a login rotates the cookie: the one before it is retired
+        jar = "cryo_connection=" + rotated.group(1);
+      }
       move = HttpRequest.newBuilder(base.resolve("/api/move")).header("cookie", jar)
           .POST(BodyPublishers.ofString("{}")).build();
     }
